@@ -1,0 +1,80 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { Client } from 'pg';
+import { PrismaClient } from './generated/client';
+import { applyMigrations, type SqlSession } from './migrate';
+
+export type Db = PrismaClient;
+
+/**
+ * Where the data lives: a PostgreSQL server, or an embedded PGlite in a folder (in memory when none is given;
+ * `loadDataDir` starts it from a dump, which tests use to skip initdb).
+ */
+export type DatabaseTarget =
+  | { kind: 'postgres'; url: string }
+  | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob };
+
+export interface Database {
+  readonly prisma: Db;
+  readonly kind: DatabaseTarget['kind'];
+  /** The migrations this start applied. */
+  readonly migrated: string[];
+  /** Resolves when the database answers a trivial query. */
+  ping(): Promise<void>;
+  /** Closes every connection; PGlite flushes and closes its files. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** Opens the database and applies pending migrations before anything else can use it. */
+export async function openDatabase(target: DatabaseTarget): Promise<Database> {
+  if (target.kind === 'postgres') {
+    const migrated = await withPgSession(target.url, (session) => applyMigrations(session));
+    const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: target.url }) });
+    await prisma.$connect();
+    return databaseOf(prisma, 'postgres', migrated, () => prisma.$disconnect());
+  }
+  if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
+  const pglite = new PGlite(target.dataDir, target.loadDataDir ? { loadDataDir: target.loadDataDir } : {});
+  const migrated = await applyMigrations(pgliteSession(pglite));
+  // pglite-prisma-adapter is typed against an older @prisma/driver-adapter-utils; the runtime contract is the same.
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) as unknown as PrismaPg });
+  return databaseOf(prisma, 'pglite', migrated, async () => {
+    await prisma.$disconnect();
+    await pglite.close();
+  });
+}
+
+function pgliteSession(pglite: PGlite): SqlSession {
+  return {
+    exec: async (sql) => void (await pglite.exec(sql)),
+    query: async <Row>(sql: string, params?: unknown[]) => (await pglite.query<Row>(sql, params)).rows,
+  };
+}
+
+async function withPgSession<T>(url: string, work: (session: SqlSession) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work({
+      exec: async (sql) => void (await client.query(sql)),
+      query: async <Row>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as Row[],
+    });
+  } finally {
+    await client.end();
+  }
+}
+
+function databaseOf(prisma: Db, kind: DatabaseTarget['kind'], migrated: string[], close: () => Promise<void>): Database {
+  let closing: Promise<void> | undefined;
+  return {
+    prisma,
+    kind,
+    migrated,
+    async ping() {
+      await prisma.$queryRaw`SELECT 1`;
+    },
+    close: () => (closing ??= close()),
+  };
+}

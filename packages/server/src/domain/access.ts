@@ -1,0 +1,48 @@
+import type { Db } from '../db/client';
+import { notFound, ProblemError } from './errors';
+
+/**
+ * Who may do what inside a tenant. Every tenant-scoped domain function starts with `authorize`: a non-member
+ * gets 404 (the tenant does not exist for them), a member whose role is too low gets 403.
+ */
+export type Role = 'owner' | 'admin' | 'member';
+
+export const minimumRole = {
+  readTenant: 'member',
+  createWork: 'member',
+  sendRequest: 'member',
+  actOnRequest: 'member',
+  renameTenant: 'admin',
+  manageWorks: 'admin',
+  manageMembers: 'admin',
+} as const satisfies Record<string, Role>;
+
+export type Permission = keyof typeof minimumRole;
+
+const rank: Record<Role, number> = { member: 1, admin: 2, owner: 3 };
+
+export const roleAtLeast = (role: Role, minimum: Role): boolean => rank[role] >= rank[minimum];
+
+/** The caller, as established by their API key. */
+export interface Actor {
+  userId: string;
+  apiKeyId: string;
+}
+
+export interface Membership {
+  tenantId: string;
+  role: Role;
+}
+
+export async function authorize(db: Db, actor: Actor, tenantId: string, permission: Permission): Promise<Membership> {
+  const membership = await db.membership.findUnique({
+    where: { tenantId_userId: { tenantId, userId: actor.userId } },
+    select: { role: true },
+  });
+  if (!membership) throw notFound('tenant');
+  const needed = minimumRole[permission];
+  if (!roleAtLeast(membership.role, needed)) {
+    throw new ProblemError('forbidden', `This operation needs the ${needed === 'admin' ? 'owner or admin' : needed} role.`);
+  }
+  return { tenantId, role: membership.role };
+}

@@ -1,0 +1,81 @@
+import type { Db } from '../../db/client';
+import { newId } from '../../db/ids';
+import type { Actor } from '../access';
+import { notFound, ProblemError } from '../errors';
+import { type PageRequest, pageOf, toConnection } from '../paging';
+import type { Schemas } from '../schemas';
+import { normalizeName } from '../users/present';
+import { generateKey, keyMatches, prefixOf } from './secrets';
+
+interface ApiKeyRow {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export const presentApiKey = (key: ApiKeyRow): Schemas['ApiKey'] => ({
+  id: key.id,
+  name: key.name,
+  prefix: key.prefix,
+  createdAt: key.createdAt.toISOString(),
+  lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+  revokedAt: key.revokedAt?.toISOString() ?? null,
+});
+
+/** Data for a new key row, and the secret to show once. */
+export function newApiKey(userId: string, name: string) {
+  const { secret, prefix, secretHash } = generateKey();
+  return { secret, data: { id: newId(), userId, name: normalizeName(name), prefix, secretHash } };
+}
+
+// Writing lastUsedAt on every request would turn every read into a write; a minute's precision is enough.
+const LAST_USED_PRECISION_MS = 60_000;
+
+/** The caller behind an `Authorization` header, or 401. */
+export async function authenticate(db: Db, authorization: string | undefined, now = new Date()): Promise<Actor> {
+  const presented = /^Bearer +(\S+) *$/i.exec(authorization ?? '')?.[1];
+  const prefix = presented === undefined ? undefined : prefixOf(presented);
+  if (presented === undefined || prefix === undefined) throw unauthenticated('A valid API key is required.');
+  const key = await db.apiKey.findUnique({
+    where: { prefix },
+    select: { id: true, userId: true, secretHash: true, revokedAt: true, lastUsedAt: true },
+  });
+  if (!key || !keyMatches(presented, key.secretHash)) throw unauthenticated('This API key is not valid.');
+  if (key.revokedAt) throw unauthenticated('This API key has been revoked.');
+  if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_PRECISION_MS) {
+    await db.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } });
+  }
+  return { userId: key.userId, apiKeyId: key.id };
+}
+
+export const unauthenticated = (detail: string): ProblemError => new ProblemError('unauthenticated', detail);
+
+export async function listApiKeys(db: Db, actor: Actor, request: PageRequest) {
+  const page = pageOf(request);
+  const [rows, totalCount] = await Promise.all([
+    db.apiKey.findMany({
+      where: { userId: actor.userId, ...(page.beforeId && { id: { lt: page.beforeId } }) },
+      orderBy: { id: 'desc' },
+      take: page.take,
+    }),
+    db.apiKey.count({ where: { userId: actor.userId } }),
+  ]);
+  return toConnection(rows, page, totalCount, presentApiKey);
+}
+
+export async function createApiKey(db: Db, actor: Actor, name: string): Promise<Schemas['CreatedApiKey']> {
+  const { secret, data } = newApiKey(actor.userId, name);
+  const key = await db.apiKey.create({ data });
+  return { ...presentApiKey(key), secret };
+}
+
+export async function revokeApiKey(db: Db, actor: Actor, apiKeyId: string, now = new Date()) {
+  // Only the first revocation sets revokedAt, so revoking twice returns the same key.
+  await db.apiKey.updateMany({ where: { id: apiKeyId, userId: actor.userId, revokedAt: null }, data: { revokedAt: now } });
+  const key = await db.apiKey.findFirst({ where: { id: apiKeyId, userId: actor.userId } });
+  if (!key) throw notFound('API key');
+  return presentApiKey(key);
+}

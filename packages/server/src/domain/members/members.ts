@@ -1,0 +1,109 @@
+import type { Db } from '../../db/client';
+import { newId } from '../../db/ids';
+import { type Actor, authorize, type Membership, type Role } from '../access';
+import { notFound, ProblemError } from '../errors';
+import { type PageRequest, pageOf, toConnection } from '../paging';
+import type { Schemas } from '../schemas';
+import { isUniqueViolation } from '../unique';
+import { normalizeEmail, normalizeName, presentUser } from '../users/present';
+
+interface MemberRow {
+  role: Role;
+  createdAt: Date;
+  user: { id: string; email: string; firstName: string; lastName: string; createdAt: Date };
+}
+
+export const presentMember = (member: MemberRow): Schemas['Member'] => ({
+  role: member.role,
+  user: presentUser(member.user),
+  createdAt: member.createdAt.toISOString(),
+});
+
+const onlyOwnersManageOwners = (): ProblemError =>
+  new ProblemError('forbidden', 'Only an owner can grant, change or remove the owner role.');
+const lastOwner = (): ProblemError => new ProblemError('last_owner', 'A tenant keeps at least one owner.');
+
+/** Owner rules on top of `manageMembers`: only owners touch the owner role. */
+function checkRoleChange(caller: Membership, from: Role | undefined, to: Role | undefined): void {
+  if ((from === 'owner' || to === 'owner') && caller.role !== 'owner') throw onlyOwnersManageOwners();
+}
+
+export async function listMembers(db: Db, actor: Actor, tenantId: string, request: PageRequest) {
+  await authorize(db, actor, tenantId, 'readTenant');
+  const page = pageOf(request);
+  const [rows, totalCount] = await Promise.all([
+    db.membership.findMany({
+      where: { tenantId, ...(page.beforeId && { id: { lt: page.beforeId } }) },
+      include: { user: true },
+      orderBy: { id: 'desc' },
+      take: page.take,
+    }),
+    db.membership.count({ where: { tenantId } }),
+  ]);
+  return toConnection(rows, page, totalCount, presentMember);
+}
+
+export async function addMember(
+  db: Db,
+  actor: Actor,
+  tenantId: string,
+  input: { email: string; role: Role; firstName?: string; lastName?: string },
+) {
+  const caller = await authorize(db, actor, tenantId, 'manageMembers');
+  checkRoleChange(caller, undefined, input.role);
+  const email = normalizeEmail(input.email);
+  // Adding an email that has no user yet creates the user record.
+  const user = await db.user.upsert({
+    where: { email },
+    create: {
+      id: newId(),
+      email,
+      firstName: normalizeName(input.firstName ?? ''),
+      lastName: normalizeName(input.lastName ?? ''),
+    },
+    update: {},
+  });
+  try {
+    const member = await db.membership.create({
+      data: { id: newId(), tenantId, userId: user.id, role: input.role },
+      include: { user: true },
+    });
+    return presentMember(member);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ProblemError('already_member', 'This user is already a member.');
+    throw error;
+  }
+}
+
+/**
+ * Changes a role or removes a member, keeping at least one owner. The owner count is checked inside a
+ * transaction that locks the tenant's owner rows, so two owners cannot demote each other at once.
+ */
+async function changeMembership(db: Db, actor: Actor, tenantId: string, userId: string, newRole: Role | null) {
+  const caller = await authorize(db, actor, tenantId, 'manageMembers');
+  return db.$transaction(async (tx) => {
+    const target = await tx.membership.findUnique({ where: { tenantId_userId: { tenantId, userId } } });
+    if (!target) throw notFound('member');
+    checkRoleChange(caller, target.role, newRole ?? undefined);
+    if (target.role === 'owner' && newRole !== 'owner') {
+      const owners = await tx.$queryRaw<Array<{ user_id: string }>>`
+        SELECT user_id FROM memberships WHERE tenant_id = ${tenantId}::uuid AND role = 'owner' FOR UPDATE`;
+      if (owners.length <= 1) throw lastOwner();
+    }
+    if (newRole === null) {
+      await tx.membership.delete({ where: { id: target.id } });
+      return null;
+    }
+    return presentMember(
+      await tx.membership.update({ where: { id: target.id }, data: { role: newRole }, include: { user: true } }),
+    );
+  });
+}
+
+export async function updateMember(db: Db, actor: Actor, tenantId: string, userId: string, role: Role) {
+  return (await changeMembership(db, actor, tenantId, userId, role))!;
+}
+
+export async function removeMember(db: Db, actor: Actor, tenantId: string, userId: string): Promise<void> {
+  await changeMembership(db, actor, tenantId, userId, null);
+}

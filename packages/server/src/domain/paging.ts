@@ -1,0 +1,62 @@
+import { ProblemError } from './errors';
+
+/**
+ * Keyset paging over time-ordered ids (UUIDv7), newest first. A cursor is the id of the last item of a page,
+ * wrapped so clients treat it as opaque. Rows inserted while a client pages are newer than every cursor, so
+ * they land before the first page: nothing is skipped or repeated.
+ */
+export const DEFAULT_PAGE_SIZE = 20;
+
+export interface PageRequest {
+  limit?: number;
+  after?: string;
+}
+
+export interface Page {
+  take: number;
+  /** Only ids below this one (older items). */
+  beforeId?: string;
+}
+
+export interface Connection<T> {
+  totalCount: number;
+  edges: Array<{ cursor: string; node: T }>;
+  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+}
+
+const CURSOR_VERSION = 'v1:';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export function encodeCursor(id: string): string {
+  return Buffer.from(CURSOR_VERSION + id).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): string {
+  const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
+  const id = decoded.slice(CURSOR_VERSION.length);
+  if (!decoded.startsWith(CURSOR_VERSION) || !UUID.test(id)) {
+    throw new ProblemError('invalid_cursor', 'The `after` cursor is not one this API returned.', {
+      errors: [{ path: '/query/after', message: 'must be the endCursor of a previous page' }],
+    });
+  }
+  return id;
+}
+
+/** The page to read: one row more than asked, to learn whether another page follows. */
+export function pageOf(request: PageRequest): Page {
+  const take = (request.limit ?? DEFAULT_PAGE_SIZE) + 1;
+  return request.after === undefined ? { take } : { take, beforeId: decodeCursor(request.after) };
+}
+
+/** Builds the Connection from rows read with `pageOf` (newest first, possibly one extra). */
+export function toConnection<Row extends { id: string }, Node>(
+  rows: readonly Row[],
+  page: Page,
+  totalCount: number,
+  present: (row: Row) => Node,
+): Connection<Node> {
+  const hasNextPage = rows.length === page.take;
+  const kept = hasNextPage ? rows.slice(0, page.take - 1) : rows;
+  const edges = kept.map((row) => ({ cursor: encodeCursor(row.id), node: present(row) }));
+  return { totalCount, edges, pageInfo: { hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
+}

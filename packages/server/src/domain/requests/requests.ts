@@ -1,0 +1,224 @@
+import type { Db } from '../../db/client';
+import { newId } from '../../db/ids';
+import { type Actor, authorize } from '../access';
+import { notFound, ProblemError } from '../errors';
+import { type PageRequest, pageOf, toConnection } from '../paging';
+import type { Schemas } from '../schemas';
+import { normalizeEmail, normalizeName, presentUserRecord } from '../users/present';
+import { findWork, workDiscarded } from '../works/works';
+import { decide, type RequestAction, type RequestStatus } from './state-machine';
+
+const userRecord = { select: { firstName: true, lastName: true, email: true } } as const;
+const withOwner = { owner: userRecord } as const;
+
+interface RequestRow {
+  id: string;
+  workId: string;
+  status: RequestStatus;
+  title: string;
+  message: string;
+  recipientEmail: string;
+  recipientFirstName: string;
+  recipientLastName: string;
+  answer: string | null;
+  validation: 'standard' | 'early' | null;
+  cancelReason: string | null;
+  dueAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  confirmedAt: Date | null;
+  validatedAt: Date | null;
+  cancelledAt: Date | null;
+  owner: { firstName: string; lastName: string; email: string };
+}
+
+const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
+
+export const presentRequest = (request: RequestRow): Schemas['Request'] => ({
+  id: request.id,
+  workId: request.workId,
+  status: request.status,
+  title: request.title,
+  message: request.message,
+  recipient: {
+    email: request.recipientEmail,
+    firstName: request.recipientFirstName,
+    lastName: request.recipientLastName,
+  },
+  answer: request.answer,
+  validation: request.validation,
+  cancelReason: request.cancelReason,
+  dueAt: iso(request.dueAt),
+  owner: presentUserRecord(request.owner),
+  createdAt: request.createdAt.toISOString(),
+  updatedAt: request.updatedAt.toISOString(),
+  confirmedAt: iso(request.confirmedAt),
+  validatedAt: iso(request.validatedAt),
+  cancelledAt: iso(request.cancelledAt),
+});
+
+export interface RequestRef {
+  tenantId: string;
+  workId: string;
+  requestId: string;
+}
+
+export async function createRequest(
+  db: Db,
+  actor: Actor,
+  tenantId: string,
+  workId: string,
+  input: Schemas['CreateRequestBody'],
+) {
+  await authorize(db, actor, tenantId, 'sendRequest');
+  const work = await findWork(db, tenantId, workId);
+  if (work.discardedAt) throw workDiscarded();
+  const request = await db.request.create({
+    data: {
+      id: newId(),
+      workId,
+      title: normalizeName(input.title),
+      message: input.message ?? '',
+      recipientEmail: normalizeEmail(input.recipient.email),
+      recipientFirstName: normalizeName(input.recipient.firstName ?? ''),
+      recipientLastName: normalizeName(input.recipient.lastName ?? ''),
+      dueAt: input.dueAt === undefined ? null : new Date(input.dueAt),
+      ownerId: actor.userId,
+    },
+    include: withOwner,
+  });
+  return presentRequest(request);
+}
+
+export async function listRequests(
+  db: Db,
+  actor: Actor,
+  tenantId: string,
+  workId: string,
+  request: PageRequest & { status?: RequestStatus },
+) {
+  await authorize(db, actor, tenantId, 'readTenant');
+  await findWork(db, tenantId, workId);
+  const page = pageOf(request);
+  const where = { workId, ...(request.status && { status: request.status }) };
+  const [rows, totalCount] = await Promise.all([
+    db.request.findMany({
+      where: { ...where, ...(page.beforeId && { id: { lt: page.beforeId } }) },
+      include: withOwner,
+      orderBy: { id: 'desc' },
+      take: page.take,
+    }),
+    db.request.count({ where }),
+  ]);
+  return toConnection(rows, page, totalCount, presentRequest);
+}
+
+async function findRequest(db: Db, { workId, requestId }: RequestRef) {
+  const request = await db.request.findFirst({ where: { id: requestId, workId }, include: withOwner });
+  if (!request) throw notFound('request');
+  return request;
+}
+
+export async function getRequest(db: Db, actor: Actor, ref: RequestRef) {
+  await authorize(db, actor, ref.tenantId, 'readTenant');
+  await findWork(db, ref.tenantId, ref.workId);
+  return presentRequest(await findRequest(db, ref));
+}
+
+export async function listRequestEvents(db: Db, actor: Actor, ref: RequestRef, request: PageRequest) {
+  await authorize(db, actor, ref.tenantId, 'readTenant');
+  await findWork(db, ref.tenantId, ref.workId);
+  await findRequest(db, ref);
+  const page = pageOf(request);
+  const where = { requestId: ref.requestId };
+  const [rows, totalCount] = await Promise.all([
+    db.requestEvent.findMany({
+      where: { ...where, ...(page.beforeId && { id: { lt: page.beforeId } }) },
+      include: { actor: userRecord },
+      orderBy: { id: 'desc' },
+      take: page.take,
+    }),
+    db.requestEvent.count({ where }),
+  ]);
+  return toConnection(rows, page, totalCount, (event) => ({
+    id: event.id,
+    action: event.action,
+    fromStatus: event.fromStatus,
+    toStatus: event.toStatus,
+    actor: presentUserRecord(event.actor),
+    note: event.note,
+    createdAt: event.createdAt.toISOString(),
+  }));
+}
+
+/** What an action writes on the request besides its status. */
+function changesOf(action: RequestAction, note: string | undefined, now: Date) {
+  switch (action) {
+    case 'confirm':
+      return { confirmedAt: now, answer: note ?? null };
+    case 'validate':
+      return { validatedAt: now, validation: 'standard' as const };
+    case 'early_validate':
+      return { validatedAt: now, validation: 'early' as const };
+    case 'cancel':
+      return { cancelledAt: now, cancelReason: note ?? null };
+  }
+}
+
+// A transition loses a race only to another transition, and a request makes at most three; this bounds retries.
+const MAX_ATTEMPTS = 4;
+
+/**
+ * Applies one of the four actions. The update is conditional on the status just read (and on the work still
+ * being kept), so of two concurrent conflicting actions exactly one wins; the loser reads again and gets a
+ * repeat (200, unchanged) or a conflict (409). The event row is written in the same transaction.
+ */
+export async function actOnRequest(db: Db, actor: Actor, ref: RequestRef, action: RequestAction, note?: string) {
+  await authorize(db, actor, ref.tenantId, 'actOnRequest');
+  const work = await findWork(db, ref.tenantId, ref.workId);
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const current = await findRequest(db, ref);
+    if (work.discardedAt) throw workDiscarded();
+    const decision = decide(action, current);
+    if (decision.kind === 'repeat') return presentRequest(current);
+    if (decision.kind === 'conflict') {
+      throw new ProblemError('invalid_transition', `A ${current.status} request cannot be ${pastTense[action]}.`, {
+        currentStatus: decision.currentStatus,
+        allowedActions: decision.allowedActions,
+      });
+    }
+    const now = new Date();
+    const applied = await db.$transaction(async (tx) => {
+      const { count } = await tx.request.updateMany({
+        where: { id: ref.requestId, workId: ref.workId, status: current.status, work: { discardedAt: null } },
+        data: { status: decision.to, updatedAt: now, ...changesOf(action, note, now) },
+      });
+      if (count === 0) return null;
+      await tx.requestEvent.create({
+        data: {
+          id: newId(),
+          requestId: ref.requestId,
+          action,
+          fromStatus: current.status,
+          toStatus: decision.to,
+          actorId: actor.userId,
+          note: note ?? null,
+          createdAt: now,
+        },
+      });
+      return tx.request.findUniqueOrThrow({ where: { id: ref.requestId }, include: withOwner });
+    });
+    if (applied) return presentRequest(applied);
+    // Someone else changed the request (or discarded the work) in between: look again.
+    const latestWork = await findWork(db, ref.tenantId, ref.workId);
+    work.discardedAt = latestWork.discardedAt;
+  }
+  throw new Error(`request ${ref.requestId}: ${action} kept losing races`);
+}
+
+const pastTense: Record<RequestAction, string> = {
+  confirm: 'confirmed',
+  validate: 'validated',
+  early_validate: 'validated early',
+  cancel: 'cancelled',
+};

@@ -1,0 +1,100 @@
+import type { Db } from '../../db/client';
+import { newId } from '../../db/ids';
+import { type Actor, authorize } from '../access';
+import { notFound } from '../errors';
+import { type Connection, type PageRequest, pageOf, toConnection } from '../paging';
+import type { Schemas } from '../schemas';
+import { createWithUniqueSlug } from '../unique';
+import { normalizeName, presentUserRecord } from '../users/present';
+import { pageOfWorks } from '../works/works';
+
+/** How many members a tenant embeds; the full list is at GET /tenants/{id}/members. */
+export const EMBEDDED_MEMBERS = 100;
+
+const userRecord = { select: { firstName: true, lastName: true, email: true } } as const;
+const tenantInclude = {
+  owner: userRecord,
+  memberships: { include: { user: userRecord }, orderBy: { id: 'asc' }, take: EMBEDDED_MEMBERS },
+} as const;
+
+interface TenantRow {
+  id: string;
+  name: string;
+  slug: string;
+  createdAt: Date;
+  updatedAt: Date;
+  owner: { firstName: string; lastName: string; email: string };
+  memberships: Array<{ role: Schemas['Role']; user: { firstName: string; lastName: string; email: string } }>;
+}
+
+export const presentTenant = (tenant: TenantRow, works: Connection<Schemas['Work']>): Schemas['Tenant'] => ({
+  id: tenant.id,
+  name: tenant.name,
+  slug: tenant.slug,
+  owner: presentUserRecord(tenant.owner),
+  createdAt: tenant.createdAt.toISOString(),
+  updatedAt: tenant.updatedAt.toISOString(),
+  members: { nodes: tenant.memberships.map((m) => ({ role: m.role, user: presentUserRecord(m.user) })) },
+  works,
+});
+
+async function loadTenant(db: Db, tenantId: string): Promise<Schemas['Tenant']> {
+  const [tenant, works] = await Promise.all([
+    db.tenant.findUnique({ where: { id: tenantId }, include: tenantInclude }),
+    pageOfWorks(db, tenantId, {}),
+  ]);
+  if (!tenant) throw notFound('tenant');
+  return presentTenant(tenant, works);
+}
+
+export async function createTenant(db: Db, actor: Actor, input: { name: string }): Promise<Schemas['Tenant']> {
+  const name = normalizeName(input.name);
+  const tenant = await createWithUniqueSlug(
+    name,
+    'tenant',
+    async (prefix) =>
+      (await db.tenant.findMany({ where: { slug: { startsWith: prefix } }, select: { slug: true } })).map((t) => t.slug),
+    (slug) =>
+      db.tenant.create({
+        data: {
+          id: newId(),
+          name,
+          slug,
+          ownerId: actor.userId,
+          memberships: { create: { id: newId(), userId: actor.userId, role: 'owner' } },
+        },
+        include: tenantInclude,
+      }),
+  );
+  // A new tenant has no works yet.
+  return presentTenant(tenant, { totalCount: 0, edges: [], pageInfo: { hasNextPage: false, endCursor: null } });
+}
+
+export async function getTenant(db: Db, actor: Actor, tenantId: string) {
+  await authorize(db, actor, tenantId, 'readTenant');
+  return loadTenant(db, tenantId);
+}
+
+export async function renameTenant(db: Db, actor: Actor, tenantId: string, name: string) {
+  await authorize(db, actor, tenantId, 'renameTenant');
+  await db.tenant.update({ where: { id: tenantId }, data: { name: normalizeName(name), updatedAt: new Date() } });
+  return loadTenant(db, tenantId);
+}
+
+/** The caller's tenants, newest first. */
+export async function listTenants(db: Db, actor: Actor, request: PageRequest) {
+  const page = pageOf(request);
+  const mine = { memberships: { some: { userId: actor.userId } } };
+  const [rows, totalCount] = await Promise.all([
+    db.tenant.findMany({
+      where: { ...mine, ...(page.beforeId && { id: { lt: page.beforeId } }) },
+      include: tenantInclude,
+      orderBy: { id: 'desc' },
+      take: page.take,
+    }),
+    db.tenant.count({ where: mine }),
+  ]);
+  const works = await Promise.all(rows.slice(0, page.take - 1).map((tenant) => pageOfWorks(db, tenant.id, {})));
+  const worksOf = new Map(rows.map((tenant, index) => [tenant.id, works[index]]));
+  return toConnection(rows, page, totalCount, (tenant) => presentTenant(tenant, worksOf.get(tenant.id)!));
+}

@@ -1,0 +1,122 @@
+import type { Db } from '../../db/client';
+import { newId } from '../../db/ids';
+import { type Actor, authorize } from '../access';
+import { notFound, ProblemError } from '../errors';
+import { type PageRequest, pageOf, toConnection } from '../paging';
+import type { Schemas } from '../schemas';
+import { createWithUniqueSlug } from '../unique';
+import { normalizeName, presentUserRecord } from '../users/present';
+
+const withOwner = { owner: { select: { firstName: true, lastName: true, email: true } } } as const;
+
+interface WorkRow {
+  id: string;
+  slug: string;
+  name: string;
+  description: string;
+  createdAt: Date;
+  updatedAt: Date;
+  discardedAt: Date | null;
+  owner: { firstName: string; lastName: string; email: string };
+}
+
+export const presentWork = (work: WorkRow): Schemas['Work'] => ({
+  id: work.id,
+  slug: work.slug,
+  name: work.name,
+  description: work.description,
+  createdAt: work.createdAt.toISOString(),
+  updatedAt: work.updatedAt.toISOString(),
+  discardedAt: work.discardedAt?.toISOString() ?? null,
+  owner: presentUserRecord(work.owner),
+});
+
+export type DiscardedFilter = 'false' | 'true' | 'all';
+
+const discardedWhere = (filter: DiscardedFilter) =>
+  filter === 'all' ? {} : { discardedAt: filter === 'true' ? { not: null } : null };
+
+/** A page of a tenant's works, newest first. Shared by the works list and the tenant's embedded `works`. */
+export async function pageOfWorks(db: Db, tenantId: string, request: PageRequest, discarded: DiscardedFilter = 'false') {
+  const page = pageOf(request);
+  const where = { tenantId, ...discardedWhere(discarded) };
+  const [rows, totalCount] = await Promise.all([
+    db.work.findMany({
+      where: { ...where, ...(page.beforeId && { id: { lt: page.beforeId } }) },
+      include: withOwner,
+      orderBy: { id: 'desc' },
+      take: page.take,
+    }),
+    db.work.count({ where }),
+  ]);
+  return toConnection(rows, page, totalCount, presentWork);
+}
+
+export async function listWorks(db: Db, actor: Actor, tenantId: string, request: PageRequest & { discarded?: DiscardedFilter }) {
+  await authorize(db, actor, tenantId, 'readTenant');
+  return pageOfWorks(db, tenantId, request, request.discarded);
+}
+
+export async function createWork(db: Db, actor: Actor, tenantId: string, input: { name: string; description?: string }) {
+  await authorize(db, actor, tenantId, 'createWork');
+  const name = normalizeName(input.name);
+  const work = await createWithUniqueSlug(
+    name,
+    'work',
+    async (prefix) =>
+      (await db.work.findMany({ where: { tenantId, slug: { startsWith: prefix } }, select: { slug: true } })).map(
+        (row) => row.slug,
+      ),
+    (slug) =>
+      db.work.create({
+        data: { id: newId(), tenantId, slug, name, description: input.description ?? '', ownerId: actor.userId },
+        include: withOwner,
+      }),
+  );
+  return presentWork(work);
+}
+
+/** A work of a tenant the actor may see, or 404. */
+export async function findWork(db: Db, tenantId: string, workId: string) {
+  const work = await db.work.findFirst({ where: { id: workId, tenantId }, include: withOwner });
+  if (!work) throw notFound('work');
+  return work;
+}
+
+export async function getWork(db: Db, actor: Actor, tenantId: string, workId: string) {
+  await authorize(db, actor, tenantId, 'readTenant');
+  return presentWork(await findWork(db, tenantId, workId));
+}
+
+export const workDiscarded = (): ProblemError =>
+  new ProblemError('work_discarded', 'This work is discarded; restore it with PUT .../undiscard first.');
+
+export async function updateWork(
+  db: Db,
+  actor: Actor,
+  tenantId: string,
+  workId: string,
+  changes: { name?: string; description?: string },
+) {
+  await authorize(db, actor, tenantId, 'manageWorks');
+  const data = {
+    ...(changes.name !== undefined && { name: normalizeName(changes.name) }),
+    ...(changes.description !== undefined && { description: changes.description }),
+    updatedAt: new Date(),
+  };
+  const { count } = await db.work.updateMany({ where: { id: workId, tenantId, discardedAt: null }, data });
+  const work = await findWork(db, tenantId, workId);
+  if (count === 0) throw workDiscarded();
+  return presentWork(work);
+}
+
+/** Discards (or restores) a work; doing it twice leaves the first timestamp alone. */
+export async function setWorkDiscarded(db: Db, actor: Actor, tenantId: string, workId: string, discarded: boolean) {
+  await authorize(db, actor, tenantId, 'manageWorks');
+  const now = new Date();
+  await db.work.updateMany({
+    where: { id: workId, tenantId, discardedAt: discarded ? null : { not: null } },
+    data: { discardedAt: discarded ? now : null, updatedAt: now },
+  });
+  return presentWork(await findWork(db, tenantId, workId));
+}

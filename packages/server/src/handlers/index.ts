@@ -1,0 +1,59 @@
+import type { HandlerMap } from '../http/handler';
+import { createApiKey } from './account/create-api-key';
+import { getMe } from './account/get-me';
+import { listApiKeys } from './account/list-api-keys';
+import { revokeApiKey } from './account/revoke-api-key';
+import { adminCreateUser } from './admin/admin-create-user';
+import { addMember } from './members/add-member';
+import { listMembers } from './members/list-members';
+import { removeMember } from './members/remove-member';
+import { updateMember } from './members/update-member';
+import { cancelRequest } from './requests/cancel-request';
+import { confirmRequest } from './requests/confirm-request';
+import { createRequest } from './requests/create-request';
+import { earlyValidateRequest } from './requests/early-validate-request';
+import { getRequest } from './requests/get-request';
+import { listRequestEvents } from './requests/list-request-events';
+import { listRequests } from './requests/list-requests';
+import { validateRequest } from './requests/validate-request';
+import { createTenant } from './tenants/create-tenant';
+import { getTenant } from './tenants/get-tenant';
+import { listTenants } from './tenants/list-tenants';
+import { updateTenant } from './tenants/update-tenant';
+import { createWork } from './works/create-work';
+import { discardWork } from './works/discard-work';
+import { getWork } from './works/get-work';
+import { listWorks } from './works/list-works';
+import { undiscardWork } from './works/undiscard-work';
+import { updateWork } from './works/update-work';
+
+/** Every operation of openapi/api.yaml and its handler. `satisfies` makes a missing one a compile error. */
+export const handlers = {
+  adminCreateUser,
+  getMe,
+  listApiKeys,
+  createApiKey,
+  revokeApiKey,
+  listTenants,
+  createTenant,
+  getTenant,
+  updateTenant,
+  listMembers,
+  addMember,
+  updateMember,
+  removeMember,
+  listWorks,
+  createWork,
+  getWork,
+  updateWork,
+  discardWork,
+  undiscardWork,
+  listRequests,
+  createRequest,
+  getRequest,
+  listRequestEvents,
+  cancelRequest,
+  confirmRequest,
+  earlyValidateRequest,
+  validateRequest,
+} satisfies HandlerMap;

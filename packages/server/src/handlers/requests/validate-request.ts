@@ -1,0 +1,8 @@
+import { actOnRequest } from '../../domain/requests/requests';
+import type { Handler } from '../../http/handler';
+import { requestRef } from './request-ref';
+
+export const validateRequest: Handler<'validateRequest'> = async ({ db, actor, params }) => ({
+  status: 200,
+  body: await actOnRequest(db, actor, requestRef(params), 'validate'),
+});

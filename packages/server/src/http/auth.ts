@@ -1,0 +1,39 @@
+import type { RequestHandler } from 'express';
+import type { Db } from '../db/client';
+import type { Actor } from '../domain/access';
+import { authenticate, unauthenticated } from '../domain/api-keys/api-keys';
+import { sameSecret } from '../domain/api-keys/secrets';
+import { notFound } from '../domain/errors';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** Set by `requireApiKey` for every operation authenticated with an API key. */
+      actor?: Actor;
+    }
+  }
+}
+
+/**
+ * Authentication runs before the body is parsed or validated: a caller without a valid key learns nothing
+ * about the contract, and costs us no parsing.
+ */
+export function requireApiKey(db: Db): RequestHandler {
+  return async (req, _res, next) => {
+    req.actor = await authenticate(db, req.headers.authorization);
+    next();
+  };
+}
+
+/** Operator routes: enabled by ADMIN_TOKEN; without it they do not exist (404). */
+export function requireAdminToken(adminToken: string | undefined): RequestHandler {
+  return (req, _res, next) => {
+    if (adminToken === undefined) throw notFound('route');
+    const presented = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '')?.[1];
+    if (presented === undefined || !sameSecret(presented, adminToken)) {
+      throw unauthenticated('The operator token is missing or wrong.');
+    }
+    next();
+  };
+}

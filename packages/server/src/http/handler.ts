@@ -1,0 +1,49 @@
+import type { operations } from '@works-api/api-types';
+import type { Db } from '../db/client';
+import type { Actor } from '../domain/access';
+
+/**
+ * Handlers are typed by operationId from the generated types: their params, query and body are what the
+ * contract says (and the validator has checked), and what they return must be one of the operation's
+ * success responses.
+ */
+export type OperationId = keyof operations;
+type Operation<K extends OperationId> = operations[K];
+
+type JsonOf<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
+type Defined<T> = [T] extends [never] ? Record<string, never> : NonNullable<T>;
+
+type PathOf<K extends OperationId> = Defined<Operation<K>['parameters']['path']>;
+type QueryOf<K extends OperationId> = Defined<Operation<K>['parameters']['query']>;
+type BodyOf<K extends OperationId> =
+  Operation<K> extends { requestBody: infer Body }
+    ? JsonOf<Body>
+    : Operation<K> extends { requestBody?: infer Body }
+      ? JsonOf<NonNullable<Body>> | undefined
+      : never;
+
+type SuccessStatus = 200 | 201 | 204;
+type SuccessOf<K extends OperationId> = Extract<keyof Operation<K>['responses'], SuccessStatus>;
+
+export type HandlerResult<K extends OperationId> = {
+  [S in SuccessOf<K>]: S extends 204
+    ? { status: S }
+    : { status: S; body: JsonOf<Operation<K>['responses'][S]>; location?: string };
+}[SuccessOf<K>];
+
+/** Operations authenticated with the operator's ADMIN_TOKEN instead of an API key. */
+export type AdminOperationId = 'adminCreateUser';
+
+export interface HandlerContext<K extends OperationId> {
+  params: PathOf<K>;
+  query: QueryOf<K>;
+  body: BodyOf<K>;
+  /** The caller (absent on operator routes, which no user calls). */
+  actor: K extends AdminOperationId ? null : Actor;
+  db: Db;
+}
+
+export type Handler<K extends OperationId> = (context: HandlerContext<K>) => Promise<HandlerResult<K>>;
+
+/** One handler per operation of the contract: a missing operation fails to compile. */
+export type HandlerMap = { [K in OperationId]: Handler<K> };

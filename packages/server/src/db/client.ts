@@ -2,9 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import { Client } from 'pg';
 import { PrismaClient } from './generated/client';
-import { applyMigrations, type SqlSession } from './migrate';
+import { applyMigrations, pgliteSession, withPgSession } from './migrate';
 
 export type Db = PrismaClient;
 
@@ -44,26 +43,6 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     await prisma.$disconnect();
     await pglite.close();
   });
-}
-
-function pgliteSession(pglite: PGlite): SqlSession {
-  return {
-    exec: async (sql) => void (await pglite.exec(sql)),
-    query: async <Row>(sql: string, params?: unknown[]) => (await pglite.query<Row>(sql, params)).rows,
-  };
-}
-
-async function withPgSession<T>(url: string, work: (session: SqlSession) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work({
-      exec: async (sql) => void (await client.query(sql)),
-      query: async <Row>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as Row[],
-    });
-  } finally {
-    await client.end();
-  }
 }
 
 function databaseOf(prisma: Db, kind: DatabaseTarget['kind'], migrated: string[], close: () => Promise<void>): Database {

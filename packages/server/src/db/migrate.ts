@@ -1,6 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
+import { Client } from 'pg';
 
 /** prisma/migrations: one folder per migration, written by `prisma migrate diff` (see the README). */
 export const migrationsDir = path.resolve(__dirname, '../../../../prisma/migrations');
@@ -81,5 +83,26 @@ export async function applyMigrations(session: SqlSession, migrations = readMigr
     return done;
   } finally {
     await session.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+  }
+}
+
+export function pgliteSession(pglite: PGlite): SqlSession {
+  return {
+    exec: async (sql) => void (await pglite.exec(sql)),
+    query: async <Row>(sql: string, params?: unknown[]) => (await pglite.query<Row>(sql, params)).rows,
+  };
+}
+
+/** A short-lived PostgreSQL connection: migrations run outside the Prisma pool. */
+export async function withPgSession<T>(url: string, work: (session: SqlSession) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work({
+      exec: async (sql) => void (await client.query(sql)),
+      query: async <Row>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as Row[],
+    });
+  } finally {
+    await client.end();
   }
 }

@@ -1,0 +1,39 @@
+import type { components } from '@works-api/client';
+import type { TestUser } from './server';
+
+type Schemas = components['schemas'];
+
+/** Unwraps an openapi-fetch result, failing loudly with the problem body when the call did not succeed. */
+export function ok<T>(result: { data?: T; error?: unknown; response: Response }): T {
+  if (result.data === undefined) {
+    throw new Error(`${result.response.status} ${JSON.stringify(result.error)}`);
+  }
+  return result.data;
+}
+
+export async function createTenant(user: TestUser, name = 'Acme Research'): Promise<Schemas['Tenant']> {
+  return ok(await user.client.POST('/tenants', { body: { name } })).tenant;
+}
+
+export async function createWork(user: TestUser, tenantId: string, name = 'Annual report'): Promise<Schemas['Work']> {
+  return ok(await user.client.POST('/tenants/{tenant_id}/works', { params: { path: { tenant_id: tenantId } }, body: { name } }))
+    .work;
+}
+
+export async function createRequest(user: TestUser, tenantId: string, workId: string): Promise<Schemas['Request']> {
+  return ok(
+    await user.client.POST('/tenants/{tenant_id}/works/{work_id}/requests', {
+      params: { path: { tenant_id: tenantId, work_id: workId } },
+      body: { title: 'Confirm the figures', recipient: { email: 'recipient@example.com', firstName: 'Rae' } },
+    }),
+  ).request;
+}
+
+/** A tenant with one work and one pending request, owned by `user`. */
+export async function requestInNewWork(user: TestUser) {
+  const tenant = await createTenant(user);
+  const work = await createWork(user, tenant.id);
+  const request = await createRequest(user, tenant.id, work.id);
+  const path = { tenant_id: tenant.id, work_id: work.id, id: request.id };
+  return { tenant, work, request, path };
+}

@@ -1,8 +1,14 @@
 import { nextFreeSlug, slugCandidatesPrefix, slugify } from './slug';
 
-/** True for Prisma's unique-constraint violation (P2002). */
+/**
+ * True for a unique-constraint violation: Prisma's P2002, or, inside a batch transaction, the driver adapter's
+ * own error (kind UniqueConstraintViolation, or PostgreSQL's SQLSTATE 23505 from adapters that pass it through).
+ */
 export function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002';
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, cause } = error as { code?: unknown; cause?: { kind?: unknown; code?: unknown; originalCode?: unknown } };
+  if (code === 'P2002') return true;
+  return cause?.kind === 'UniqueConstraintViolation' || cause?.code === '23505' || cause?.originalCode === '23505';
 }
 
 /**

@@ -1,0 +1,50 @@
+import { createTenant, createWork } from '../support/fixtures';
+import { startTestServer, type TestServer, type TestUser } from '../support/server';
+
+/** Slugs over HTTP: derived once, unique (tenants service-wide, works per tenant), suffixed -2, -3 on collision. */
+let server: TestServer;
+let ada: TestUser;
+let bob: TestUser;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  ada = await server.createUser('ada');
+  bob = await server.createUser('bob');
+});
+afterAll(() => server.close());
+
+describe('slugs', () => {
+  it('suffixes colliding tenant slugs across users, whatever the accents and symbols', async () => {
+    const unique = `Zoë ${Date.now()}`;
+    const base = `zoe-${unique.split(' ')[1]}`;
+    const first = await createTenant(ada, unique);
+    const second = await createTenant(bob, `zoe ${unique.split(' ')[1]}!`);
+    const third = await createTenant(ada, `ZOË — ${unique.split(' ')[1]}`);
+    expect([first.slug, second.slug, third.slug]).toEqual([base, `${base}-2`, `${base}-3`]);
+  });
+
+  it('gives concurrent creations with the same name distinct slugs', async () => {
+    const name = `Race ${Date.now()}`;
+    const tenants = await Promise.all(Array.from({ length: 5 }, () => createTenant(ada, name)));
+    expect(new Set(tenants.map((t) => t.slug)).size).toBe(5);
+  });
+
+  it('scopes work slugs to their tenant and falls back to "work"', async () => {
+    const one = await createTenant(ada, 'Slug scope one');
+    const two = await createTenant(ada, 'Slug scope two');
+    expect((await createWork(ada, one.id, 'Crème brûlée')).slug).toBe('creme-brulee');
+    expect((await createWork(ada, one.id, 'creme  BRULEE')).slug).toBe('creme-brulee-2');
+    expect((await createWork(ada, two.id, 'Crème brûlée')).slug).toBe('creme-brulee');
+    expect((await createWork(ada, one.id, '東京')).slug).toBe('work');
+    expect((await createWork(ada, one.id, '🚀')).slug).toBe('work-2');
+  });
+
+  it('never changes a slug on rename', async () => {
+    const tenant = await createTenant(ada, 'Before rename');
+    const res = await ada.client.PATCH('/tenants/{tenant_id}', {
+      params: { path: { tenant_id: tenant.id } },
+      body: { name: 'After rename' },
+    });
+    expect(res.data?.tenant).toMatchObject({ name: 'After rename', slug: tenant.slug });
+  });
+});

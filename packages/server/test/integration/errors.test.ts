@@ -1,4 +1,4 @@
-import { startTestServer, type TestServer, type TestUser } from '../support/server';
+import { startTestServer, type TestResponse, type TestServer, type TestUser } from '../support/server';
 
 /** Every error is problem+json with a stable code, whoever raised it. */
 let server: TestServer;
@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function expectProblem(res: Response, status: number, code: string) {
+async function expectProblem(res: TestResponse, status: number, code: string) {
   expect(res.status).toBe(status);
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   const body = await res.json();

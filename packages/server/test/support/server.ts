@@ -29,9 +29,13 @@ export interface TestServer {
   /** A new user (unique email) with an API key, through the operator route. */
   createUser(name?: string): Promise<TestUser>;
   /** fetch() relative to the server, with an API key when given. */
-  call(path: string, init?: RequestInit & { apiKey?: string; json?: unknown }): Promise<Response>;
+  call(path: string, init?: RequestInit & { apiKey?: string; json?: unknown }): Promise<TestResponse>;
   close(): Promise<void>;
 }
+
+/** Raw HTTP tests read bodies loosely on purpose: the server's response validation has checked their shape. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type TestResponse = Omit<Response, 'json'> & { json(): Promise<any> };
 
 let userCount = 0;
 

@@ -954,6 +954,10 @@ export interface components {
         /** @description The request after the action (or unchanged, when the action had already produced its state). */
         RequestActionDone: {
             headers: {
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -963,6 +967,7 @@ export interface components {
         /** @description Malformed JSON, or a body or parameter that breaks the contract (`errors` says where). */
         BadRequest: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -989,6 +994,7 @@ export interface components {
         Unauthorized: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1008,6 +1014,7 @@ export interface components {
         /** @description The caller is a member, but their role does not allow this operation. */
         Forbidden: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1027,6 +1034,7 @@ export interface components {
         /** @description The resource does not exist, or the caller may not see it. */
         NotFound: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1046,6 +1054,7 @@ export interface components {
         /** @description The operation conflicts with the current state (`code` says how). */
         Conflict: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1068,6 +1077,7 @@ export interface components {
          */
         TransitionConflict: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1089,6 +1099,7 @@ export interface components {
         /** @description The body is over 64 KiB. */
         PayloadTooLarge: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1108,6 +1119,7 @@ export interface components {
         /** @description The body is not `application/json`. */
         UnsupportedMediaType: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1127,6 +1139,7 @@ export interface components {
         /** @description A bug on our side. It is logged with the request id; the body says nothing internal. */
         InternalError: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1138,6 +1151,78 @@ export interface components {
                  *       "detail": "Something went wrong on our side.",
                  *       "instance": "/v1/tenants",
                  *       "code": "internal_error"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The resource still has the `ETag` sent in `If-None-Match`; reuse the cached copy. */
+        NotModified: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The resource's current `ETag` does not match `If-Match`; nothing changed. Read it again and retry. */
+        PreconditionFailed: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://works-api.dev/problems/precondition_failed",
+                 *       "title": "Precondition failed",
+                 *       "status": 412,
+                 *       "detail": "The resource has changed since the ETag in If-Match was issued.",
+                 *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+                 *       "code": "precondition_failed"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The `Idempotency-Key` was first used with another body or another operation (`idempotency_key_reused`). */
+        UnprocessableContent: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://works-api.dev/problems/idempotency_key_reused",
+                 *       "title": "Idempotency key reused",
+                 *       "status": 422,
+                 *       "detail": "This Idempotency-Key was first used with a different request body.",
+                 *       "instance": "/v1/tenants",
+                 *       "code": "idempotency_key_reused"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The API key has used up its request budget for the current window (`rate_limited`). */
+        TooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://works-api.dev/problems/rate_limited",
+                 *       "title": "Too many requests",
+                 *       "status": 429,
+                 *       "detail": "This API key has made 600 requests in the last minute; retry after the Retry-After delay.",
+                 *       "instance": "/v1/tenants",
+                 *       "code": "rate_limited"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -1159,6 +1244,23 @@ export interface components {
         Limit: number;
         /** @description The `endCursor` of the previous page; the page starts after it. */
         After: string;
+        /**
+         * @description Makes a retried creation safe: a unique value per intended creation (a UUID is ideal), kept for 24 hours
+         *     and scoped to the caller's user. Repeating the same key with the same body replays the first response
+         *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
+         *     another operation is `422`; the same key while the first request is still running is `409`.
+         */
+        IdempotencyKey: string;
+        /**
+         * @description Apply the change only if the resource still has this `ETag` (one or more tags, comma-separated, or `*`);
+         *     otherwise `412` and nothing changes. Compared strongly: weak tags (`W/"…"`) never match.
+         */
+        IfMatch: string;
+        /**
+         * @description Answer `304 Not Modified` (no body) if the resource still has one of these `ETag`s (comma-separated, or
+         *     `*`), so a cached copy can be reused.
+         */
+        IfNoneMatch: string;
     };
     requestBodies: never;
     headers: {
@@ -1166,6 +1268,35 @@ export interface components {
         Location: string;
         /** @description The authentication scheme to use: `Bearer`. */
         WwwAuthenticate: string;
+        /**
+         * @description A strong entity tag for the resource in the body: the same tag means the same representation. Send it back
+         *     in `If-None-Match` (reads: `304` when unchanged) or `If-Match` (request actions and `PATCH`: `412` when the
+         *     resource changed since).
+         */
+        ETag: string;
+        /**
+         * @description The id of this request, in every response and in our logs. A valid `X-Request-Id` sent by the client
+         *     (1 to 128 characters: letters, digits and `.` `_` `:` `+` `=` `/` `@` `-`) is echoed; otherwise one is made.
+         *     Quote it when you report a problem.
+         */
+        XRequestId: string;
+        /**
+         * @description The caller's remaining quota in the current window (IETF draft `RateLimit` header fields, draft 8):
+         *     `r` is the number of requests left, `t` the seconds until the window resets. Budgets are per API key.
+         */
+        RateLimit: string;
+        /**
+         * @description The quota policy that applies (IETF draft `RateLimit-Policy`, draft 8): `q` requests per `w` seconds, per
+         *     API key (`pk` identifies the partition without revealing the key).
+         */
+        RateLimitPolicy: string;
+        /** @description Seconds to wait before the next request will be accepted. */
+        RetryAfter: number;
+        /**
+         * @description `true` when this response is the stored response to an earlier request with the same `Idempotency-Key`
+         *     (nothing was created this time). Absent on first responses.
+         */
+        IdempotentReplayed: "true";
     };
     pathItems: never;
 }
@@ -1174,7 +1305,15 @@ export interface operations {
     adminCreateUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried creation safe: a unique value per intended creation (a UUID is ideal), kept for 24 hours
+                 *     and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
+                 *     another operation is `422`; the same key while the first request is still running is `409`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1188,6 +1327,8 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1203,13 +1344,20 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             500: components["responses"]["InternalError"];
         };
     };
     getMe: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Answer `304 Not Modified` (no body) if the resource still has one of these `ETag`s (comma-separated, or
+                 *     `*`), so a cached copy can be reused.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1218,6 +1366,10 @@ export interface operations {
             /** @description The caller. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1226,7 +1378,9 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1247,6 +1401,9 @@ export interface operations {
             /** @description A page of API keys. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1257,13 +1414,22 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
     createApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried creation safe: a unique value per intended creation (a UUID is ideal), kept for 24 hours
+                 *     and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
+                 *     another operation is `422`; the same key while the first request is still running is `409`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1277,6 +1443,10 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1287,8 +1457,11 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1307,6 +1480,9 @@ export interface operations {
             /** @description The revoked key. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1318,6 +1494,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1338,6 +1515,9 @@ export interface operations {
             /** @description A page of tenants. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1348,13 +1528,22 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
     createTenant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried creation safe: a unique value per intended creation (a UUID is ideal), kept for 24 hours
+                 *     and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
+                 *     another operation is `422`; the same key while the first request is still running is `409`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1368,6 +1557,11 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1376,15 +1570,24 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
     getTenant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Answer `304 Not Modified` (no body) if the resource still has one of these `ETag`s (comma-separated, or
+                 *     `*`), so a cached copy can be reused.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The identifier of a tenant. */
                 tenant_id: components["parameters"]["TenantId"];
@@ -1396,22 +1599,34 @@ export interface operations {
             /** @description The tenant. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TenantEnvelope"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
     updateTenant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Apply the change only if the resource still has this `ETag` (one or more tags, comma-separated, or `*`);
+                 *     otherwise `412` and nothing changes. Compared strongly: weak tags (`W/"…"`) never match.
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The identifier of a tenant. */
                 tenant_id: components["parameters"]["TenantId"];
@@ -1427,6 +1642,10 @@ export interface operations {
             /** @description The renamed tenant. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1437,8 +1656,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1462,6 +1683,9 @@ export interface operations {
             /** @description A page of members. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1473,13 +1697,22 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
     addMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried creation safe: a unique value per intended creation (a UUID is ideal), kept for 24 hours
+                 *     and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
+                 *     another operation is `422`; the same key while the first request is still running is `409`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The identifier of a tenant. */
                 tenant_id: components["parameters"]["TenantId"];
@@ -1496,6 +1729,11 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1509,6 +1747,8 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1529,6 +1769,9 @@ export interface operations {
             /** @description The member was removed. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1538,13 +1781,20 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
     updateMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Apply the change only if the resource still has this `ETag` (one or more tags, comma-separated, or `*`);
+                 *     otherwise `412` and nothing changes. Compared strongly: weak tags (`W/"…"`) never match.
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The identifier of a tenant. */
                 tenant_id: components["parameters"]["TenantId"];
@@ -1562,6 +1812,10 @@ export interface operations {
             /** @description The member with the new role. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1573,8 +1827,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1600,6 +1856,9 @@ export interface operations {
             /** @description A page of works. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1611,13 +1870,22 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
     createWork: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried creation safe: a unique value per intended creation (a UUID is ideal), kept for 24 hours
+                 *     and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
+                 *     another operation is `422`; the same key while the first request is still running is `409`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The identifier of a tenant. */
                 tenant_id: components["parameters"]["TenantId"];
@@ -1634,6 +1902,11 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1643,15 +1916,24 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
     getWork: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Answer `304 Not Modified` (no body) if the resource still has one of these `ETag`s (comma-separated, or
+                 *     `*`), so a cached copy can be reused.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The identifier of a tenant. */
                 tenant_id: components["parameters"]["TenantId"];
@@ -1665,15 +1947,21 @@ export interface operations {
             /** @description The work. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WorkEnvelope"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1694,6 +1982,10 @@ export interface operations {
             /** @description The discarded work. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1704,13 +1996,20 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
     updateWork: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Apply the change only if the resource still has this `ETag` (one or more tags, comma-separated, or `*`);
+                 *     otherwise `412` and nothing changes. Compared strongly: weak tags (`W/"…"`) never match.
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The identifier of a tenant. */
                 tenant_id: components["parameters"]["TenantId"];
@@ -1728,6 +2027,10 @@ export interface operations {
             /** @description The updated work. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1739,8 +2042,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1761,6 +2066,10 @@ export interface operations {
             /** @description The restored work. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1771,6 +2080,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1798,6 +2108,9 @@ export interface operations {
             /** @description A page of requests. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1809,13 +2122,22 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
     createRequest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried creation safe: a unique value per intended creation (a UUID is ideal), kept for 24 hours
+                 *     and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
+                 *     another operation is `422`; the same key while the first request is still running is `409`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The identifier of a tenant. */
                 tenant_id: components["parameters"]["TenantId"];
@@ -1834,6 +2156,11 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1846,13 +2173,21 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
     getRequest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Answer `304 Not Modified` (no body) if the resource still has one of these `ETag`s (comma-separated, or
+                 *     `*`), so a cached copy can be reused.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The identifier of a tenant. */
                 tenant_id: components["parameters"]["TenantId"];
@@ -1868,15 +2203,21 @@ export interface operations {
             /** @description The request. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RequestEnvelope"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1904,6 +2245,9 @@ export interface operations {
             /** @description A page of events. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1915,13 +2259,20 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
     cancelRequest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Apply the change only if the resource still has this `ETag` (one or more tags, comma-separated, or `*`);
+                 *     otherwise `412` and nothing changes. Compared strongly: weak tags (`W/"…"`) never match.
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The identifier of a tenant. */
                 tenant_id: components["parameters"]["TenantId"];
@@ -1943,15 +2294,23 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["TransitionConflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
     confirmRequest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Apply the change only if the resource still has this `ETag` (one or more tags, comma-separated, or `*`);
+                 *     otherwise `412` and nothing changes. Compared strongly: weak tags (`W/"…"`) never match.
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The identifier of a tenant. */
                 tenant_id: components["parameters"]["TenantId"];
@@ -1973,15 +2332,23 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["TransitionConflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
     earlyValidateRequest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Apply the change only if the resource still has this `ETag` (one or more tags, comma-separated, or `*`);
+                 *     otherwise `412` and nothing changes. Compared strongly: weak tags (`W/"…"`) never match.
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The identifier of a tenant. */
                 tenant_id: components["parameters"]["TenantId"];
@@ -1999,13 +2366,21 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["TransitionConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
     validateRequest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Apply the change only if the resource still has this `ETag` (one or more tags, comma-separated, or `*`);
+                 *     otherwise `412` and nothing changes. Compared strongly: weak tags (`W/"…"`) never match.
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The identifier of a tenant. */
                 tenant_id: components["parameters"]["TenantId"];
@@ -2023,6 +2398,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["TransitionConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -15,9 +15,14 @@ export const problemCodes = {
   last_owner: { status: 409, title: 'Conflict' },
   already_member: { status: 409, title: 'Conflict' },
   email_taken: { status: 409, title: 'Conflict' },
+  idempotency_key_in_use: { status: 409, title: 'Idempotency key in use' },
+  precondition_failed: { status: 412, title: 'Precondition failed' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  idempotency_key_reused: { status: 422, title: 'Idempotency key reused' },
+  rate_limited: { status: 429, title: 'Too many requests' },
   internal_error: { status: 500, title: 'Internal server error' },
+  not_ready: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ProblemCode = keyof typeof problemCodes;
@@ -32,6 +37,8 @@ export interface ProblemExtensions {
   errors?: FieldError[];
   currentStatus?: string;
   allowedActions?: string[];
+  /** On 500s: the request id, to quote when reporting the problem. */
+  requestId?: string;
 }
 
 export class ProblemError extends Error {

@@ -5,18 +5,46 @@ import type { DatabaseTarget } from './db/client';
 /** The repository root (packages/server/{src,dist}/ → ../../..). */
 export const repoRoot = path.resolve(__dirname, '../../..');
 
-const postgresUrl = z
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Variables whose values are never echoed, not even in an error message. */
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN']);
+
+const wholeNumber = (min: number, max: number) => {
+  const message = `must be a whole number from ${min} to ${max}`;
+  return z
+    .string()
+    .trim()
+    .regex(/^\d{1,10}$/, message)
+    .transform(Number)
+    .refine((value) => value >= min && value <= max, message);
+};
+
+const urlWithScheme = (schemes: string[], message: string) =>
+  z.string().refine((value) => URL.canParse(value) && schemes.includes(new URL(value).protocol), { message });
+
+/** `https://app.example.com,http://localhost:5173` → the exact origins a browser sends. */
+const originList = z
   .string()
-  .refine((value) => /^postgres(ql)?:\/\/.+/.test(value) && URL.canParse(value), {
-    message: 'must be a postgres:// or postgresql:// URL',
-  });
+  .transform((value) => value.split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''))
+  .refine(
+    (origins) => origins.every((origin) => URL.canParse(origin) && new URL(origin).origin === origin),
+    'must be a comma-separated list of origins such as https://app.example.com (scheme, host and port only)',
+  );
 
 const environment = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PORT: wholeNumber(0, 65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
-  DATABASE_URL: postgresUrl.optional(),
+  DATABASE_URL: urlWithScheme(['postgres:', 'postgresql:'], 'must be a postgres:// or postgresql:// URL').optional(),
   PGLITE_DIR: z.string().min(1).default(path.join(repoRoot, '.data/pglite')),
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  LOG_LEVEL: z.enum(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`).default('info'),
+  RATE_LIMIT_PER_MINUTE: wholeNumber(0, 1_000_000).default(600),
+  REDIS_URL: urlWithScheme(['redis:', 'rediss:'], 'must be a redis:// or rediss:// URL').optional(),
+  REDIS_PREFIX: z.string().min(1).max(100, 'must be at most 100 characters').default('works-api:'),
+  CORS_ORIGINS: originList.default([]),
+  SHUTDOWN_TIMEOUT_MS: wholeNumber(0, 600_000).default(10_000),
 });
 
 export interface Config {
@@ -24,15 +52,32 @@ export interface Config {
   host: string;
   database: DatabaseTarget;
   adminToken?: string;
+  logLevel: LogLevel;
+  /** Requests per minute per API key; 0 turns rate limiting off. */
+  rateLimitPerMinute: number;
+  /** Rate-limit counters live here when set, so every server process shares one budget per key. */
+  redis?: { url: string; prefix: string };
+  /** Browser origins allowed to call the API (CORS); empty: no CORS headers at all. */
+  corsOrigins: string[];
+  /** How long a SIGTERM/SIGINT waits for in-flight requests before cutting them off. */
+  shutdownTimeoutMs: number;
 }
 
-/** Reads and checks the environment once; an empty variable counts as unset. */
+/**
+ * Reads and checks the environment once, at start-up; an empty variable counts as unset. Every problem is
+ * reported in one line, without echoing secret values.
+ */
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
   const parsed = environment.safeParse(present);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`${issue.path.join('.')} ${issue.message}`);
+    const problems = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0] ?? 'environment');
+      const value = present[name];
+      const shown = value === undefined || SECRET_VARIABLES.has(name) ? '' : ` (got ${JSON.stringify(value)})`;
+      return `${name} ${issue.message}${shown}`;
+    });
+    throw new ConfigError(problems.join('; '));
   }
   const vars = parsed.data;
   return {
@@ -42,6 +87,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       ? { kind: 'postgres', url: vars.DATABASE_URL }
       : { kind: 'pglite', dataDir: path.resolve(vars.PGLITE_DIR) },
     adminToken: vars.ADMIN_TOKEN,
+    logLevel: vars.LOG_LEVEL,
+    rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
+    redis: vars.REDIS_URL ? { url: vars.REDIS_URL, prefix: vars.REDIS_PREFIX } : undefined,
+    corsOrigins: vars.CORS_ORIGINS,
+    shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
   };
 }
 
@@ -54,4 +104,29 @@ export function describeDatabase(target: DatabaseTarget): string {
   if (target.kind === 'pglite') return `embedded PGlite in ${target.dataDir ?? 'memory'}`;
   const url = new URL(target.url);
   return `PostgreSQL at ${url.hostname}:${url.port || 5432}${url.pathname}`;
+}
+
+/** Where Redis is, without credentials. */
+export function describeRedis(url: string): string {
+  const parsed = new URL(url);
+  return `Redis at ${parsed.hostname}:${parsed.port || 6379}${parsed.pathname === '/' ? '' : parsed.pathname}`;
+}
+
+/** The configuration as the start-up log shows it: everything an operator needs to check, no secret. */
+export function describeConfig(config: Config) {
+  return {
+    port: config.port,
+    host: config.host,
+    database: describeDatabase(config.database),
+    adminRoutes: config.adminToken ? 'on' : 'off (ADMIN_TOKEN is not set)',
+    rateLimit:
+      config.rateLimitPerMinute === 0
+        ? 'off'
+        : `${config.rateLimitPerMinute} requests per minute per API key, counted ${
+            config.redis ? `in ${describeRedis(config.redis.url)} (prefix ${config.redis.prefix})` : 'in this process'
+          }`,
+    corsOrigins: config.corsOrigins,
+    logLevel: config.logLevel,
+    shutdownTimeoutMs: config.shutdownTimeoutMs,
+  };
 }

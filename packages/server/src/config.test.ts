@@ -1,0 +1,70 @@
+import path from 'node:path';
+import { ConfigError, describeConfig, loadConfig, repoRoot } from './config';
+
+describe('loadConfig', () => {
+  it('has defaults that run on a fresh machine', () => {
+    expect(loadConfig({})).toEqual({
+      port: 3000,
+      host: '127.0.0.1',
+      database: { kind: 'pglite', dataDir: path.join(repoRoot, '.data/pglite') },
+      adminToken: undefined,
+      logLevel: 'info',
+      rateLimitPerMinute: 600,
+      redis: undefined,
+      corsOrigins: [],
+      shutdownTimeoutMs: 10_000,
+    });
+  });
+
+  it('reads every variable, and treats an empty one as unset', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'postgresql://app:pw@db:5432/works',
+      ADMIN_TOKEN: 'a-long-operator-token',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '0',
+      REDIS_URL: 'rediss://:pw@cache:6380/2',
+      REDIS_PREFIX: 'prod:',
+      CORS_ORIGINS: ' https://app.example.com ,http://localhost:5173,',
+      SHUTDOWN_TIMEOUT_MS: '30000',
+      PGLITE_DIR: '',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      database: { kind: 'postgres', url: 'postgresql://app:pw@db:5432/works' },
+      logLevel: 'warn',
+      rateLimitPerMinute: 0,
+      redis: { url: 'rediss://:pw@cache:6380/2', prefix: 'prod:' },
+      corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
+      shutdownTimeoutMs: 30_000,
+    });
+  });
+
+  it('throws one ConfigError naming every bad variable, never echoing a secret', () => {
+    const attempt = () => loadConfig({ PORT: '3000x', REDIS_URL: 'memcached://:pw-secret@x', ADMIN_TOKEN: 'short-secret' });
+    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow(
+      'PORT must be a whole number from 0 to 65535 (got "3000x"); ADMIN_TOKEN must be at least 16 characters; REDIS_URL must be a redis:// or rediss:// URL',
+    );
+  });
+});
+
+describe('describeConfig', () => {
+  it('summarises the configuration without passwords or tokens', () => {
+    const summary = describeConfig(
+      loadConfig({
+        DATABASE_URL: 'postgresql://app:db-secret@db.internal:5433/works',
+        REDIS_URL: 'redis://user:redis-secret@cache.internal:6379',
+        ADMIN_TOKEN: 'operator-secret-token',
+      }),
+    );
+    expect(summary).toMatchObject({
+      database: 'PostgreSQL at db.internal:5433/works',
+      adminRoutes: 'on',
+      rateLimit: '600 requests per minute per API key, counted in Redis at cache.internal:6379 (prefix works-api:)',
+    });
+    expect(JSON.stringify(summary)).not.toMatch(/secret/);
+  });
+});

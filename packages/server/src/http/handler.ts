@@ -41,6 +41,11 @@ export interface HandlerContext<K extends OperationId> {
   /** The caller (absent on operator routes, which no user calls). */
   actor: K extends AdminOperationId ? null : Actor;
   db: Db;
+  /**
+   * The caller's `If-Match`, as a test of the resource's current representation (pass it to the domain, which
+   * applies it atomically with the change). Undefined when the request has none or the operation takes none.
+   */
+  ifMatch?: (current: unknown) => boolean;
 }
 
 export type Handler<K extends OperationId> = (context: HandlerContext<K>) => Promise<HandlerResult<K>>;

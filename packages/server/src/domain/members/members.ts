@@ -3,6 +3,7 @@ import { newId } from '../../db/ids';
 import { type Actor, authorize, type Membership, type Role } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { type PageRequest, pageOf, toConnection } from '../paging';
+import { checkPrecondition, type Precondition, preconditionFailed } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { isUniqueViolation } from '../unique';
 import { normalizeEmail, normalizeName, presentUser } from '../users/present';
@@ -79,11 +80,22 @@ export async function addMember(
  * Changes a role or removes a member, keeping at least one owner. The owner count is checked inside a
  * transaction that locks the tenant's owner rows, so two owners cannot demote each other at once.
  */
-async function changeMembership(db: Db, actor: Actor, tenantId: string, userId: string, newRole: Role | null) {
+async function changeMembership(
+  db: Db,
+  actor: Actor,
+  tenantId: string,
+  userId: string,
+  newRole: Role | null,
+  precondition?: Precondition<Schemas['Member']>,
+) {
   const caller = await authorize(db, actor, tenantId, 'manageMembers');
   return db.$transaction(async (tx) => {
-    const target = await tx.membership.findUnique({ where: { tenantId_userId: { tenantId, userId } } });
+    const target = await tx.membership.findUnique({
+      where: { tenantId_userId: { tenantId, userId } },
+      include: { user: true },
+    });
     if (!target) throw notFound('member');
+    checkPrecondition(precondition, () => presentMember(target));
     checkRoleChange(caller, target.role, newRole ?? undefined);
     if (target.role === 'owner' && newRole !== 'owner') {
       const owners = await tx.$queryRaw<Array<{ user_id: string }>>`
@@ -94,14 +106,27 @@ async function changeMembership(db: Db, actor: Actor, tenantId: string, userId: 
       await tx.membership.delete({ where: { id: target.id } });
       return null;
     }
+    if (precondition) {
+      // The role is all of a member that changes: write only if it is still the one If-Match was checked on.
+      const { count } = await tx.membership.updateMany({ where: { id: target.id, role: target.role }, data: { role: newRole } });
+      if (count === 0) throw preconditionFailed();
+      return presentMember(await tx.membership.findUniqueOrThrow({ where: { id: target.id }, include: { user: true } }));
+    }
     return presentMember(
       await tx.membership.update({ where: { id: target.id }, data: { role: newRole }, include: { user: true } }),
     );
   });
 }
 
-export async function updateMember(db: Db, actor: Actor, tenantId: string, userId: string, role: Role) {
-  return (await changeMembership(db, actor, tenantId, userId, role))!;
+export async function updateMember(
+  db: Db,
+  actor: Actor,
+  tenantId: string,
+  userId: string,
+  role: Role,
+  precondition?: Precondition<Schemas['Member']>,
+) {
+  return (await changeMembership(db, actor, tenantId, userId, role, precondition))!;
 }
 
 export async function removeMember(db: Db, actor: Actor, tenantId: string, userId: string): Promise<void> {

@@ -3,6 +3,7 @@ import { newId } from '../../db/ids';
 import { type Actor, authorize } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { type PageRequest, pageOf, toConnection } from '../paging';
+import { checkPrecondition, type Precondition } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { normalizeEmail, normalizeName, presentUserRecord } from '../users/present';
 import { findWork, workDiscarded } from '../works/works';
@@ -169,15 +170,25 @@ function changesOf(action: RequestAction, note: string | undefined, now: Date) {
 const MAX_ATTEMPTS = 4;
 
 /**
- * Applies one of the four actions. The update is conditional on the status just read (and on the work still
- * being kept), so of two concurrent conflicting actions exactly one wins; the loser reads again and gets a
- * repeat (200, unchanged) or a conflict (409). The event row is written in the same transaction.
+ * Applies one of the four actions. The update is conditional on the row just read (its status and updatedAt)
+ * and on the work still being kept, so of two concurrent conflicting actions exactly one wins; the loser reads
+ * again and gets a repeat (200, unchanged) or a conflict (409). An `If-Match` precondition is checked against
+ * that same read, so it holds for the row the update applies to (or the loser gets 412). The event row is
+ * written in the same transaction.
  */
-export async function actOnRequest(db: Db, actor: Actor, ref: RequestRef, action: RequestAction, note?: string) {
+export async function actOnRequest(
+  db: Db,
+  actor: Actor,
+  ref: RequestRef,
+  action: RequestAction,
+  note?: string,
+  precondition?: Precondition<Schemas['Request']>,
+) {
   await authorize(db, actor, ref.tenantId, 'actOnRequest');
   const work = await findWork(db, ref.tenantId, ref.workId);
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const current = await findRequest(db, ref);
+    checkPrecondition(precondition, () => presentRequest(current));
     if (work.discardedAt) throw workDiscarded();
     const decision = decide(action, current);
     if (decision.kind === 'repeat') return presentRequest(current);
@@ -190,7 +201,13 @@ export async function actOnRequest(db: Db, actor: Actor, ref: RequestRef, action
     const now = new Date();
     const applied = await db.$transaction(async (tx) => {
       const { count } = await tx.request.updateMany({
-        where: { id: ref.requestId, workId: ref.workId, status: current.status, work: { discardedAt: null } },
+        where: {
+          id: ref.requestId,
+          workId: ref.workId,
+          status: current.status,
+          updatedAt: current.updatedAt,
+          work: { discardedAt: null },
+        },
         data: { status: decision.to, updatedAt: now, ...changesOf(action, note, now) },
       });
       if (count === 0) return null;

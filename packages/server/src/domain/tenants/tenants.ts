@@ -3,6 +3,7 @@ import { newId } from '../../db/ids';
 import { type Actor, authorize } from '../access';
 import { notFound } from '../errors';
 import { type Connection, type PageRequest, pageOf, toConnection } from '../paging';
+import { checkPrecondition, type Precondition, preconditionFailed } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { createWithUniqueSlug } from '../unique';
 import { normalizeName, presentUserRecord } from '../users/present';
@@ -75,9 +76,27 @@ export async function getTenant(db: Db, actor: Actor, tenantId: string) {
   return loadTenant(db, tenantId);
 }
 
-export async function renameTenant(db: Db, actor: Actor, tenantId: string, name: string) {
+export async function renameTenant(
+  db: Db,
+  actor: Actor,
+  tenantId: string,
+  name: string,
+  precondition?: Precondition<Schemas['Tenant']>,
+) {
   await authorize(db, actor, tenantId, 'renameTenant');
-  await db.tenant.update({ where: { id: tenantId }, data: { name: normalizeName(name), updatedAt: new Date() } });
+  const data = { name: normalizeName(name), updatedAt: new Date() };
+  if (precondition) {
+    // Check If-Match against the tenant as it is now, then rename only if its row has not changed since.
+    const current = await loadTenant(db, tenantId);
+    checkPrecondition(precondition, () => current);
+    const { count } = await db.tenant.updateMany({
+      where: { id: tenantId, name: current.name, updatedAt: new Date(current.updatedAt) },
+      data,
+    });
+    if (count === 0) throw preconditionFailed();
+  } else {
+    await db.tenant.update({ where: { id: tenantId }, data });
+  }
   return loadTenant(db, tenantId);
 }
 

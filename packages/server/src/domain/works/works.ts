@@ -3,6 +3,7 @@ import { newId } from '../../db/ids';
 import { type Actor, authorize } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { type PageRequest, pageOf, toConnection } from '../paging';
+import { checkPrecondition, type Precondition, preconditionFailed } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { createWithUniqueSlug } from '../unique';
 import { normalizeName, presentUserRecord } from '../users/present';
@@ -97,6 +98,7 @@ export async function updateWork(
   tenantId: string,
   workId: string,
   changes: { name?: string; description?: string },
+  precondition?: Precondition<Schemas['Work']>,
 ) {
   await authorize(db, actor, tenantId, 'manageWorks');
   const data = {
@@ -104,9 +106,20 @@ export async function updateWork(
     ...(changes.description !== undefined && { description: changes.description }),
     updatedAt: new Date(),
   };
-  const { count } = await db.work.updateMany({ where: { id: workId, tenantId, discardedAt: null }, data });
+  let where: { id: string; tenantId: string; discardedAt: null; name?: string; description?: string; updatedAt?: Date } = {
+    id: workId,
+    tenantId,
+    discardedAt: null,
+  };
+  if (precondition) {
+    // Check If-Match against this read, then write only if the row is still exactly what was checked.
+    const current = await findWork(db, tenantId, workId);
+    checkPrecondition(precondition, () => presentWork(current));
+    where = { ...where, name: current.name, description: current.description, updatedAt: current.updatedAt };
+  }
+  const { count } = await db.work.updateMany({ where, data });
   const work = await findWork(db, tenantId, workId);
-  if (count === 0) throw workDiscarded();
+  if (count === 0) throw precondition && !work.discardedAt ? preconditionFailed() : workDiscarded();
   return presentWork(work);
 }
 

@@ -1,37 +1,118 @@
 import type { Server } from 'node:http';
-import { createApp } from './app';
-import { ConfigError, describeDatabase, loadConfig } from './config';
-import { openDatabase } from './db/client';
+import { ConfigError, describeConfig, describeRedis, loadConfig } from './config';
+import type { RedisConnection } from './http/rate-limit';
 
+/** A start-up failure the operator can act on: printed as one line, then exit 1. */
+class StartupError extends Error {}
+
+/**
+ * Start-up: configuration (checked once) → logger → database (migrations applied) → Redis when configured →
+ * the app → listen. Shutdown on SIGTERM/SIGINT: readiness turns 503, the listener closes, requests in flight
+ * finish (up to SHUTDOWN_TIMEOUT_MS, then they are cut off), and the database is closed cleanly before
+ * exiting: 0 when everything drained, 1 when requests had to be cut off. A second signal cuts them off at once.
+ * A signal that arrives while starting is held until start-up is done, so PGlite is never killed half-way.
+ */
 async function main(): Promise<void> {
+  let stop: ((signal: NodeJS.Signals) => void) | undefined;
+  let heldSignal: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals) => (stop ? stop(signal) : (heldSignal ??= signal));
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+
   const config = loadConfig(process.env);
-  const database = await openDatabase(config.database);
+  // The rest (Express, Prisma, the validator) loads only once the configuration is known to be good, so a bad
+  // value is reported at once.
+  const [{ createApp }, { openDatabase }, { drainServer, Lifecycle }, { startIdempotencyJanitor }, { createLogger }, { connectRedis }] =
+    await Promise.all([
+      import('./app.js'),
+      import('./db/client.js'),
+      import('./http/graceful-shutdown.js'),
+      import('./http/idempotency.js'),
+      import('./http/logger.js'),
+      import('./http/rate-limit.js'),
+    ]);
+  const logger = createLogger(config.logLevel);
+  logger.info({ config: describeConfig(config) }, 'works-api starting');
+
+  const database = await openDatabase(config.database).catch((error: unknown) => {
+    throw new StartupError(`cannot open the database: ${(error as Error).message}`);
+  });
+  if (database.migrated.length > 0) logger.info({ migrations: database.migrated }, 'database migrations applied');
+  let redis: RedisConnection | undefined;
+  if (config.redis) {
+    const { url } = config.redis;
+    redis = await connectRedis(url, logger).catch(async (error: unknown) => {
+      await database.close();
+      throw new StartupError(`cannot reach ${describeRedis(url)}: ${(error as Error).message}`);
+    });
+  }
+
+  const lifecycle = new Lifecycle();
   const app = createApp({
     db: database.prisma,
     adminToken: config.adminToken,
-    onBug: (error) => console.error('internal error', error),
+    logger,
+    lifecycle,
+    ping: () => database.ping(),
+    rateLimit: { perMinute: config.rateLimitPerMinute, store: redis?.store(`${config.redis?.prefix}rl:`) },
+    corsOrigins: config.corsOrigins,
   });
   const server = app.listen(config.port, config.host);
-  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject)).catch(
+    async (error: unknown) => {
+      await redis?.close();
+      await database.close();
+      throw new StartupError(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
+    },
+  );
+  const janitor = startIdempotencyJanitor(database.prisma, logger);
+  const closeResources = async () => {
+    await janitor.stop();
+    await redis?.close();
+    // Always last, and always awaited: PGlite flushes and closes its files here.
+    await database.close();
+  };
+
+  let stopping = false;
+  stop = (signal) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: cutting off the requests in flight');
+      server.closeAllConnections();
+      return;
+    }
+    stopping = true;
+    lifecycle.startDraining();
+    const drained = drainServer(server, config.shutdownTimeoutMs);
+    logger.info(
+      { signal, timeoutMs: config.shutdownTimeoutMs },
+      'shutting down: not accepting connections, finishing the requests in flight',
+    );
+    void drained
+      .then(async (inTime) => {
+        if (!inTime) logger.warn({ timeoutMs: config.shutdownTimeoutMs }, 'requests still in flight were cut off');
+        await closeResources();
+        logger.info('shut down: database closed');
+        process.exit(inTime ? 0 : 1);
+      })
+      .catch((error: unknown) => {
+        logger.fatal({ err: error }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.once('uncaughtException', (error) => {
+    logger.fatal({ err: error }, 'uncaught exception: closing the database and exiting');
+    server.closeAllConnections();
+    void closeResources().finally(() => process.exit(1));
+  });
 
   const url = `http://${config.host}:${addressPort(server)}`;
-  console.log(`works-api listening on ${url}/v1 (database: ${describeDatabase(config.database)})`);
-  console.log(
+  logger.info({ url: `${url}/v1` }, `works-api listening on ${url}/v1`);
+  logger.info(
     config.adminToken
       ? `Create a user and an API key: curl -X POST ${url}/v1/admin/users -H "Authorization: Bearer $ADMIN_TOKEN" -H "Content-Type: application/json" -d '{"email":"you@example.com","firstName":"Ada","lastName":"Lovelace"}'`
       : 'ADMIN_TOKEN is not set, so POST /v1/admin/users is off: restart with ADMIN_TOKEN=<16+ characters> to create users and keys.',
   );
-
-  const stop = async (signal: string) => {
-    console.log(`${signal}: closing`);
-    server.close();
-    server.closeIdleConnections();
-    await new Promise((resolve) => server.once('close', resolve));
-    await database.close();
-    process.exit(0);
-  };
-  process.once('SIGTERM', (signal) => void stop(signal));
-  process.once('SIGINT', (signal) => void stop(signal));
+  if (heldSignal) stop(heldSignal);
 }
 
 const addressPort = (server: Server): number => {
@@ -40,6 +121,8 @@ const addressPort = (server: Server): number => {
 };
 
 main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? `works-api: invalid configuration: ${error.message}` : error);
+  if (error instanceof ConfigError) process.stderr.write(`works-api: invalid configuration: ${error.message}\n`);
+  else if (error instanceof StartupError) process.stderr.write(`works-api: ${error.message}\n`);
+  else console.error(error);
   process.exit(1);
 });

@@ -70,6 +70,6 @@ export function problemHandler(onBug: (error: unknown, req: Parameters<ErrorRequ
       return sendProblem(res, known.code, known.detail, instance, known.errors ? { errors: known.errors } : {});
     }
     onBug(error, req);
-    sendProblem(res, 'internal_error', 'Something went wrong on our side.', instance);
+    sendProblem(res, 'internal_error', 'Something went wrong on our side.', instance, { requestId: req.id });
   };
 }

@@ -1,15 +1,25 @@
 import { Router, type RequestHandler } from 'express';
 import type { Db } from '../db/client';
+import { entityTag, ifMatchCondition, noneMatchHit, resourceOf } from './etag';
 import type { HandlerContext, HandlerMap, OperationId } from './handler';
-import { type Spec, toExpressPath } from './spec';
+import { idempotentCreation } from './idempotency';
+import type { Logger } from './logger';
+import { type Spec, type SpecOperation, toExpressPath } from './spec';
 
-/** Mounts one route per operation of the contract, each answered by its handler. */
-export function contractRoutes(spec: Spec, handlers: HandlerMap, db: Db): Router {
+/**
+ * Mounts one route per operation of the contract, each answered by its handler. What an operation declares in
+ * the spec switches its HTTP behaviour on: `Idempotency-Key` → replayable creations, an `ETag` response header
+ * → entity tags (and `304` for `If-None-Match`), `If-Match` → a precondition handed to the domain.
+ */
+export function contractRoutes(spec: Spec, handlers: HandlerMap, db: Db, logger: Logger): Router {
   const router = Router();
   for (const operation of spec.operations) {
     const handler = handlers[operation.operationId] as unknown as RuntimeHandler | undefined;
     if (!handler) throw new Error(`openapi/api.yaml has ${operation.operationId}, which has no handler`);
-    router[operation.method](toExpressPath(operation.path), respondWith(handler, db));
+    const chain: RequestHandler[] = [];
+    if (operation.takes.idempotencyKey) chain.push(idempotentCreation(db, logger, { etag: operation.etag }));
+    chain.push(respondWith(operation, handler, db));
+    router[operation.method](toExpressPath(operation.path), ...chain);
   }
   return router;
 }
@@ -17,18 +27,26 @@ export function contractRoutes(spec: Spec, handlers: HandlerMap, db: Db): Router
 /** A handler as the router sees it: the validator has already made the request match the handler's types. */
 type RuntimeHandler = (context: HandlerContext<OperationId>) => Promise<{ status: number; body?: unknown; location?: string }>;
 
-function respondWith(handler: RuntimeHandler, db: Db): RequestHandler {
+function respondWith(operation: SpecOperation, handler: RuntimeHandler, db: Db): RequestHandler {
+  const { etag, takes } = operation;
   return async (req, res) => {
+    const ifMatch = takes.ifMatch ? req.headers['if-match'] : undefined;
     const result = await handler({
       params: req.params as never,
       query: req.query as never,
       body: req.body as never,
       actor: (req.actor ?? null) as never,
       db,
+      ifMatch: ifMatch === undefined ? undefined : ifMatchCondition(ifMatch),
     });
     if (result.location) res.location(result.location);
-    if (result.body === undefined) res.status(result.status).end();
-    else res.status(result.status).json(result.body);
+    if (result.body === undefined) return void res.status(result.status).end();
+    if (etag) {
+      const tag = entityTag(resourceOf(result.body));
+      res.setHeader('ETag', tag);
+      if (takes.ifNoneMatch && noneMatchHit(req.headers['if-none-match'], tag)) return void res.status(304).end();
+    }
+    res.status(result.status).json(result.body);
   };
 }
 

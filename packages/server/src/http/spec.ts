@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Request } from 'express';
 import { parse } from 'yaml';
 import type { OperationId } from './handler';
 
@@ -16,6 +17,10 @@ export interface SpecOperation {
   path: string;
   /** The security schemes that may authenticate it. */
   security: string[];
+  /** The HTTP behaviours the spec declares for it (they switch the matching middleware on). */
+  takes: { idempotencyKey: boolean; ifMatch: boolean; ifNoneMatch: boolean };
+  /** Its success response carries an `ETag`. */
+  etag: boolean;
 }
 
 export interface Spec {
@@ -24,27 +29,94 @@ export interface Spec {
   operations: SpecOperation[];
 }
 
+interface Ref {
+  $ref?: string;
+}
+
+interface ParameterObject extends Ref {
+  name?: string;
+  in?: string;
+}
+
+interface ResponseObject extends Ref {
+  headers?: Record<string, unknown>;
+}
+
 interface OperationObject {
   operationId: OperationId;
   security?: Array<Record<string, string[]>>;
+  parameters?: ParameterObject[];
+  responses?: Record<string, ResponseObject>;
 }
+
+type PathItem = Partial<Record<HttpMethod, OperationObject>> & { parameters?: ParameterObject[] };
 
 export function loadSpec(file = specPath): Spec {
   const document = parse(readFileSync(file, 'utf8')) as {
     servers: Array<{ url: string }>;
     security: Array<Record<string, string[]>>;
-    paths: Record<string, Partial<Record<HttpMethod, OperationObject>>>;
+    paths: Record<string, PathItem>;
   };
   const schemesOf = (security: Array<Record<string, string[]>>) => security.flatMap((entry) => Object.keys(entry));
+  // Local references only (`#/components/...`), which is all the contract uses.
+  const resolve = <T extends Ref>(value: T): T =>
+    value.$ref
+      ? (value.$ref
+          .slice(2)
+          .split('/')
+          .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], document) as T)
+      : value;
   const operations = Object.entries(document.paths).flatMap(([specPathKey, item]) =>
     HTTP_METHODS.flatMap((method) => {
       const operation = item[method];
-      return operation
-        ? [{ operationId: operation.operationId, method, path: specPathKey, security: schemesOf(operation.security ?? document.security) }]
-        : [];
+      if (!operation) return [];
+      const headerParameters = new Set(
+        [...(item.parameters ?? []), ...(operation.parameters ?? [])]
+          .map(resolve)
+          .filter((parameter) => parameter.in === 'header')
+          .map((parameter) => parameter.name?.toLowerCase()),
+      );
+      const success = Object.entries(operation.responses ?? {})
+        .filter(([status]) => status.startsWith('2'))
+        .map(([, response]) => resolve(response));
+      return [
+        {
+          operationId: operation.operationId,
+          method,
+          path: specPathKey,
+          security: schemesOf(operation.security ?? document.security),
+          takes: {
+            idempotencyKey: headerParameters.has('idempotency-key'),
+            ifMatch: headerParameters.has('if-match'),
+            ifNoneMatch: headerParameters.has('if-none-match'),
+          },
+          etag: success.some((response) => response.headers?.['ETag'] !== undefined),
+        },
+      ];
     }),
   );
   return { document, basePath: new URL(document.servers[0]!.url, 'http://x').pathname, operations };
+}
+
+/**
+ * The route template of a request for logs: the validator's match when it ran, an app-level route, one of
+ * `fixedPaths` (health probes), or the contract's path that matches (for requests refused before validation:
+ * 401, 429). Null for paths nothing serves, so the log never holds a caller's made-up URL.
+ */
+export function routeTemplates(spec: Spec, fixedPaths: readonly string[] = []): (req: Request) => string | null {
+  const fixed = new Set(fixedPaths);
+  const templates = [...new Set(spec.operations.map((operation) => operation.path))].map((template) => ({
+    template: spec.basePath + template,
+    pattern: new RegExp(`^${spec.basePath}${template.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+  }));
+  return (req) => {
+    const matched = (req as Request & { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute;
+    if (matched) return matched;
+    if (req.route && req.baseUrl === '') return String((req.route as { path: unknown }).path);
+    const path = req.originalUrl.split('?')[0]!;
+    if (fixed.has(path)) return path;
+    return templates.find(({ pattern }) => pattern.test(path))?.template ?? null;
+  };
 }
 
 /** `/tenants/{tenant_id}` → `/tenants/:tenant_id` */

@@ -1,0 +1,127 @@
+import { hash } from 'node:crypto';
+import type { RequestHandler, Response } from 'express';
+import type { Db } from '../db/client';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  deleteExpiredIdempotencyKeys,
+  type IdempotencyKeyId,
+  releaseIdempotencyKey,
+  type StoredResponse,
+} from '../db/idempotency-keys';
+import { ProblemError } from '../domain/errors';
+import { entityTag, resourceOf } from './etag';
+import type { Logger } from './logger';
+
+export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
+
+/** JSON with sorted keys, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same body. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const object = value as Record<string, unknown>;
+    const members = Object.keys(object)
+      .filter((key) => object[key] !== undefined)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson(object[key])}`);
+    return `{${members.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * `Idempotency-Key` on a creating POST (mounted only on those). Runs after authentication and validation, so
+ * a request the contract refuses never takes a key. The first request with a key locks it, runs, and stores
+ * its response before sending it; a retry with the same key and body gets that response again, marked
+ * `Idempotent-Replayed: true`, and creates nothing. A 5xx gives the key back so the retry runs again.
+ */
+export function idempotentCreation(db: Db, logger: Logger, options: { etag: boolean }): RequestHandler {
+  return async (req, res, next) => {
+    const key = req.headers['idempotency-key'];
+    if (typeof key !== 'string') return next();
+    const id: IdempotencyKeyId = { scope: req.actor?.userId ?? 'operator', key };
+    const request = `${req.method} ${req.originalUrl.split('?')[0]}`;
+    const bodyHash = hash('sha256', canonicalJson(req.body ?? null), 'hex');
+    const claim = await claimIdempotencyKey(db, id, request, bodyHash);
+    switch (claim.kind) {
+      case 'in_use':
+        throw new ProblemError(
+          'idempotency_key_in_use',
+          'A request with this Idempotency-Key is still being processed; retry once it has finished.',
+        );
+      case 'reused':
+        throw new ProblemError(
+          'idempotency_key_reused',
+          claim.sameRequest
+            ? 'This Idempotency-Key was first used with a different request body.'
+            : `This Idempotency-Key was first used with another operation (${claim.firstRequest}).`,
+        );
+      case 'done':
+        return replay(res, claim.response, options.etag);
+      case 'claimed':
+        break;
+    }
+    // Hold the response until it is stored: a retry that arrives after the client saw it must find it.
+    const send = res.send;
+    res.send = function storeThenSend(body?: unknown) {
+      res.send = send;
+      const text = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : JSON.stringify(body);
+      const status = res.statusCode;
+      const stored: StoredResponse = {
+        status,
+        contentType: String(res.getHeader('Content-Type') ?? 'application/json'),
+        location: (res.getHeader('Location') as string | undefined) ?? null,
+        body: text,
+      };
+      const saving =
+        status >= 500 ? releaseIdempotencyKey(db, id, claim.lockedAt) : completeIdempotencyKey(db, id, claim.lockedAt, stored);
+      saving
+        .catch((error: unknown) => logger.error({ err: error, reqId: req.id }, 'could not store the idempotent response'))
+        .finally(() => send.call(res, body));
+      return res;
+    };
+    next();
+  };
+}
+
+function replay(res: Response, stored: StoredResponse, etag: boolean): void {
+  res.status(stored.status);
+  res.setHeader('Content-Type', stored.contentType);
+  res.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
+  if (stored.location) res.setHeader('Location', stored.location);
+  if (etag && stored.status < 300) res.setHeader('ETag', entityTag(resourceOf(JSON.parse(stored.body))));
+  res.send(stored.body);
+}
+
+const CLEANUP_EVERY_MS = 10 * 60 * 1000;
+const CLEANUP_BATCH = 1000;
+const CLEANUP_MAX_BATCHES = 20;
+
+/**
+ * Deletes expired keys now and every ten minutes, at most 20,000 per round in batches of 1,000, so cleaning
+ * never competes with traffic for long. Every server process may run it; the deletes do not conflict.
+ */
+export function startIdempotencyJanitor(db: Db, logger: Logger): { stop(): Promise<void> } {
+  let running: Promise<void> = Promise.resolve();
+  const round = async () => {
+    let deleted = 0;
+    for (let batch = 0; batch < CLEANUP_MAX_BATCHES; batch++) {
+      const count = await deleteExpiredIdempotencyKeys(db, new Date(), CLEANUP_BATCH);
+      deleted += count;
+      if (count < CLEANUP_BATCH) break;
+    }
+    if (deleted > 0) logger.info({ deleted }, 'expired idempotency keys deleted');
+  };
+  const run = () => {
+    running = round().catch((error: unknown) => logger.warn({ err: error }, 'idempotency key cleanup failed'));
+  };
+  run();
+  const timer = setInterval(run, CLEANUP_EVERY_MS);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

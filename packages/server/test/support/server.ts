@@ -1,8 +1,12 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
 import { createClient, type WorksApiClient } from '@works-api/client';
+import type { Store } from 'express-rate-limit';
 import { createApp } from '../../src/app';
 import { type Database, type DatabaseTarget, openDatabase } from '../../src/db/client';
+import { Lifecycle } from '../../src/http/graceful-shutdown';
+import { createLogger } from '../../src/http/logger';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -26,6 +30,11 @@ export interface TestServer {
   baseUrl: string;
   database: Database;
   bugs: unknown[];
+  /** Every log line the app wrote, parsed (the app logs at debug level in tests). */
+  logs: Array<Record<string, unknown>>;
+  /** Every log line as written, to check what never appears in them. */
+  rawLogs: string[];
+  lifecycle: Lifecycle;
   /** A new user (unique email) with an API key, through the operator route. */
   createUser(name?: string): Promise<TestUser>;
   /** fetch() relative to the server, with an API key when given. */
@@ -39,15 +48,44 @@ export type TestResponse = Omit<Response, 'json'> & { json(): Promise<any> };
 
 let userCount = 0;
 
+export interface TestServerOptions {
+  adminToken?: string | null;
+  /** Requests per minute per API key (default: a budget no test reaches, so the limiter runs as in production). */
+  rateLimitPerMinute?: number;
+  /** Where rate-limit counters live (a Redis store); in the process by default. */
+  rateLimitStore?: Store;
+  corsOrigins?: string[];
+  /** Serve from this database instead of a fresh one (it is closed with the server unless `keepDatabase`). */
+  database?: Database;
+  keepDatabase?: boolean;
+}
+
 /** The real app on a random loopback port, checking every response against the contract. */
-export async function startTestServer(options: { adminToken?: string | null } = {}): Promise<TestServer> {
-  const database = await openDatabase(testDatabaseTarget());
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const database = options.database ?? (await openDatabase(testDatabaseTarget()));
   const bugs: unknown[] = [];
+  const rawLogs: string[] = [];
+  const logs: Array<Record<string, unknown>> = [];
+  const logStream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
+        rawLogs.push(line);
+        logs.push(JSON.parse(line) as Record<string, unknown>);
+      }
+      done();
+    },
+  });
+  const lifecycle = new Lifecycle();
   const app = createApp({
     db: database.prisma,
     adminToken: options.adminToken === null ? undefined : (options.adminToken ?? ADMIN_TOKEN),
     validateResponses: true,
     onBug: (error) => bugs.push(error),
+    logger: createLogger('debug', logStream),
+    rateLimit: { perMinute: options.rateLimitPerMinute ?? 1_000_000, store: options.rateLimitStore },
+    corsOrigins: options.corsOrigins,
+    lifecycle,
+    ping: () => database.ping(),
   });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
@@ -65,6 +103,9 @@ export async function startTestServer(options: { adminToken?: string | null } = 
     baseUrl,
     database,
     bugs,
+    logs,
+    rawLogs,
+    lifecycle,
     call,
     async createUser(name = 'user') {
       const email = `${name}-${process.pid}-${++userCount}-${Date.now()}@example.com`;
@@ -85,7 +126,7 @@ export async function startTestServer(options: { adminToken?: string | null } = 
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
-      await database.close();
+      if (!options.keepDatabase) await database.close();
       // A response that broke the contract, or any other bug, fails the file that caused it.
       if (bugs.length > 0) throw new Error(`the server hit ${bugs.length} bug(s): ${String(bugs[0])}`);
     },

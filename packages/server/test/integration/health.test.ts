@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { openDatabase } from '../../src/db/client';
+import { startTestServer, testDatabaseTarget } from '../support/server';
+
+/** Liveness and readiness probes: unversioned, unauthenticated, and readiness follows the database. */
+
+describe('GET /healthz and GET /readyz', () => {
+  it('answers 200 without a key, outside /v1', async () => {
+    const server = await startTestServer();
+    try {
+      const health = await server.call('/healthz');
+      expect(health.status).toBe(200);
+      expect(await health.json()).toEqual({ status: 'ok' });
+      const ready = await server.call('/readyz');
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toEqual({ status: 'ready' });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('fails readiness with 503 problem+json while shutting down, but stays alive', async () => {
+    const server = await startTestServer();
+    try {
+      server.lifecycle.startDraining();
+      const ready = await server.call('/readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.headers.get('connection')).toBe('close');
+      expect(await ready.json()).toMatchObject({ status: 503, code: 'not_ready' });
+      expect((await server.call('/healthz')).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('fails readiness with 503 when the database is gone, and recovers when it is back (PostgreSQL)', async () => {
+    const url = process.env.DATABASE_URL;
+    if (!url) return expectReadinessFailsWhenPgliteIsClosed();
+    // A database of its own, so that making it unreachable affects nobody else.
+    const name = `works_readyz_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+    const admin = new Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    const scratchUrl = Object.assign(new URL(url), { pathname: `/${name}` }).toString();
+    const database = await openDatabase({ kind: 'postgres', url: scratchUrl });
+    const server = await startTestServer({ database });
+    try {
+      expect((await server.call('/readyz')).status).toBe(200);
+      await admin.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`);
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+      const down = await server.call('/readyz');
+      expect(down.status).toBe(503);
+      expect(await down.json()).toMatchObject({ code: 'not_ready', detail: 'The database is unreachable.' });
+      expect((await server.call('/healthz')).status).toBe(200);
+      await admin.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS true`);
+      expect((await server.call('/readyz')).status).toBe(200);
+    } finally {
+      await server.close().catch(() => undefined);
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    }
+  });
+});
+
+/** On the embedded database, "gone" is a closed PGlite. */
+async function expectReadinessFailsWhenPgliteIsClosed() {
+  const database = await openDatabase(testDatabaseTarget());
+  const server = await startTestServer({ database, keepDatabase: true });
+  try {
+    expect((await server.call('/readyz')).status).toBe(200);
+    await database.close();
+    const down = await server.call('/readyz');
+    expect(down.status).toBe(503);
+    expect(await down.json()).toMatchObject({ code: 'not_ready', detail: 'The database is unreachable.' });
+    expect((await server.call('/healthz')).status).toBe(200);
+  } finally {
+    await server.close();
+  }
+}

@@ -1,0 +1,84 @@
+import { databaseEnv, removeDataDirs, runUntilExit, spawnServer } from '../support/process';
+
+/** Configuration is read and checked once at start-up: a bad value stops the process with one clear line. */
+
+describe('a bad configuration value stops the server with one clear line', () => {
+  it.each([
+    ['PORT', 'abc', 'PORT must be a whole number from 0 to 65535 (got "abc")'],
+    ['PORT', '70000', 'PORT must be a whole number from 0 to 65535 (got "70000")'],
+    ['DATABASE_URL', 'mysql://admin:hunter2@db.example.com/works', 'DATABASE_URL must be a postgres:// or postgresql:// URL'],
+    ['DATABASE_URL', 'not a url', 'DATABASE_URL must be a postgres:// or postgresql:// URL'],
+    ['RATE_LIMIT_PER_MINUTE', 'lots', 'RATE_LIMIT_PER_MINUTE must be a whole number from 0 to 1000000 (got "lots")'],
+    ['RATE_LIMIT_PER_MINUTE', '-5', 'RATE_LIMIT_PER_MINUTE must be a whole number from 0 to 1000000 (got "-5")'],
+    ['RATE_LIMIT_PER_MINUTE', '1.5', 'RATE_LIMIT_PER_MINUTE must be a whole number from 0 to 1000000 (got "1.5")'],
+    ['REDIS_URL', 'http://:hunter2@cache.example.com', 'REDIS_URL must be a redis:// or rediss:// URL'],
+    ['LOG_LEVEL', 'loud', 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
+    ['CORS_ORIGINS', 'https://app.example.com/path', 'CORS_ORIGINS must be a comma-separated list of origins'],
+    ['SHUTDOWN_TIMEOUT_MS', 'soon', 'SHUTDOWN_TIMEOUT_MS must be a whole number from 0 to 600000 (got "soon")'],
+    ['ADMIN_TOKEN', 'hunter2', 'ADMIN_TOKEN must be at least 16 characters'],
+  ])('%s=%s', async (name, value, message) => {
+    const { code, stdout, stderr } = await runUntilExit({ [name]: value });
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    const lines = stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^works-api: invalid configuration: /);
+    expect(lines[0]).toContain(message);
+    expect(stderr).not.toContain('hunter2');
+  });
+
+  it('reports every bad value at once, still on one line', async () => {
+    const { code, stderr } = await runUntilExit({ PORT: '-1', LOG_LEVEL: 'chatty' });
+    expect(code).toBe(1);
+    expect(stderr.trimEnd().split('\n')).toEqual([
+      'works-api: invalid configuration: PORT must be a whole number from 0 to 65535 (got "-1"); LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "chatty")',
+    ]);
+  });
+
+  it('stops with one line when a configured service cannot be reached, without its credentials', async () => {
+    const { code, stdout, stderr } = await runUntilExit({
+      PGLITE_DIR: '/nonexistent-works-api/never-created',
+      REDIS_URL: 'redis://:hunter2@127.0.0.1:1',
+      DATABASE_URL: 'postgresql://postgres:hunter2@127.0.0.1:1/works',
+    });
+    expect(code).toBe(1);
+    expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/^works-api: cannot open the database: /);
+    expect(stdout + stderr).not.toContain('hunter2');
+  });
+});
+
+describe('start-up summary', () => {
+  afterAll(removeDataDirs);
+
+  it('logs the configuration it runs with, without secrets', async () => {
+    const env: Record<string, string> = {
+      ADMIN_TOKEN: 'hunter2-hunter2-hunter2',
+      RATE_LIMIT_PER_MINUTE: '120',
+      CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
+      SHUTDOWN_TIMEOUT_MS: '2500',
+    };
+    const database = await databaseEnv();
+    if (database.DATABASE_URL) {
+      // Trust authentication ignores the password, so the server starts, and must still not print it.
+      const url = new URL(database.DATABASE_URL);
+      url.password = 'hunter2';
+      database.DATABASE_URL = url.toString();
+    }
+    const server = await spawnServer({ ...env, ...database });
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    const starting = server.lines.find((line) => line.msg === 'works-api starting');
+    expect(starting?.config).toMatchObject({
+      port: 0,
+      host: '127.0.0.1',
+      database: expect.stringMatching(/^(PostgreSQL at 127\.0\.0\.1:\d+\/\w+|embedded PGlite in \/)/),
+      adminRoutes: 'on',
+      rateLimit: '120 requests per minute per API key, counted in this process',
+      corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
+      logLevel: 'info',
+      shutdownTimeoutMs: 2500,
+    });
+    expect(JSON.stringify(server.lines)).not.toContain('hunter2');
+  });
+});

@@ -1,0 +1,105 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+
+/** The built server, as `pnpm start` runs it (turbo builds it before the tests). */
+export const MAIN = path.resolve(__dirname, '../../dist/main.js');
+
+export type LogLine = Record<string, unknown> & { msg?: string };
+
+export interface ServerProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  port: number;
+  /** Every JSON line written to stdout so far. */
+  lines: LogLine[];
+  stderr(): string;
+  /** Resolves with the first line (already written or still to come) that matches. */
+  waitForLine(matches: (line: LogLine) => boolean): Promise<LogLine>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const dataDirs: string[] = [];
+
+/** Deletes the embedded data folders `databaseEnv` made (call in afterAll, once the servers have exited). */
+export function removeDataDirs(): void {
+  for (const dir of dataDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * The suite's PostgreSQL, or a new embedded data folder: the environment a spawned server needs for its
+ * database. The folder is unpacked from the suite's migrated template, so the server skips initdb.
+ */
+export async function databaseEnv(): Promise<Record<string, string>> {
+  const url = process.env.DATABASE_URL;
+  if (url) return { DATABASE_URL: url };
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'works-api-process-'));
+  dataDirs.push(dataDir);
+  const template = process.env.WORKS_API_PGLITE_TEMPLATE;
+  if (template) {
+    const pglite = new PGlite(dataDir, { loadDataDir: new Blob([readFileSync(template)]) });
+    await pglite.waitReady;
+    await pglite.close();
+  }
+  return { PGLITE_DIR: dataDir };
+}
+
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run pnpm build first`);
+  // Only what the test chooses: nothing leaks in from the environment the tests run in.
+  return { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', ...env };
+}
+
+/**
+ * Starts `node dist/main.js` on a free port and resolves once it listens (rejects with its stderr if it exits);
+ * with `untilListening: false`, as soon as it has printed its first line.
+ */
+export async function spawnServer(env: Record<string, string>, { untilListening = true } = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [MAIN], { env: childEnv({ PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: LogLine[] = [];
+  const waiters: Array<{ matches: (line: LogLine) => boolean; resolve: (line: LogLine) => void }> = [];
+  let stderr = '';
+  let pending = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  child.stdout!.on('data', (chunk: Buffer) => {
+    pending += chunk.toString('utf8');
+    const complete = pending.split('\n');
+    pending = complete.pop()!;
+    for (const text of complete.filter(Boolean)) {
+      const line = JSON.parse(text) as LogLine;
+      lines.push(line);
+      for (const waiter of waiters.filter((w) => w.matches(line))) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(line);
+      }
+    }
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const waitForLine = (matches: (line: LogLine) => boolean) =>
+    new Promise<LogLine>((resolve, reject) => {
+      const found = lines.find(matches);
+      if (found) return resolve(found);
+      waiters.push({ matches, resolve });
+      void exited.then(({ code }) => reject(new Error(`the server exited (${code}) first; stderr: ${stderr}`)));
+    });
+  const listening = await waitForLine((line) => !untilListening || typeof line.url === 'string');
+  const baseUrl = String(listening.url ?? 'http://127.0.0.1:0').replace(/\/v1$/, '');
+  return { child, baseUrl, port: Number(new URL(baseUrl).port), lines, stderr: () => stderr, waitForLine, exited };
+}
+
+/** Runs the server until it exits by itself (a configuration error), killing it if it starts instead. */
+export async function runUntilExit(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [MAIN], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const guard = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  clearTimeout(guard);
+  return { code, stdout, stderr };
+}

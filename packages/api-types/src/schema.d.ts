@@ -503,12 +503,14 @@ export interface components {
          */
         NullableTimestamp: string | null;
         /**
-         * @description 1 to 200 characters, no control characters; surrounding white space is trimmed.
+         * @description 1 to 200 characters (Unicode code points) after trimming surrounding white space (the trimmed name is
+         *     what is stored); no control characters, no unpaired surrogates.
          * @example Acme Research
          */
         Name: string;
         /**
-         * @description At most 5,000 characters; line breaks and tabs allowed, no other control characters.
+         * @description At most 5,000 characters (Unicode code points); line breaks and tabs allowed, no other control
+         *     characters, no unpaired surrogates.
          * @example Please confirm the figures in section 3.
          */
         LongText: string;
@@ -519,7 +521,8 @@ export interface components {
          */
         Email: string;
         /**
-         * @description A first or last name, at most 200 characters, no control characters.
+         * @description A first or last name, possibly empty: at most 200 characters (Unicode code points) after trimming
+         *     surrounding white space (the trimmed name is what is stored); no control characters, no unpaired surrogates.
          * @example Ada
          */
         PersonName: string;

@@ -1,9 +1,16 @@
 import { nextFreeSlug, slugCandidatesPrefix, slugify } from './slug';
 
-/** True for Prisma's unique-constraint violation (P2002). */
+/**
+ * True for a unique-constraint violation: Prisma's P2002 on PostgreSQL (@prisma/adapter-pg maps SQLSTATE 23505),
+ * or, on the embedded PGlite, whose adapter does not map it, the raw 23505 inside a DriverAdapterError.
+ */
 export function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002';
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, cause } = error as { code?: unknown; cause?: { kind?: unknown; code?: unknown } };
+  return code === 'P2002' || (cause?.kind === 'postgres' && cause.code === UNIQUE_VIOLATION);
 }
+
+const UNIQUE_VIOLATION = '23505';
 
 /**
  * Creates a row under the first free slug for `name`. Two concurrent creations may pick the same slug; the

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createClient, type WorksApiClient } from '@works-api/client';
 import { createApp } from '../../src/app';
 import { type Database, type DatabaseTarget, openDatabase } from '../../src/db/client';
+import { documentedStatusCheck } from './documented';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -49,12 +50,15 @@ export async function startTestServer(options: { adminToken?: string | null } = 
   await new Promise((resolve) => server.once('listening', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const call: TestServer['call'] = (path, init = {}) => {
+  const checkDocumented = documentedStatusCheck();
+  const call: TestServer['call'] = async (path, init = {}) => {
     const { apiKey, json, ...rest } = init;
     const headers = new Headers(rest.headers);
     if (apiKey) headers.set('Authorization', `Bearer ${apiKey}`);
     if (json !== undefined) headers.set('Content-Type', 'application/json');
-    return fetch(baseUrl + path, { ...rest, headers, body: json === undefined ? rest.body : JSON.stringify(json) });
+    const res = await fetch(baseUrl + path, { ...rest, headers, body: json === undefined ? rest.body : JSON.stringify(json) });
+    checkDocumented(rest.method ?? 'GET', path, res.status);
+    return res;
   };
 
   return {

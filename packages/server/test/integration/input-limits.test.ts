@@ -343,16 +343,16 @@ describe('first and last names: at most 200 characters after trimming, possibly 
 
 describe('unknown properties are refused, at any depth', () => {
   it.each([
-    ['POST', () => '/v1/tenants', { name: 'T', slug: 'mine' }, '/body/slug'],
-    ['PATCH', () => tenantPath(), { name: 'T', owner: 'me' }, '/body/owner'],
-    ['POST', () => '/v1/api-keys', { name: 'K', secret: 'x' }, '/body/secret'],
-    ['POST', () => `${tenantPath()}/members`, { email: 'm@example.com', role: 'member', admin: true }, '/body/admin'],
-    ['POST', () => worksPath(), { name: 'W', discardedAt: null }, '/body/discardedAt'],
-    ['PATCH', () => `${worksPath()}/${workId}`, { name: 'W', slug: 'w' }, '/body/slug'],
-    ['POST', () => requestsPath(), { title: 'T', recipient: { email: 'r@example.com' }, status: 'validated' }, '/body/status'],
-    ['POST', () => requestsPath(), { title: 'T', recipient: { email: 'r@example.com', phone: '1' } }, '/body/recipient/phone'],
-    ['POST', () => '/v1/admin/users', { email: 'o@example.com', firstName: 'F', lastName: 'L', role: 'owner' }, '/body/role'],
-  ] as const)('%s %s with %j → 400 at %s', async (method, path, json, errorPath) => {
+    ['POST /tenants', 'POST', () => '/v1/tenants', { name: 'T', slug: 'mine' }, '/body/slug'],
+    ['PATCH /tenants/{id}', 'PATCH', () => tenantPath(), { name: 'T', owner: 'me' }, '/body/owner'],
+    ['POST /api-keys', 'POST', () => '/v1/api-keys', { name: 'K', secret: 'x' }, '/body/secret'],
+    ['POST .../members', 'POST', () => `${tenantPath()}/members`, { email: 'm@example.com', role: 'member', admin: true }, '/body/admin'],
+    ['POST .../works', 'POST', () => worksPath(), { name: 'W', discardedAt: null }, '/body/discardedAt'],
+    ['PATCH .../works/{id}', 'PATCH', () => `${worksPath()}/${workId}`, { name: 'W', slug: 'w' }, '/body/slug'],
+    ['POST .../requests', 'POST', () => requestsPath(), { title: 'T', recipient: { email: 'r@example.com' }, status: 'validated' }, '/body/status'],
+    ['POST .../requests', 'POST', () => requestsPath(), { title: 'T', recipient: { email: 'r@example.com', phone: '1' } }, '/body/recipient/phone'],
+    ['POST /admin/users', 'POST', () => '/v1/admin/users', { email: 'o@example.com', firstName: 'F', lastName: 'L', role: 'owner' }, '/body/role'],
+  ] as const)('%s refuses an unknown property', async (_label, method, path, json, errorPath) => {
     const apiKey = path() === '/v1/admin/users' ? ADMIN_TOKEN : ada.apiKey;
     const res = await server.call(path(), { method, apiKey, json });
     await expectProblem(res, 400, 'validation_failed', errorPath);
@@ -361,12 +361,22 @@ describe('unknown properties are refused, at any depth', () => {
   it.each([
     ['confirm', 'PUT', { answer: 'yes', note: 'x' }, '/body/note'],
     ['cancel', 'DELETE', { reason: 'no', why: 'x' }, '/body/why'],
+    // validate and early_validate take no input: a property sent to them would be silently lost otherwise.
+    ['validate', 'PUT', { note: 'x' }, /^\/body(\/note)?$/],
+    ['early_validate', 'PUT', { validation: 'standard' }, /^\/body(\/validation)?$/],
   ] as const)('on %s, and leave the request unchanged', async (action, method, json, errorPath) => {
     const { path } = await requestInNewWork(ada);
     const url = `/v1/tenants/${path.tenant_id}/works/${path.work_id}/requests/${path.id}`;
     await expectProblem(await server.call(`${url}/${action}`, { method, apiKey: ada.apiKey, json }), 400, 'validation_failed', errorPath);
     const after = (await (await server.call(url, { apiKey: ada.apiKey })).json()) as { request: Json };
     expect(after.request.status).toBe('pending');
+  });
+
+  it('accepts an empty object as the body of validate and early_validate', async () => {
+    const { path } = await requestInNewWork(ada);
+    const url = `/v1/tenants/${path.tenant_id}/works/${path.work_id}/requests/${path.id}`;
+    const res = await server.call(`${url}/early_validate`, { method: 'PUT', apiKey: ada.apiKey, json: {} });
+    expect([res.status, (await res.json()).validation]).toEqual([200, 'early']);
   });
 });
 

@@ -182,6 +182,42 @@ describe('the permission matrix', () => {
     for (const row of Object.values(expected)) expect(Object.keys(row).sort()).toEqual([...callers].sort());
   });
 
+  it('has every operation of PRODUCT.md in the spec, and no other', () => {
+    const work = '/tenants/{tenant_id}/works/{work_id}';
+    const request = `${work}/requests/{id}`;
+    const productOperations = [
+      'POST /admin/users',
+      'GET /me',
+      'GET /api-keys',
+      'POST /api-keys',
+      'DELETE /api-keys/{api_key_id}',
+      'GET /tenants',
+      'POST /tenants',
+      'GET /tenants/{tenant_id}',
+      'PATCH /tenants/{tenant_id}',
+      'GET /tenants/{tenant_id}/members',
+      'POST /tenants/{tenant_id}/members',
+      'PATCH /tenants/{tenant_id}/members/{user_id}',
+      'DELETE /tenants/{tenant_id}/members/{user_id}',
+      'GET /tenants/{tenant_id}/works',
+      'POST /tenants/{tenant_id}/works',
+      `GET ${work}`,
+      `PATCH ${work}`,
+      `DELETE ${work}`,
+      `PUT ${work}/undiscard`,
+      `GET ${work}/requests`,
+      `POST ${work}/requests`,
+      `GET ${request}`,
+      `GET ${request}/events`,
+      `DELETE ${request}/cancel`,
+      `PUT ${request}/confirm`,
+      `PUT ${request}/early_validate`,
+      `PUT ${request}/validate`,
+    ];
+    const specOperations = spec.operations.map((operation) => `${operation.method.toUpperCase()} ${operation.path}`);
+    expect(specOperations.sort()).toEqual(productOperations.sort());
+  });
+
   describe.each(spec.operations.map((operation) => [operation.operationId, operation] as const))('%s', (operationId, operation) => {
     it.each(callers)(`as %s`, async (caller) => {
       const want = expected[operationId]?.[caller];

@@ -9,6 +9,9 @@ import { startTestServer, type TestServer, type TestUser } from '../support/serv
 let server: TestServer;
 let ada: TestUser;
 let bob: TestUser;
+// Tenant slugs are unique across the service, and a PostgreSQL test database outlives a run: names that must
+// get a predictable slug carry this run's tag.
+const tag = `${process.pid}-${Date.now()}`;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -62,7 +65,7 @@ describe('GET /tenants/{id}', () => {
 
 describe('PATCH /tenants/{id}', () => {
   it('renames (trimmed), keeps the slug and moves updatedAt, for an owner or an admin', async () => {
-    const tenant = await createTenant(ada, 'Before Rename');
+    const tenant = await createTenant(ada, `Before Rename ${tag}`);
     await addMember(ada, tenant.id, bob.email, 'admin');
 
     const renamed = await call(bob, 'PATCH', `/v1/tenants/${tenant.id}`, { name: '  After Rename  ' });
@@ -75,7 +78,7 @@ describe('PATCH /tenants/{id}', () => {
     expect(read.body.tenant).toEqual(renamed.body.tenant);
 
     // A new tenant with the old name gets the old slug's base; the renamed one keeps its own.
-    const again = await createTenant(ada, 'Before Rename');
+    const again = await createTenant(ada, `Before Rename ${tag}`);
     expect(again.slug).toBe(`${tenant.slug}-2`);
   });
 
@@ -93,14 +96,14 @@ describe('PATCH /tenants/{id}', () => {
 
 describe('slugs', () => {
   it('are unique across the service: a second tenant of the same name, even another user’s, gets -2, -3', async () => {
-    const name = `Slug Clash ${process.pid}`;
+    const name = `Slug Clash ${tag}`;
     const first = await createTenant(ada, name);
     const second = await createTenant(bob, name);
     const third = await createTenant(ada, `  ${name.toUpperCase()}!  `);
     expect([first.slug, second.slug, third.slug]).toEqual([
-      `slug-clash-${process.pid}`,
-      `slug-clash-${process.pid}-2`,
-      `slug-clash-${process.pid}-3`,
+      `slug-clash-${tag}`,
+      `slug-clash-${tag}-2`,
+      `slug-clash-${tag}-3`,
     ]);
   });
 
@@ -114,11 +117,11 @@ describe('slugs', () => {
     // inserts, so all but one collide on the unique index and must pick again.
     const db = server.database.prisma;
     const actor = await authenticate(db, `Bearer ${ada.apiKey}`);
-    const name = `Same Moment ${process.pid}`;
+    const name = `Same Moment ${tag}`;
     const tenants = await Promise.all(Array.from({ length: 5 }, () => createTenantInDomain(db, actor, { name })));
     const slugs = tenants.map((tenant) => tenant.slug).sort();
     expect(new Set(slugs).size).toBe(5);
-    const base = `same-moment-${process.pid}`;
+    const base = `same-moment-${tag}`;
     expect(slugs).toEqual([base, `${base}-2`, `${base}-3`, `${base}-4`, `${base}-5`]);
 
     // Work slugs likewise, within one tenant.

@@ -503,12 +503,14 @@ export interface components {
          */
         NullableTimestamp: string | null;
         /**
-         * @description 1 to 200 characters, no control characters; surrounding white space is trimmed.
+         * @description 1 to 200 characters (Unicode code points) after trimming surrounding white space (the trimmed name is
+         *     what is stored); no control characters, no unpaired surrogates.
          * @example Acme Research
          */
         Name: string;
         /**
-         * @description At most 5,000 characters; line breaks and tabs allowed, no other control characters.
+         * @description At most 5,000 characters (Unicode code points); line breaks and tabs allowed, no other control
+         *     characters, no unpaired surrogates.
          * @example Please confirm the figures in section 3.
          */
         LongText: string;
@@ -519,7 +521,8 @@ export interface components {
          */
         Email: string;
         /**
-         * @description A first or last name, at most 200 characters, no control characters.
+         * @description A first or last name, possibly empty: at most 200 characters (Unicode code points) after trimming
+         *     surrounding white space (the trimmed name is what is stored); no control characters, no unpaired surrogates.
          * @example Ada
          */
         PersonName: string;
@@ -903,6 +906,11 @@ export interface components {
             /** @description The recipient's answer. */
             answer?: components["schemas"]["LongText"];
         };
+        /**
+         * @description This action takes no input; send no body, or an empty object. Any property is refused.
+         * @example {}
+         */
+        EmptyBody: Record<string, never>;
         /**
          * @example {
          *       "reason": "Sent to the wrong person."
@@ -2359,7 +2367,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             200: components["responses"]["RequestActionDone"];
             400: components["responses"]["BadRequest"];
@@ -2367,6 +2379,8 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["TransitionConflict"];
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2391,7 +2405,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             200: components["responses"]["RequestActionDone"];
             400: components["responses"]["BadRequest"];
@@ -2399,6 +2417,8 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["TransitionConflict"];
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

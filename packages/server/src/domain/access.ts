@@ -1,4 +1,5 @@
 import type { Db } from '../db/client';
+import { isId } from '../db/ids';
 import { notFound, ProblemError } from './errors';
 
 /**
@@ -15,6 +16,8 @@ export const minimumRole = {
   renameTenant: 'admin',
   manageWorks: 'admin',
   manageMembers: 'admin',
+  /** Granting, changing or taking away the owner role (on top of manageMembers). */
+  manageOwners: 'owner',
 } as const satisfies Record<string, Role>;
 
 export type Permission = keyof typeof minimumRole;
@@ -35,14 +38,25 @@ export interface Membership {
 }
 
 export async function authorize(db: Db, actor: Actor, tenantId: string, permission: Permission): Promise<Membership> {
+  // An id we never issue names no tenant; it must not reach the uuid column either.
+  if (!isId(tenantId)) throw notFound('tenant');
   const membership = await db.membership.findUnique({
     where: { tenantId_userId: { tenantId, userId: actor.userId } },
     select: { role: true },
   });
   if (!membership) throw notFound('tenant');
+  const caller = { tenantId, role: membership.role };
+  requirePermission(caller, permission);
+  return caller;
+}
+
+/**
+ * For rules that depend on more than the operation (e.g. on the role being granted): checks a membership that
+ * `authorize` has already returned against a further permission, with a 403 when its role is too low.
+ */
+export function requirePermission(caller: Membership, permission: Permission, detail?: string): void {
   const needed = minimumRole[permission];
-  if (!roleAtLeast(membership.role, needed)) {
-    throw new ProblemError('forbidden', `This operation needs the ${needed === 'admin' ? 'owner or admin' : needed} role.`);
+  if (!roleAtLeast(caller.role, needed)) {
+    throw new ProblemError('forbidden', detail ?? `This operation needs the ${needed === 'admin' ? 'owner or admin' : needed} role.`);
   }
-  return { tenantId, role: membership.role };
 }

@@ -1,3 +1,4 @@
+import { isId } from '../db/ids';
 import { ProblemError } from './errors';
 
 /**
@@ -25,7 +26,6 @@ export interface Connection<T> {
 }
 
 const CURSOR_VERSION = 'v1:';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export function encodeCursor(id: string): string {
   return Buffer.from(CURSOR_VERSION + id).toString('base64url');
@@ -34,7 +34,7 @@ export function encodeCursor(id: string): string {
 export function decodeCursor(cursor: string): string {
   const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
   const id = decoded.slice(CURSOR_VERSION.length);
-  if (!decoded.startsWith(CURSOR_VERSION) || !UUID.test(id)) {
+  if (!decoded.startsWith(CURSOR_VERSION) || !isId(id)) {
     throw new ProblemError('invalid_cursor', 'The `after` cursor is not one this API returned.', {
       errors: [{ path: '/query/after', message: 'must be the endCursor of a previous page' }],
     });

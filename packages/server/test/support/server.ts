@@ -7,6 +7,7 @@ import { createApp } from '../../src/app';
 import { type Database, type DatabaseTarget, openDatabase } from '../../src/db/client';
 import { Lifecycle } from '../../src/http/graceful-shutdown';
 import { createLogger } from '../../src/http/logger';
+import { documentedStatusCheck } from './documented';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -91,12 +92,15 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   await new Promise((resolve) => server.once('listening', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const call: TestServer['call'] = (path, init = {}) => {
+  const checkDocumented = documentedStatusCheck();
+  const call: TestServer['call'] = async (path, init = {}) => {
     const { apiKey, json, ...rest } = init;
     const headers = new Headers(rest.headers);
     if (apiKey) headers.set('Authorization', `Bearer ${apiKey}`);
     if (json !== undefined) headers.set('Content-Type', 'application/json');
-    return fetch(baseUrl + path, { ...rest, headers, body: json === undefined ? rest.body : JSON.stringify(json) });
+    const res = await fetch(baseUrl + path, { ...rest, headers, body: json === undefined ? rest.body : JSON.stringify(json) });
+    checkDocumented(rest.method ?? 'GET', path, res.status);
+    return res;
   };
 
   return {

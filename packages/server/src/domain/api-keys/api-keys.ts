@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client';
-import { newId } from '../../db/ids';
+import { isId, newId } from '../../db/ids';
 import type { Actor } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { type PageRequest, pageOf, toConnection } from '../paging';
@@ -73,6 +73,7 @@ export async function createApiKey(db: Db, actor: Actor, name: string): Promise<
 }
 
 export async function revokeApiKey(db: Db, actor: Actor, apiKeyId: string, now = new Date()) {
+  if (!isId(apiKeyId)) throw notFound('API key');
   // Only the first revocation sets revokedAt, so revoking twice returns the same key.
   await db.apiKey.updateMany({ where: { id: apiKeyId, userId: actor.userId, revokedAt: null }, data: { revokedAt: now } });
   const key = await db.apiKey.findFirst({ where: { id: apiKeyId, userId: actor.userId } });

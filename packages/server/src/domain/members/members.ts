@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client';
-import { newId } from '../../db/ids';
-import { type Actor, authorize, type Membership, type Role } from '../access';
+import { isId, newId } from '../../db/ids';
+import { type Actor, authorize, type Membership, requirePermission, type Role } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { type PageRequest, pageOf, toConnection } from '../paging';
 import { checkPrecondition, type Precondition, preconditionFailed } from '../preconditions';
@@ -20,13 +20,13 @@ export const presentMember = (member: MemberRow): Schemas['Member'] => ({
   createdAt: member.createdAt.toISOString(),
 });
 
-const onlyOwnersManageOwners = (): ProblemError =>
-  new ProblemError('forbidden', 'Only an owner can grant, change or remove the owner role.');
 const lastOwner = (): ProblemError => new ProblemError('last_owner', 'A tenant keeps at least one owner.');
 
-/** Owner rules on top of `manageMembers`: only owners touch the owner role. */
+/** On top of `manageMembers`: granting, changing or taking away the owner role needs `manageOwners`. */
 function checkRoleChange(caller: Membership, from: Role | undefined, to: Role | undefined): void {
-  if ((from === 'owner' || to === 'owner') && caller.role !== 'owner') throw onlyOwnersManageOwners();
+  if (from === 'owner' || to === 'owner') {
+    requirePermission(caller, 'manageOwners', 'Only an owner can grant, change or remove the owner role.');
+  }
 }
 
 export async function listMembers(db: Db, actor: Actor, tenantId: string, request: PageRequest) {
@@ -89,6 +89,7 @@ async function changeMembership(
   precondition?: Precondition<Schemas['Member']>,
 ) {
   const caller = await authorize(db, actor, tenantId, 'manageMembers');
+  if (!isId(userId)) throw notFound('member');
   return db.$transaction(async (tx) => {
     const target = await tx.membership.findUnique({
       where: { tenantId_userId: { tenantId, userId } },

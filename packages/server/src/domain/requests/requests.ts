@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client';
-import { newId } from '../../db/ids';
+import { isId, newId } from '../../db/ids';
 import { type Actor, authorize } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { type PageRequest, pageOf, toConnection } from '../paging';
@@ -115,6 +115,7 @@ export async function listRequests(
 }
 
 async function findRequest(db: Db, { workId, requestId }: RequestRef) {
+  if (!isId(requestId)) throw notFound('request');
   const request = await db.request.findFirst({ where: { id: requestId, workId }, include: withOwner });
   if (!request) throw notFound('request');
   return request;

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client';
-import { newId } from '../../db/ids';
+import { isId, newId } from '../../db/ids';
 import { type Actor, authorize } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { type PageRequest, pageOf, toConnection } from '../paging';
@@ -79,6 +79,7 @@ export async function createWork(db: Db, actor: Actor, tenantId: string, input: 
 
 /** A work of a tenant the actor may see, or 404. */
 export async function findWork(db: Db, tenantId: string, workId: string) {
+  if (!isId(workId)) throw notFound('work');
   const work = await db.work.findFirst({ where: { id: workId, tenantId }, include: withOwner });
   if (!work) throw notFound('work');
   return work;

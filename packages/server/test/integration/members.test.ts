@@ -1,0 +1,223 @@
+import { createTenant } from '../support/fixtures';
+import { addMember, type RoleFixture, tenantWithRoles } from '../support/roles';
+import { startTestServer, type TestServer, type TestUser } from '../support/server';
+
+/** Members: list, add by email, change role, remove; only owners touch the owner role; a tenant keeps an owner. */
+let server: TestServer;
+let roles: RoleFixture;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  roles = await tenantWithRoles(server, 'Members Inc');
+});
+afterAll(() => server.close());
+
+const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+let emails = 0;
+const freshEmail = (name = 'new') => `${name}-${process.pid}-${++emails}-${Date.now()}@example.com`;
+
+const membersUrl = (tenantId = roles.tenant.id) => `/v1/tenants/${tenantId}/members`;
+const memberUrl = (userId: string, tenantId = roles.tenant.id) => `${membersUrl(tenantId)}/${userId}`;
+
+async function call(user: TestUser, method: string, url: string, json?: unknown) {
+  const res = await server.call(url, { method, apiKey: user.apiKey, json });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+}
+
+const add = (by: TestUser, email: string, role: string, extra: object = {}, tenantId = roles.tenant.id) =>
+  call(by, 'POST', membersUrl(tenantId), { email, role, ...extra });
+const setRole = (by: TestUser, userId: string, role: string, tenantId = roles.tenant.id) =>
+  call(by, 'PATCH', memberUrl(userId, tenantId), { role });
+const remove = (by: TestUser, userId: string, tenantId = roles.tenant.id) => call(by, 'DELETE', memberUrl(userId, tenantId));
+
+async function roleOf(userId: string, tenantId = roles.tenant.id): Promise<string | undefined> {
+  const { body } = await call(roles.owner, 'GET', `${membersUrl(tenantId)}?limit=100`);
+  return body.members.edges.find((edge: { node: { user: { id: string } } }) => edge.node.user.id === userId)?.node.role;
+}
+
+describe('GET /tenants/{id}/members', () => {
+  it('lists every member with their role and full user, the owner included', async () => {
+    const { status, body } = await call(roles.member, 'GET', membersUrl());
+    expect(status).toBe(200);
+    const nodes = body.members.edges.map((edge: { node: unknown }) => edge.node);
+    expect(body.members.totalCount).toBe(3);
+    expect(nodes).toEqual(
+      expect.arrayContaining([
+        {
+          role: 'owner',
+          user: { id: roles.owner.id, firstName: 'owner', lastName: 'Tester', email: roles.owner.email, createdAt: expect.stringMatching(iso) },
+          createdAt: expect.stringMatching(iso),
+        },
+        expect.objectContaining({ role: 'admin', user: expect.objectContaining({ id: roles.admin.id }) }),
+        expect.objectContaining({ role: 'member', user: expect.objectContaining({ id: roles.member.id }) }),
+      ]),
+    );
+    // Newest first: the owner joined first, so comes last.
+    expect(nodes.at(-1).role).toBe('owner');
+  });
+});
+
+describe('POST /tenants/{id}/members', () => {
+  it('adds an existing user by email (any case), keeping their names, with a Location', async () => {
+    const user = await server.createUser('existing');
+    const { status, body, headers } = await add(roles.admin, user.email.toUpperCase(), 'member', { firstName: 'Ignored' });
+    expect(status).toBe(201);
+    expect(headers.get('location')).toBe(memberUrl(user.id));
+    expect(body).toEqual({
+      member: {
+        role: 'member',
+        user: { id: user.id, firstName: 'existing', lastName: 'Tester', email: user.email, createdAt: expect.stringMatching(iso) },
+        createdAt: expect.stringMatching(iso),
+      },
+    });
+    // The new member now sees the tenant.
+    expect((await call(user, 'GET', `/v1/tenants/${roles.tenant.id}`)).status).toBe(200);
+  });
+
+  it('creates the user record for an unknown email, names defaulting to empty strings', async () => {
+    const named = await add(roles.owner, freshEmail(), 'admin', { firstName: ' Grace ', lastName: 'Hopper' });
+    expect(named.status).toBe(201);
+    expect(named.body.member.user).toMatchObject({ firstName: 'Grace', lastName: 'Hopper' });
+    const email = freshEmail('Unnamed');
+    const unnamed = await add(roles.owner, email, 'member');
+    expect(unnamed.status).toBe(201);
+    expect(unnamed.body.member).toMatchObject({ role: 'member', user: { firstName: '', lastName: '', email: email.toLowerCase() } });
+
+    // The same record is reused in another tenant.
+    const other = await createTenant(roles.admin, 'Elsewhere');
+    const again = await add(roles.admin, email, 'member', {}, other.id);
+    expect(again.body.member.user.id).toBe(unnamed.body.member.user.id);
+  });
+
+  it('answers 409 already_member for someone who already is one', async () => {
+    const { status, body } = await add(roles.owner, roles.member.email, 'admin');
+    expect(status).toBe(409);
+    expect(body.code).toBe('already_member');
+    expect(await roleOf(roles.member.id)).toBe('member');
+  });
+
+  it('shows the new member in the tenant’s members.nodes', async () => {
+    const email = freshEmail();
+    await add(roles.owner, email, 'member');
+    const { body } = await call(roles.member, 'GET', `/v1/tenants/${roles.tenant.id}`);
+    expect(body.tenant.members.nodes).toContainEqual({ role: 'member', user: { firstName: '', lastName: '', email } });
+    expect(body.tenant.members.nodes).toContainEqual({
+      role: 'owner',
+      user: { firstName: 'owner', lastName: 'Tester', email: roles.owner.email },
+    });
+  });
+
+  it('lets only an owner add an owner', async () => {
+    const byAdmin = await add(roles.admin, freshEmail(), 'owner');
+    expect(byAdmin.status).toBe(403);
+    expect(byAdmin.body.code).toBe('forbidden');
+    const byOwner = await add(roles.owner, freshEmail(), 'owner');
+    expect(byOwner.status).toBe(201);
+    expect(byOwner.body.member.role).toBe('owner');
+  });
+
+  it('refuses members (403) and non-members (404), adding nobody', async () => {
+    const email = freshEmail();
+    expect((await add(roles.member, email, 'member')).status).toBe(403);
+    expect((await add(roles.stranger, email, 'member')).status).toBe(404);
+    const { body } = await call(roles.owner, 'GET', `${membersUrl()}?limit=100`);
+    expect(body.members.edges.map((edge: { node: { user: { email: string } } }) => edge.node.user.email)).not.toContain(email);
+  });
+});
+
+describe('PATCH /tenants/{id}/members/{user_id}', () => {
+  let target: string;
+  beforeEach(async () => {
+    target = (await addMember(roles.owner, roles.tenant.id, freshEmail(), 'member')).user.id;
+  });
+
+  it('lets an admin move a member between member and admin, and answers with the member', async () => {
+    const promoted = await setRole(roles.admin, target, 'admin');
+    expect(promoted.status).toBe(200);
+    expect(promoted.body.member).toMatchObject({ role: 'admin', user: { id: target } });
+    expect((await setRole(roles.admin, target, 'member')).body.member.role).toBe('member');
+    // Setting the role a member already has changes nothing.
+    expect((await setRole(roles.admin, target, 'member')).status).toBe(200);
+    expect(await roleOf(target)).toBe('member');
+  });
+
+  it('lets only an owner grant, change or take away the owner role', async () => {
+    const grantByAdmin = await setRole(roles.admin, target, 'owner');
+    expect([grantByAdmin.status, grantByAdmin.body.code]).toEqual([403, 'forbidden']);
+    expect(await roleOf(target)).toBe('member');
+
+    expect((await setRole(roles.owner, target, 'owner')).status).toBe(200);
+    for (const role of ['admin', 'member', 'owner']) {
+      const byAdmin = await setRole(roles.admin, target, role);
+      expect([role, byAdmin.status, byAdmin.body.code]).toEqual([role, 403, 'forbidden']);
+    }
+    const removeByAdmin = await remove(roles.admin, target);
+    expect(removeByAdmin.status).toBe(403);
+    expect(await roleOf(target)).toBe('owner');
+
+    expect((await setRole(roles.owner, target, 'admin')).status).toBe(200);
+    expect(await roleOf(target)).toBe('admin');
+  });
+
+  it('refuses members (403) and non-members (404)', async () => {
+    expect((await setRole(roles.member, target, 'admin')).status).toBe(403);
+    expect((await setRole(roles.stranger, target, 'admin')).status).toBe(404);
+    expect(await roleOf(target)).toBe('member');
+  });
+
+  it('answers 404 for a user who is not a member', async () => {
+    const { status, body } = await setRole(roles.owner, roles.stranger.id, 'admin');
+    expect([status, body.code]).toEqual([404, 'not_found']);
+  });
+});
+
+describe('the last owner', () => {
+  it('can be neither demoted nor removed (409 last_owner), until another owner exists', async () => {
+    const owner = await server.createUser('sole');
+    const tenant = await createTenant(owner, 'Sole owner');
+    for (const role of ['admin', 'member']) {
+      const demoted = await setRole(owner, owner.id, role, tenant.id);
+      expect([role, demoted.status, demoted.body.code]).toEqual([role, 409, 'last_owner']);
+    }
+    const removed = await remove(owner, owner.id, tenant.id);
+    expect([removed.status, removed.body.code]).toEqual([409, 'last_owner']);
+    expect((await call(owner, 'GET', `/v1/tenants/${tenant.id}`)).body.tenant.members.nodes).toEqual([
+      { role: 'owner', user: expect.objectContaining({ email: owner.email }) },
+    ]);
+
+    // With a second owner, the first may step down; then the second is the last one.
+    const second = await server.createUser('second');
+    await addMember(owner, tenant.id, second.email, 'owner');
+    expect((await setRole(owner, owner.id, 'admin', tenant.id)).status).toBe(200);
+    const last = await remove(second, second.id, tenant.id);
+    expect([last.status, last.body.code]).toEqual([409, 'last_owner']);
+    expect((await remove(second, owner.id, tenant.id)).status).toBe(204);
+  });
+});
+
+describe('DELETE /tenants/{id}/members/{user_id}', () => {
+  it('removes the member (204, no body): the tenant no longer exists for them', async () => {
+    const user = await server.createUser('leaving');
+    await addMember(roles.owner, roles.tenant.id, user.email, 'admin');
+    expect((await call(user, 'GET', `/v1/tenants/${roles.tenant.id}`)).status).toBe(200);
+
+    const res = await server.call(memberUrl(user.id), { method: 'DELETE', apiKey: roles.admin.apiKey });
+    expect(res.status).toBe(204);
+    expect(await res.text()).toBe('');
+    expect(await roleOf(user.id)).toBeUndefined();
+    expect((await call(user, 'GET', `/v1/tenants/${roles.tenant.id}`)).status).toBe(404);
+    expect((await call(user, 'GET', '/v1/tenants')).body.tenants.edges).toEqual([]);
+
+    // Removing again: no such member. Adding back works.
+    expect((await remove(roles.admin, user.id)).status).toBe(404);
+    expect((await add(roles.admin, user.email, 'member')).status).toBe(201);
+  });
+
+  it('refuses members (403) and non-members (404)', async () => {
+    const target = (await addMember(roles.owner, roles.tenant.id, freshEmail(), 'member')).user.id;
+    expect((await remove(roles.member, target)).status).toBe(403);
+    expect((await remove(roles.stranger, target)).status).toBe(404);
+    expect(await roleOf(target)).toBe('member');
+  });
+});

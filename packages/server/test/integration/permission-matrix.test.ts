@@ -1,0 +1,247 @@
+import type { OperationId } from '../../src/http/handler';
+import { loadSpec, type SpecOperation } from '../../src/http/spec';
+import { createRequest, createWork, ok } from '../support/fixtures';
+import { addMember, type RoleFixture, tenantWithRoles } from '../support/roles';
+import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/server';
+
+/**
+ * Who may call what: every operation of openapi/api.yaml × every kind of caller, with the exact status.
+ * The operation list comes from the spec, so an operation added there without a row here fails the test.
+ * Each cell uses valid input, so the caller is the only variable; destructive operations get fresh fixtures.
+ */
+const callers = ['owner', 'admin', 'member', 'nonMember', 'revokedKey', 'noKey', 'operatorToken'] as const;
+type Caller = (typeof callers)[number];
+type Row = Record<Caller, number>;
+
+/** A row for an operation authenticated by API key: the four users' statuses; every other caller is 401. */
+const byRole = (owner: number, admin: number, member: number, nonMember: number): Row => ({
+  owner,
+  admin,
+  member,
+  nonMember,
+  revokedKey: 401,
+  noKey: 401,
+  operatorToken: 401,
+});
+/** Not tenant-scoped: any user with a valid key. */
+const anyUser = (status: number): Row => byRole(status, status, status, status);
+
+const expected: Record<OperationId, Row> = {
+  // The operator route takes the ADMIN_TOKEN, never an API key, however powerful its holder.
+  adminCreateUser: { owner: 401, admin: 401, member: 401, nonMember: 401, revokedKey: 401, noKey: 401, operatorToken: 201 },
+  getMe: anyUser(200),
+  listApiKeys: anyUser(200),
+  createApiKey: anyUser(201),
+  revokeApiKey: anyUser(200),
+  listTenants: anyUser(200),
+  createTenant: anyUser(201),
+  getTenant: byRole(200, 200, 200, 404),
+  updateTenant: byRole(200, 200, 403, 404),
+  listMembers: byRole(200, 200, 200, 404),
+  addMember: byRole(201, 201, 403, 404),
+  updateMember: byRole(200, 200, 403, 404),
+  removeMember: byRole(204, 204, 403, 404),
+  listWorks: byRole(200, 200, 200, 404),
+  createWork: byRole(201, 201, 201, 404),
+  getWork: byRole(200, 200, 200, 404),
+  updateWork: byRole(200, 200, 403, 404),
+  discardWork: byRole(200, 200, 403, 404),
+  undiscardWork: byRole(200, 200, 403, 404),
+  listRequests: byRole(200, 200, 200, 404),
+  createRequest: byRole(201, 201, 201, 404),
+  getRequest: byRole(200, 200, 200, 404),
+  listRequestEvents: byRole(200, 200, 200, 404),
+  cancelRequest: byRole(200, 200, 200, 404),
+  confirmRequest: byRole(200, 200, 200, 404),
+  earlyValidateRequest: byRole(200, 200, 200, 404),
+  validateRequest: byRole(200, 200, 200, 404),
+};
+
+interface Input {
+  params?: Record<string, string>;
+  body?: unknown;
+}
+
+let server: TestServer;
+let roles: RoleFixture;
+let revokedKey: string;
+let shared: { tenant_id: string; work_id: string; id: string };
+let emails = 0;
+const freshEmail = () => `matrix-${process.pid}-${++emails}-${Date.now()}@example.com`;
+
+const userOf = (caller: Caller) =>
+  caller === 'owner' || caller === 'admin' || caller === 'member' ? roles[caller] : caller === 'nonMember' ? roles.stranger : undefined;
+
+/** Valid input for each operation; what a cell changes is made for that cell alone. */
+const inputs: Record<OperationId, (caller: Caller) => Promise<Input>> = {
+  adminCreateUser: async () => ({ body: { email: freshEmail(), firstName: 'New', lastName: 'User' } }),
+  getMe: async () => ({}),
+  listApiKeys: async () => ({}),
+  createApiKey: async () => ({ body: { name: 'Matrix key' } }),
+  revokeApiKey: async (caller) => {
+    // A user revokes a key of their own (a spare one, so the key in use keeps working for later cells).
+    const holder = userOf(caller) ?? roles.owner;
+    const spare = ok(await holder.client.POST('/api-keys', { body: { name: 'Spare' } })).apiKey;
+    return { params: { api_key_id: spare.id } };
+  },
+  listTenants: async () => ({}),
+  createTenant: async () => ({ body: { name: 'Matrix tenant' } }),
+  getTenant: async () => ({ params: { tenant_id: shared.tenant_id } }),
+  updateTenant: async () => ({ params: { tenant_id: shared.tenant_id }, body: { name: 'Roles Inc' } }),
+  listMembers: async () => ({ params: { tenant_id: shared.tenant_id } }),
+  addMember: async () => ({ params: { tenant_id: shared.tenant_id }, body: { email: freshEmail(), role: 'member' } }),
+  updateMember: async () => ({
+    params: { tenant_id: shared.tenant_id, user_id: await freshMember() },
+    body: { role: 'admin' },
+  }),
+  removeMember: async () => ({ params: { tenant_id: shared.tenant_id, user_id: await freshMember() } }),
+  listWorks: async () => ({ params: { tenant_id: shared.tenant_id } }),
+  createWork: async () => ({ params: { tenant_id: shared.tenant_id }, body: { name: 'Matrix work', description: 'd' } }),
+  getWork: async () => ({ params: { tenant_id: shared.tenant_id, work_id: shared.work_id } }),
+  updateWork: async () => ({
+    params: { tenant_id: shared.tenant_id, work_id: shared.work_id },
+    body: { description: 'Updated by the matrix' },
+  }),
+  discardWork: async () => ({ params: { tenant_id: shared.tenant_id, work_id: await freshWork(false) } }),
+  undiscardWork: async () => ({ params: { tenant_id: shared.tenant_id, work_id: await freshWork(true) } }),
+  listRequests: async () => ({ params: { tenant_id: shared.tenant_id, work_id: shared.work_id } }),
+  createRequest: async () => ({
+    params: { tenant_id: shared.tenant_id, work_id: shared.work_id },
+    body: { title: 'Matrix request', recipient: { email: 'recipient@example.com' } },
+  }),
+  getRequest: async () => ({ params: shared }),
+  listRequestEvents: async () => ({ params: shared }),
+  cancelRequest: async () => ({ params: await freshRequest('pending'), body: { reason: 'Matrix' } }),
+  confirmRequest: async () => ({ params: await freshRequest('pending'), body: { answer: 'Yes' } }),
+  earlyValidateRequest: async () => ({ params: await freshRequest('pending') }),
+  validateRequest: async () => ({ params: await freshRequest('confirmed') }),
+};
+
+async function freshMember(): Promise<string> {
+  return (await addMember(roles.owner, shared.tenant_id, freshEmail(), 'member')).user.id;
+}
+
+async function freshWork(discarded: boolean): Promise<string> {
+  const work = await createWork(roles.owner, shared.tenant_id, 'Matrix fresh work');
+  if (discarded) {
+    ok(
+      await roles.owner.client.DELETE('/tenants/{tenant_id}/works/{work_id}', {
+        params: { path: { tenant_id: shared.tenant_id, work_id: work.id } },
+      }),
+    );
+  }
+  return work.id;
+}
+
+async function freshRequest(status: 'pending' | 'confirmed') {
+  const request = await createRequest(roles.owner, shared.tenant_id, shared.work_id);
+  const path = { tenant_id: shared.tenant_id, work_id: shared.work_id, id: request.id };
+  if (status === 'confirmed') {
+    ok(await roles.owner.client.PUT('/tenants/{tenant_id}/works/{work_id}/requests/{id}/confirm', { params: { path } }));
+  }
+  return path;
+}
+
+function authorizationOf(caller: Caller): string | undefined {
+  if (caller === 'revokedKey') return `Bearer ${revokedKey}`;
+  if (caller === 'operatorToken') return `Bearer ${ADMIN_TOKEN}`;
+  if (caller === 'noKey') return undefined;
+  return `Bearer ${userOf(caller)!.apiKey}`;
+}
+
+const spec = loadSpec();
+
+function urlOf(operation: SpecOperation, params: Record<string, string> = {}): string {
+  const path = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`${operation.operationId}: no value for {${name}}`);
+    return encodeURIComponent(value);
+  });
+  return spec.basePath + path;
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  roles = await tenantWithRoles(server);
+  const work = await createWork(roles.owner, roles.tenant.id, 'Shared work');
+  const request = await createRequest(roles.owner, roles.tenant.id, work.id);
+  shared = { tenant_id: roles.tenant.id, work_id: work.id, id: request.id };
+  // The owner's own second key, revoked: a revoked key gets nothing, whoever holds it.
+  const spare = ok(await roles.owner.client.POST('/api-keys', { body: { name: 'To revoke' } })).apiKey;
+  ok(await roles.owner.client.DELETE('/api-keys/{api_key_id}', { params: { path: { api_key_id: spare.id } } }));
+  revokedKey = spare.secret;
+});
+afterAll(() => server.close());
+
+describe('the permission matrix', () => {
+  it('has exactly one row per operation of the spec, and one input for each', () => {
+    const operationIds = spec.operations.map((operation) => operation.operationId).sort();
+    expect(new Set(operationIds).size).toBe(operationIds.length);
+    expect(Object.keys(expected).sort()).toEqual(operationIds);
+    expect(Object.keys(inputs).sort()).toEqual(operationIds);
+    for (const row of Object.values(expected)) expect(Object.keys(row).sort()).toEqual([...callers].sort());
+  });
+
+  it('has every operation of PRODUCT.md in the spec, and no other', () => {
+    const work = '/tenants/{tenant_id}/works/{work_id}';
+    const request = `${work}/requests/{id}`;
+    const productOperations = [
+      'POST /admin/users',
+      'GET /me',
+      'GET /api-keys',
+      'POST /api-keys',
+      'DELETE /api-keys/{api_key_id}',
+      'GET /tenants',
+      'POST /tenants',
+      'GET /tenants/{tenant_id}',
+      'PATCH /tenants/{tenant_id}',
+      'GET /tenants/{tenant_id}/members',
+      'POST /tenants/{tenant_id}/members',
+      'PATCH /tenants/{tenant_id}/members/{user_id}',
+      'DELETE /tenants/{tenant_id}/members/{user_id}',
+      'GET /tenants/{tenant_id}/works',
+      'POST /tenants/{tenant_id}/works',
+      `GET ${work}`,
+      `PATCH ${work}`,
+      `DELETE ${work}`,
+      `PUT ${work}/undiscard`,
+      `GET ${work}/requests`,
+      `POST ${work}/requests`,
+      `GET ${request}`,
+      `GET ${request}/events`,
+      `DELETE ${request}/cancel`,
+      `PUT ${request}/confirm`,
+      `PUT ${request}/early_validate`,
+      `PUT ${request}/validate`,
+    ];
+    const specOperations = spec.operations.map((operation) => `${operation.method.toUpperCase()} ${operation.path}`);
+    expect(specOperations.sort()).toEqual(productOperations.sort());
+  });
+
+  describe.each(spec.operations.map((operation) => [operation.operationId, operation] as const))('%s', (operationId, operation) => {
+    it.each(callers)(`as %s`, async (caller) => {
+      const want = expected[operationId]?.[caller];
+      if (want === undefined) throw new Error(`the matrix has no cell for ${operationId} × ${caller}`);
+      const { params, body } = await inputs[operationId](caller);
+      const authorization = authorizationOf(caller);
+      const res = await server.call(urlOf(operation, params), {
+        method: operation.method.toUpperCase(),
+        headers: authorization ? { Authorization: authorization } : {},
+        json: body,
+      });
+      const text = await res.text();
+      expect({ caller, status: res.status, body: res.status === want ? undefined : text }).toEqual({
+        caller,
+        status: want,
+        body: undefined,
+      });
+      if (want >= 400) {
+        expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+        const code = JSON.parse(text).code;
+        expect(code).toBe({ 401: 'unauthenticated', 403: 'forbidden', 404: 'not_found' }[want]);
+      }
+      if (want === 401) expect(res.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
+      else expect(res.headers.get('www-authenticate')).toBeNull();
+    });
+  });
+});

@@ -35,9 +35,9 @@ const uniqueEmail = () => `u${process.pid}-${++unique}-${Date.now()}@example.com
 
 const post = (path: string, json: unknown, apiKey = ada.apiKey) => server.call(path, { method: 'POST', apiKey, json });
 const patch = (path: string, json: unknown) => server.call(path, { method: 'PATCH', apiKey: ada.apiKey, json });
-const tenantPath = () => `/v1/tenants/${tenantId}`;
-const worksPath = () => `${tenantPath()}/works`;
-const requestsPath = () => `${worksPath()}/${workId}/requests`;
+const tenantPath = (): string => `/v1/tenants/${tenantId}`;
+const worksPath = (): string => `${tenantPath()}/works`;
+const requestsPath = (): string => `${worksPath()}/${workId}/requests`;
 
 async function freshRequestPath(): Promise<string> {
   const request = await createRequest(ada, tenantId, workId);

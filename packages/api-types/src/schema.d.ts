@@ -74,7 +74,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of one of the caller's API keys. */
+                /**
+                 * @description The identifier of one of the caller's API keys.
+                 * @example 0193a1b0-9f0a-7b1c-8d2e-3f4a5b6c7d8e
+                 */
                 api_key_id: components["parameters"]["ApiKeyId"];
             };
             cookie?: never;
@@ -122,7 +125,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
             };
             cookie?: never;
@@ -149,7 +155,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
             };
             cookie?: never;
@@ -177,9 +186,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a user who is a member of the tenant. */
+                /**
+                 * @description The identifier of a user who is a member of the tenant.
+                 * @example 0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0
+                 */
                 user_id: components["parameters"]["UserId"];
             };
             cookie?: never;
@@ -208,7 +223,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
             };
             cookie?: never;
@@ -235,9 +253,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
             };
             cookie?: never;
@@ -269,9 +293,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
             };
             cookie?: never;
@@ -294,9 +324,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
             };
             cookie?: never;
@@ -323,16 +359,29 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
-                /** @description The identifier of a request of the work. */
+                /**
+                 * @description The identifier of a request of the work.
+                 * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
                 id: components["parameters"]["RequestId"];
             };
             cookie?: never;
         };
-        /** Get a request */
+        /**
+         * Get a request
+         * @description One request with its current status, the recipient's answer and the time of every transition. Its history
+         *     (who acted, when, with which note) is in `GET .../requests/{id}/events`.
+         */
         get: operations["getRequest"];
         put?: never;
         post?: never;
@@ -347,11 +396,20 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
-                /** @description The identifier of a request of the work. */
+                /**
+                 * @description The identifier of a request of the work.
+                 * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
                 id: components["parameters"]["RequestId"];
             };
             cookie?: never;
@@ -374,11 +432,20 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
-                /** @description The identifier of a request of the work. */
+                /**
+                 * @description The identifier of a request of the work.
+                 * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
                 id: components["parameters"]["RequestId"];
             };
             cookie?: never;
@@ -402,11 +469,20 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
-                /** @description The identifier of a request of the work. */
+                /**
+                 * @description The identifier of a request of the work.
+                 * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
                 id: components["parameters"]["RequestId"];
             };
             cookie?: never;
@@ -430,11 +506,20 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
-                /** @description The identifier of a request of the work. */
+                /**
+                 * @description The identifier of a request of the work.
+                 * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
                 id: components["parameters"]["RequestId"];
             };
             cookie?: never;
@@ -458,11 +543,20 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
-                /** @description The identifier of a request of the work. */
+                /**
+                 * @description The identifier of a request of the work.
+                 * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
                 id: components["parameters"]["RequestId"];
             };
             cookie?: never;
@@ -623,7 +717,67 @@ export interface components {
              */
             secret: string;
         };
-        /** @description A top-level container with an owner, members and works. */
+        /**
+         * @description A top-level container with an owner, members and works.
+         * @example {
+         *       "id": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *       "name": "Acme Research",
+         *       "slug": "acme-research",
+         *       "owner": {
+         *         "firstName": "Ada",
+         *         "lastName": "Lovelace",
+         *         "email": "ada@example.com"
+         *       },
+         *       "createdAt": "2026-11-22T10:15:00.000Z",
+         *       "updatedAt": "2026-11-22T10:15:00.000Z",
+         *       "members": {
+         *         "nodes": [
+         *           {
+         *             "role": "owner",
+         *             "user": {
+         *               "firstName": "Ada",
+         *               "lastName": "Lovelace",
+         *               "email": "ada@example.com"
+         *             }
+         *           },
+         *           {
+         *             "role": "member",
+         *             "user": {
+         *               "firstName": "Grace",
+         *               "lastName": "Hopper",
+         *               "email": "grace@example.com"
+         *             }
+         *           }
+         *         ]
+         *       },
+         *       "works": {
+         *         "totalCount": 1,
+         *         "edges": [
+         *           {
+         *             "cursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj",
+         *             "node": {
+         *               "id": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *               "slug": "annual-report-2026",
+         *               "name": "Annual report 2026",
+         *               "description": "Figures and sign-off for the annual report.",
+         *               "createdAt": "2026-11-22T10:20:00.000Z",
+         *               "updatedAt": "2026-11-22T10:20:00.000Z",
+         *               "discardedAt": null,
+         *               "owner": {
+         *                 "firstName": "Ada",
+         *                 "lastName": "Lovelace",
+         *                 "email": "ada@example.com"
+         *               }
+         *             }
+         *           }
+         *         ],
+         *         "pageInfo": {
+         *           "hasNextPage": false,
+         *           "endCursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj"
+         *         }
+         *       }
+         *     }
+         */
         Tenant: {
             id: components["schemas"]["Id"];
             name: components["schemas"]["Name"];
@@ -643,19 +797,58 @@ export interface components {
             /** @description The first 20 kept (not discarded) works, newest first; `totalCount` counts all kept works. */
             works: components["schemas"]["WorkConnection"];
         };
-        /** @description A member as embedded in a tenant. */
+        /**
+         * @description A member as embedded in a tenant.
+         * @example {
+         *       "role": "owner",
+         *       "user": {
+         *         "firstName": "Ada",
+         *         "lastName": "Lovelace",
+         *         "email": "ada@example.com"
+         *       }
+         *     }
+         */
         TenantMember: {
             role: components["schemas"]["Role"];
             user: components["schemas"]["UserRecord"];
         };
-        /** @description A member of a tenant. */
+        /**
+         * @description A member of a tenant.
+         * @example {
+         *       "role": "admin",
+         *       "user": {
+         *         "id": "0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0",
+         *         "firstName": "Grace",
+         *         "lastName": "Hopper",
+         *         "email": "grace@example.com",
+         *         "createdAt": "2026-11-20T09:00:00.000Z"
+         *       },
+         *       "createdAt": "2026-11-22T11:00:00.000Z"
+         *     }
+         */
         Member: {
             role: components["schemas"]["Role"];
             user: components["schemas"]["User"];
             /** @description When the user joined the tenant. */
             createdAt: components["schemas"]["Timestamp"];
         };
-        /** @description A work of a tenant. */
+        /**
+         * @description A work of a tenant.
+         * @example {
+         *       "id": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *       "slug": "annual-report-2026",
+         *       "name": "Annual report 2026",
+         *       "description": "Figures and sign-off for the annual report.",
+         *       "createdAt": "2026-11-22T10:20:00.000Z",
+         *       "updatedAt": "2026-11-22T10:20:00.000Z",
+         *       "discardedAt": null,
+         *       "owner": {
+         *         "firstName": "Ada",
+         *         "lastName": "Lovelace",
+         *         "email": "ada@example.com"
+         *       }
+         *     }
+         */
         Work: {
             id: components["schemas"]["Id"];
             /**
@@ -672,13 +865,48 @@ export interface components {
             /** @description The user who created the work. */
             owner: components["schemas"]["UserRecord"];
         };
-        /** @description Who a request is sent to. */
+        /**
+         * @description Who a request is sent to.
+         * @example {
+         *       "email": "grace@example.com",
+         *       "firstName": "Grace",
+         *       "lastName": "Hopper"
+         *     }
+         */
         Recipient: {
             email: components["schemas"]["Email"];
             firstName: components["schemas"]["PersonName"];
             lastName: components["schemas"]["PersonName"];
         };
-        /** @description A request sent to a recipient, moved through its lifecycle by the four actions. */
+        /**
+         * @description A request sent to a recipient, moved through its lifecycle by the four actions.
+         * @example {
+         *       "id": "0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+         *       "workId": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *       "status": "confirmed",
+         *       "title": "Confirm Q3 figures",
+         *       "message": "Please confirm the figures in section 3.",
+         *       "recipient": {
+         *         "firstName": "Grace",
+         *         "lastName": "Hopper",
+         *         "email": "grace@example.com"
+         *       },
+         *       "answer": "The figures are correct.",
+         *       "validation": null,
+         *       "cancelReason": null,
+         *       "dueAt": "2026-12-01T17:00:00.000Z",
+         *       "owner": {
+         *         "firstName": "Ada",
+         *         "lastName": "Lovelace",
+         *         "email": "ada@example.com"
+         *       },
+         *       "createdAt": "2026-11-22T10:30:00.000Z",
+         *       "updatedAt": "2026-11-23T08:05:00.000Z",
+         *       "confirmedAt": "2026-11-23T08:05:00.000Z",
+         *       "validatedAt": null,
+         *       "cancelledAt": null
+         *     }
+         */
         Request: {
             id: components["schemas"]["Id"];
             workId: components["schemas"]["Id"];
@@ -704,7 +932,22 @@ export interface components {
             validatedAt: components["schemas"]["NullableTimestamp"];
             cancelledAt: components["schemas"]["NullableTimestamp"];
         };
-        /** @description One transition of a request. */
+        /**
+         * @description One transition of a request.
+         * @example {
+         *       "id": "0193a1b3-2b3c-7d4e-9f50-6b7c8d9e0f1a",
+         *       "action": "confirm",
+         *       "fromStatus": "pending",
+         *       "toStatus": "confirmed",
+         *       "actor": {
+         *         "firstName": "Ada",
+         *         "lastName": "Lovelace",
+         *         "email": "ada@example.com"
+         *       },
+         *       "note": "The figures are correct.",
+         *       "createdAt": "2026-11-23T08:05:00.000Z"
+         *     }
+         */
         RequestEvent: {
             id: components["schemas"]["Id"];
             action: components["schemas"]["RequestAction"];
@@ -716,13 +959,73 @@ export interface components {
             note: string | null;
             createdAt: components["schemas"]["Timestamp"];
         };
-        /** @description Where this page ends, and whether another follows. */
+        /**
+         * @description Where this page ends, and whether another follows.
+         * @example {
+         *       "hasNextPage": true,
+         *       "endCursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj"
+         *     }
+         */
         PageInfo: {
             hasNextPage: boolean;
             /** @description Pass as `after` to get the next page; null on an empty page. */
             endCursor: string | null;
         };
-        /** @description A page of tenants. */
+        /**
+         * @description A page of tenants.
+         * @example {
+         *       "totalCount": 1,
+         *       "edges": [
+         *         {
+         *           "cursor": "djE6MDE5M2ExYjItN2MzZC03ZTRmLThhOWItMGMxZDJlM2Y0YTVi",
+         *           "node": {
+         *             "id": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *             "name": "Acme Research",
+         *             "slug": "acme-research",
+         *             "owner": {
+         *               "firstName": "Ada",
+         *               "lastName": "Lovelace",
+         *               "email": "ada@example.com"
+         *             },
+         *             "createdAt": "2026-11-22T10:15:00.000Z",
+         *             "updatedAt": "2026-11-22T10:15:00.000Z",
+         *             "members": {
+         *               "nodes": [
+         *                 {
+         *                   "role": "owner",
+         *                   "user": {
+         *                     "firstName": "Ada",
+         *                     "lastName": "Lovelace",
+         *                     "email": "ada@example.com"
+         *                   }
+         *                 },
+         *                 {
+         *                   "role": "member",
+         *                   "user": {
+         *                     "firstName": "Grace",
+         *                     "lastName": "Hopper",
+         *                     "email": "grace@example.com"
+         *                   }
+         *                 }
+         *               ]
+         *             },
+         *             "works": {
+         *               "totalCount": 0,
+         *               "edges": [],
+         *               "pageInfo": {
+         *                 "hasNextPage": false,
+         *                 "endCursor": null
+         *               }
+         *             }
+         *           }
+         *         }
+         *       ],
+         *       "pageInfo": {
+         *         "hasNextPage": false,
+         *         "endCursor": "djE6MDE5M2ExYjItN2MzZC03ZTRmLThhOWItMGMxZDJlM2Y0YTVi"
+         *       }
+         *     }
+         */
         TenantConnection: {
             totalCount: number;
             edges: {
@@ -731,7 +1034,35 @@ export interface components {
             }[];
             pageInfo: components["schemas"]["PageInfo"];
         };
-        /** @description A page of works. */
+        /**
+         * @description A page of works.
+         * @example {
+         *       "totalCount": 1,
+         *       "edges": [
+         *         {
+         *           "cursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj",
+         *           "node": {
+         *             "id": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *             "slug": "annual-report-2026",
+         *             "name": "Annual report 2026",
+         *             "description": "Figures and sign-off for the annual report.",
+         *             "createdAt": "2026-11-22T10:20:00.000Z",
+         *             "updatedAt": "2026-11-22T10:20:00.000Z",
+         *             "discardedAt": null,
+         *             "owner": {
+         *               "firstName": "Ada",
+         *               "lastName": "Lovelace",
+         *               "email": "ada@example.com"
+         *             }
+         *           }
+         *         }
+         *       ],
+         *       "pageInfo": {
+         *         "hasNextPage": false,
+         *         "endCursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj"
+         *       }
+         *     }
+         */
         WorkConnection: {
             totalCount: number;
             edges: {
@@ -740,7 +1071,32 @@ export interface components {
             }[];
             pageInfo: components["schemas"]["PageInfo"];
         };
-        /** @description A page of members. */
+        /**
+         * @description A page of members.
+         * @example {
+         *       "totalCount": 1,
+         *       "edges": [
+         *         {
+         *           "cursor": "djE6MDE5M2ExYjEtMWIyYy03ZDNlLTlmNDAtNWI2YzdkOGU5ZmEw",
+         *           "node": {
+         *             "role": "admin",
+         *             "user": {
+         *               "id": "0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0",
+         *               "firstName": "Grace",
+         *               "lastName": "Hopper",
+         *               "email": "grace@example.com",
+         *               "createdAt": "2026-11-20T09:00:00.000Z"
+         *             },
+         *             "createdAt": "2026-11-22T11:00:00.000Z"
+         *           }
+         *         }
+         *       ],
+         *       "pageInfo": {
+         *         "hasNextPage": false,
+         *         "endCursor": "djE6MDE5M2ExYjEtMWIyYy03ZDNlLTlmNDAtNWI2YzdkOGU5ZmEw"
+         *       }
+         *     }
+         */
         MemberConnection: {
             totalCount: number;
             edges: {
@@ -749,7 +1105,47 @@ export interface components {
             }[];
             pageInfo: components["schemas"]["PageInfo"];
         };
-        /** @description A page of requests. */
+        /**
+         * @description A page of requests.
+         * @example {
+         *       "totalCount": 1,
+         *       "edges": [
+         *         {
+         *           "cursor": "djE6MDE5M2ExYjMtMWEyYi03YzNkLThlNGYtNWE2YjdjOGQ5ZTBm",
+         *           "node": {
+         *             "id": "0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+         *             "workId": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *             "status": "confirmed",
+         *             "title": "Confirm Q3 figures",
+         *             "message": "Please confirm the figures in section 3.",
+         *             "recipient": {
+         *               "firstName": "Grace",
+         *               "lastName": "Hopper",
+         *               "email": "grace@example.com"
+         *             },
+         *             "answer": "The figures are correct.",
+         *             "validation": null,
+         *             "cancelReason": null,
+         *             "dueAt": "2026-12-01T17:00:00.000Z",
+         *             "owner": {
+         *               "firstName": "Ada",
+         *               "lastName": "Lovelace",
+         *               "email": "ada@example.com"
+         *             },
+         *             "createdAt": "2026-11-22T10:30:00.000Z",
+         *             "updatedAt": "2026-11-23T08:05:00.000Z",
+         *             "confirmedAt": "2026-11-23T08:05:00.000Z",
+         *             "validatedAt": null,
+         *             "cancelledAt": null
+         *           }
+         *         }
+         *       ],
+         *       "pageInfo": {
+         *         "hasNextPage": false,
+         *         "endCursor": "djE6MDE5M2ExYjMtMWEyYi03YzNkLThlNGYtNWE2YjdjOGQ5ZTBm"
+         *       }
+         *     }
+         */
         RequestConnection: {
             totalCount: number;
             edges: {
@@ -758,7 +1154,34 @@ export interface components {
             }[];
             pageInfo: components["schemas"]["PageInfo"];
         };
-        /** @description A page of request events. */
+        /**
+         * @description A page of request events.
+         * @example {
+         *       "totalCount": 1,
+         *       "edges": [
+         *         {
+         *           "cursor": "djE6MDE5M2ExYjMtMmIzYy03ZDRlLTlmNTAtNmI3YzhkOWUwZjFh",
+         *           "node": {
+         *             "id": "0193a1b3-2b3c-7d4e-9f50-6b7c8d9e0f1a",
+         *             "action": "confirm",
+         *             "fromStatus": "pending",
+         *             "toStatus": "confirmed",
+         *             "actor": {
+         *               "firstName": "Ada",
+         *               "lastName": "Lovelace",
+         *               "email": "ada@example.com"
+         *             },
+         *             "note": "The figures are correct.",
+         *             "createdAt": "2026-11-23T08:05:00.000Z"
+         *           }
+         *         }
+         *       ],
+         *       "pageInfo": {
+         *         "hasNextPage": false,
+         *         "endCursor": "djE6MDE5M2ExYjMtMmIzYy03ZDRlLTlmNTAtNmI3YzhkOWUwZjFh"
+         *       }
+         *     }
+         */
         RequestEventConnection: {
             totalCount: number;
             edges: {
@@ -767,7 +1190,29 @@ export interface components {
             }[];
             pageInfo: components["schemas"]["PageInfo"];
         };
-        /** @description A page of API keys. */
+        /**
+         * @description A page of API keys.
+         * @example {
+         *       "totalCount": 1,
+         *       "edges": [
+         *         {
+         *           "cursor": "djE6MDE5M2ExYjAtOWYwYS03YjFjLThkMmUtM2Y0YTViNmM3ZDhl",
+         *           "node": {
+         *             "id": "0193a1b0-9f0a-7b1c-8d2e-3f4a5b6c7d8e",
+         *             "name": "CI key",
+         *             "prefix": "wk_5kq2x9mfa1",
+         *             "createdAt": "2026-11-22T10:15:00.000Z",
+         *             "lastUsedAt": "2026-11-23T08:05:00.000Z",
+         *             "revokedAt": null
+         *           }
+         *         }
+         *       ],
+         *       "pageInfo": {
+         *         "hasNextPage": false,
+         *         "endCursor": "djE6MDE5M2ExYjAtOWYwYS03YjFjLThkMmUtM2Y0YTViNmM3ZDhl"
+         *       }
+         *     }
+         */
         ApiKeyConnection: {
             totalCount: number;
             edges: {
@@ -776,19 +1221,144 @@ export interface components {
             }[];
             pageInfo: components["schemas"]["PageInfo"];
         };
-        /** @description One tenant. */
+        /**
+         * @description One tenant.
+         * @example {
+         *       "tenant": {
+         *         "id": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *         "name": "Acme Research",
+         *         "slug": "acme-research",
+         *         "owner": {
+         *           "firstName": "Ada",
+         *           "lastName": "Lovelace",
+         *           "email": "ada@example.com"
+         *         },
+         *         "createdAt": "2026-11-22T10:15:00.000Z",
+         *         "updatedAt": "2026-11-22T10:15:00.000Z",
+         *         "members": {
+         *           "nodes": [
+         *             {
+         *               "role": "owner",
+         *               "user": {
+         *                 "firstName": "Ada",
+         *                 "lastName": "Lovelace",
+         *                 "email": "ada@example.com"
+         *               }
+         *             },
+         *             {
+         *               "role": "member",
+         *               "user": {
+         *                 "firstName": "Grace",
+         *                 "lastName": "Hopper",
+         *                 "email": "grace@example.com"
+         *               }
+         *             }
+         *           ]
+         *         },
+         *         "works": {
+         *           "totalCount": 1,
+         *           "edges": [
+         *             {
+         *               "cursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj",
+         *               "node": {
+         *                 "id": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *                 "slug": "annual-report-2026",
+         *                 "name": "Annual report 2026",
+         *                 "description": "Figures and sign-off for the annual report.",
+         *                 "createdAt": "2026-11-22T10:20:00.000Z",
+         *                 "updatedAt": "2026-11-22T10:20:00.000Z",
+         *                 "discardedAt": null,
+         *                 "owner": {
+         *                   "firstName": "Ada",
+         *                   "lastName": "Lovelace",
+         *                   "email": "ada@example.com"
+         *                 }
+         *               }
+         *             }
+         *           ],
+         *           "pageInfo": {
+         *             "hasNextPage": false,
+         *             "endCursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj"
+         *           }
+         *         }
+         *       }
+         *     }
+         */
         TenantEnvelope: {
             tenant: components["schemas"]["Tenant"];
         };
-        /** @description One work. */
+        /**
+         * @description One work.
+         * @example {
+         *       "work": {
+         *         "id": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *         "slug": "annual-report-2026",
+         *         "name": "Annual report 2026",
+         *         "description": "Figures and sign-off for the annual report.",
+         *         "createdAt": "2026-11-22T10:20:00.000Z",
+         *         "updatedAt": "2026-11-22T10:20:00.000Z",
+         *         "discardedAt": null,
+         *         "owner": {
+         *           "firstName": "Ada",
+         *           "lastName": "Lovelace",
+         *           "email": "ada@example.com"
+         *         }
+         *       }
+         *     }
+         */
         WorkEnvelope: {
             work: components["schemas"]["Work"];
         };
-        /** @description One request. */
+        /**
+         * @description One request.
+         * @example {
+         *       "request": {
+         *         "id": "0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+         *         "workId": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *         "status": "confirmed",
+         *         "title": "Confirm Q3 figures",
+         *         "message": "Please confirm the figures in section 3.",
+         *         "recipient": {
+         *           "firstName": "Grace",
+         *           "lastName": "Hopper",
+         *           "email": "grace@example.com"
+         *         },
+         *         "answer": "The figures are correct.",
+         *         "validation": null,
+         *         "cancelReason": null,
+         *         "dueAt": "2026-12-01T17:00:00.000Z",
+         *         "owner": {
+         *           "firstName": "Ada",
+         *           "lastName": "Lovelace",
+         *           "email": "ada@example.com"
+         *         },
+         *         "createdAt": "2026-11-22T10:30:00.000Z",
+         *         "updatedAt": "2026-11-23T08:05:00.000Z",
+         *         "confirmedAt": "2026-11-23T08:05:00.000Z",
+         *         "validatedAt": null,
+         *         "cancelledAt": null
+         *       }
+         *     }
+         */
         RequestEnvelope: {
             request: components["schemas"]["Request"];
         };
-        /** @description One member. */
+        /**
+         * @description One member.
+         * @example {
+         *       "member": {
+         *         "role": "admin",
+         *         "user": {
+         *           "id": "0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0",
+         *           "firstName": "Grace",
+         *           "lastName": "Hopper",
+         *           "email": "grace@example.com",
+         *           "createdAt": "2026-11-20T09:00:00.000Z"
+         *         },
+         *         "createdAt": "2026-11-22T11:00:00.000Z"
+         *       }
+         *     }
+         */
         MemberEnvelope: {
             member: components["schemas"]["Member"];
         };
@@ -1145,15 +1715,30 @@ export interface components {
         };
     };
     parameters: {
-        /** @description The identifier of a tenant. */
+        /**
+         * @description The identifier of a tenant.
+         * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+         */
         TenantId: components["schemas"]["Id"];
-        /** @description The identifier of a work of the tenant. */
+        /**
+         * @description The identifier of a work of the tenant.
+         * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+         */
         WorkId: components["schemas"]["Id"];
-        /** @description The identifier of a request of the work. */
+        /**
+         * @description The identifier of a request of the work.
+         * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+         */
         RequestId: components["schemas"]["Id"];
-        /** @description The identifier of a user who is a member of the tenant. */
+        /**
+         * @description The identifier of a user who is a member of the tenant.
+         * @example 0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0
+         */
         UserId: components["schemas"]["Id"];
-        /** @description The identifier of one of the caller's API keys. */
+        /**
+         * @description The identifier of one of the caller's API keys.
+         * @example 0193a1b0-9f0a-7b1c-8d2e-3f4a5b6c7d8e
+         */
         ApiKeyId: components["schemas"]["Id"];
         /** @description How many items a page holds at most. */
         Limit: number;
@@ -1297,7 +1882,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of one of the caller's API keys. */
+                /**
+                 * @description The identifier of one of the caller's API keys.
+                 * @example 0193a1b0-9f0a-7b1c-8d2e-3f4a5b6c7d8e
+                 */
                 api_key_id: components["parameters"]["ApiKeyId"];
             };
             cookie?: never;
@@ -1386,7 +1974,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
             };
             cookie?: never;
@@ -1413,7 +2004,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
             };
             cookie?: never;
@@ -1452,7 +2046,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
             };
             cookie?: never;
@@ -1481,7 +2078,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
             };
             cookie?: never;
@@ -1517,9 +2117,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a user who is a member of the tenant. */
+                /**
+                 * @description The identifier of a user who is a member of the tenant.
+                 * @example 0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0
+                 */
                 user_id: components["parameters"]["UserId"];
             };
             cookie?: never;
@@ -1546,9 +2152,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a user who is a member of the tenant. */
+                /**
+                 * @description The identifier of a user who is a member of the tenant.
+                 * @example 0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0
+                 */
                 user_id: components["parameters"]["UserId"];
             };
             cookie?: never;
@@ -1590,7 +2202,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
             };
             cookie?: never;
@@ -1619,7 +2234,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
             };
             cookie?: never;
@@ -1653,9 +2271,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
             };
             cookie?: never;
@@ -1682,9 +2306,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
             };
             cookie?: never;
@@ -1712,9 +2342,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
             };
             cookie?: never;
@@ -1749,9 +2385,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
             };
             cookie?: never;
@@ -1786,9 +2428,15 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
             };
             cookie?: never;
@@ -1817,9 +2465,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
             };
             cookie?: never;
@@ -1854,11 +2508,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
-                /** @description The identifier of a request of the work. */
+                /**
+                 * @description The identifier of a request of the work.
+                 * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
                 id: components["parameters"]["RequestId"];
             };
             cookie?: never;
@@ -1890,11 +2553,20 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
-                /** @description The identifier of a request of the work. */
+                /**
+                 * @description The identifier of a request of the work.
+                 * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
                 id: components["parameters"]["RequestId"];
             };
             cookie?: never;
@@ -1923,11 +2595,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
-                /** @description The identifier of a request of the work. */
+                /**
+                 * @description The identifier of a request of the work.
+                 * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
                 id: components["parameters"]["RequestId"];
             };
             cookie?: never;
@@ -1953,11 +2634,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
-                /** @description The identifier of a request of the work. */
+                /**
+                 * @description The identifier of a request of the work.
+                 * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
                 id: components["parameters"]["RequestId"];
             };
             cookie?: never;
@@ -1983,11 +2673,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
-                /** @description The identifier of a request of the work. */
+                /**
+                 * @description The identifier of a request of the work.
+                 * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
                 id: components["parameters"]["RequestId"];
             };
             cookie?: never;
@@ -2007,11 +2706,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
-                /** @description The identifier of a request of the work. */
+                /**
+                 * @description The identifier of a request of the work.
+                 * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
                 id: components["parameters"]["RequestId"];
             };
             cookie?: never;

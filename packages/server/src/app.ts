@@ -3,6 +3,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import type { Db } from './db/client';
 import { handlers } from './handlers';
 import { requireAdminToken, requireApiKey } from './http/auth';
+import { docsRoutes } from './http/docs';
 import { notFoundHandler, problemHandler } from './http/problems';
 import { contractRoutes, operatorPathMatcher } from './http/routes';
 import { loadSpec, type Spec } from './http/spec';
@@ -33,6 +34,7 @@ export function createApp(options: AppOptions): express.Express {
   const authenticate: RequestHandler = (req, res, next) =>
     (isOperatorPath(req.path) ? adminAuth : apiKeyAuth)(req, res, next);
 
+  app.use(docsRoutes()); // GET /docs and /openapi.yaml: public, outside the base path
   app.use(spec.basePath, authenticate);
   app.use(express.json({ limit: MAX_BODY_BYTES, strict: false }));
   app.use(

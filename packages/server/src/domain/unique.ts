@@ -1,8 +1,13 @@
 import { nextFreeSlug, slugCandidatesPrefix, slugify } from './slug';
 
-/** True for Prisma's unique-constraint violation (P2002). */
+/**
+ * True for a unique-constraint violation: Prisma's P2002, or PostgreSQL's 23505 as the PGlite adapter reports it
+ * (a DriverAdapterError with `cause: { kind: 'postgres', code: '23505' }`, which Prisma 6 does not map to P2002).
+ */
 export function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002';
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, cause } = error as { code?: unknown; cause?: { kind?: unknown; code?: unknown } };
+  return code === 'P2002' || cause?.kind === 'UniqueConstraintViolation' || (cause?.kind === 'postgres' && cause.code === '23505');
 }
 
 /**

@@ -75,7 +75,8 @@ export async function startTestServer(options: { adminToken?: string | null } = 
         id: body.user.id,
         email,
         apiKey: body.apiKey.secret,
-        client: createClient({ baseUrl, apiKey: body.apiKey.secret }),
+        // No retries in tests: a test sees exactly what the server answered (a 429 or 503 is not hidden).
+        client: createClient({ baseUrl, apiKey: body.apiKey.secret, retry: false }),
       };
     },
     async close() {

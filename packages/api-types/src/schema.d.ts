@@ -74,7 +74,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of one of the caller's API keys. */
+                /**
+                 * @description The identifier of one of the caller's API keys.
+                 * @example 0193a1b0-9f0a-7b1c-8d2e-3f4a5b6c7d8e
+                 */
                 api_key_id: components["parameters"]["ApiKeyId"];
             };
             cookie?: never;
@@ -122,7 +125,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
             };
             cookie?: never;
@@ -149,7 +155,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
             };
             cookie?: never;
@@ -177,9 +186,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a user who is a member of the tenant. */
+                /**
+                 * @description The identifier of a user who is a member of the tenant.
+                 * @example 0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0
+                 */
                 user_id: components["parameters"]["UserId"];
             };
             cookie?: never;
@@ -208,7 +223,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
             };
             cookie?: never;
@@ -235,9 +253,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
             };
             cookie?: never;
@@ -269,9 +293,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
             };
             cookie?: never;
@@ -294,9 +324,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
             };
             cookie?: never;
@@ -323,16 +359,29 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
-                /** @description The identifier of a request of the work. */
+                /**
+                 * @description The identifier of a request of the work.
+                 * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
                 id: components["parameters"]["RequestId"];
             };
             cookie?: never;
         };
-        /** Get a request */
+        /**
+         * Get a request
+         * @description One request with its current status, the recipient's answer and the time of every transition. Its history
+         *     (who acted, when, with which note) is in `GET .../requests/{id}/events`.
+         */
         get: operations["getRequest"];
         put?: never;
         post?: never;
@@ -347,11 +396,20 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
-                /** @description The identifier of a request of the work. */
+                /**
+                 * @description The identifier of a request of the work.
+                 * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
                 id: components["parameters"]["RequestId"];
             };
             cookie?: never;
@@ -374,11 +432,20 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
-                /** @description The identifier of a request of the work. */
+                /**
+                 * @description The identifier of a request of the work.
+                 * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
                 id: components["parameters"]["RequestId"];
             };
             cookie?: never;
@@ -402,11 +469,20 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
-                /** @description The identifier of a request of the work. */
+                /**
+                 * @description The identifier of a request of the work.
+                 * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
                 id: components["parameters"]["RequestId"];
             };
             cookie?: never;
@@ -430,11 +506,20 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
-                /** @description The identifier of a request of the work. */
+                /**
+                 * @description The identifier of a request of the work.
+                 * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
                 id: components["parameters"]["RequestId"];
             };
             cookie?: never;
@@ -458,11 +543,20 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
-                /** @description The identifier of a request of the work. */
+                /**
+                 * @description The identifier of a request of the work.
+                 * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
                 id: components["parameters"]["RequestId"];
             };
             cookie?: never;
@@ -626,7 +720,67 @@ export interface components {
              */
             secret: string;
         };
-        /** @description A top-level container with an owner, members and works. */
+        /**
+         * @description A top-level container with an owner, members and works.
+         * @example {
+         *       "id": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *       "name": "Acme Research",
+         *       "slug": "acme-research",
+         *       "owner": {
+         *         "firstName": "Ada",
+         *         "lastName": "Lovelace",
+         *         "email": "ada@example.com"
+         *       },
+         *       "createdAt": "2026-11-22T10:15:00.000Z",
+         *       "updatedAt": "2026-11-22T10:15:00.000Z",
+         *       "members": {
+         *         "nodes": [
+         *           {
+         *             "role": "owner",
+         *             "user": {
+         *               "firstName": "Ada",
+         *               "lastName": "Lovelace",
+         *               "email": "ada@example.com"
+         *             }
+         *           },
+         *           {
+         *             "role": "member",
+         *             "user": {
+         *               "firstName": "Grace",
+         *               "lastName": "Hopper",
+         *               "email": "grace@example.com"
+         *             }
+         *           }
+         *         ]
+         *       },
+         *       "works": {
+         *         "totalCount": 1,
+         *         "edges": [
+         *           {
+         *             "cursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj",
+         *             "node": {
+         *               "id": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *               "slug": "annual-report-2026",
+         *               "name": "Annual report 2026",
+         *               "description": "Figures and sign-off for the annual report.",
+         *               "createdAt": "2026-11-22T10:20:00.000Z",
+         *               "updatedAt": "2026-11-22T10:20:00.000Z",
+         *               "discardedAt": null,
+         *               "owner": {
+         *                 "firstName": "Ada",
+         *                 "lastName": "Lovelace",
+         *                 "email": "ada@example.com"
+         *               }
+         *             }
+         *           }
+         *         ],
+         *         "pageInfo": {
+         *           "hasNextPage": false,
+         *           "endCursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj"
+         *         }
+         *       }
+         *     }
+         */
         Tenant: {
             id: components["schemas"]["Id"];
             name: components["schemas"]["Name"];
@@ -646,19 +800,58 @@ export interface components {
             /** @description The first 20 kept (not discarded) works, newest first; `totalCount` counts all kept works. */
             works: components["schemas"]["WorkConnection"];
         };
-        /** @description A member as embedded in a tenant. */
+        /**
+         * @description A member as embedded in a tenant.
+         * @example {
+         *       "role": "owner",
+         *       "user": {
+         *         "firstName": "Ada",
+         *         "lastName": "Lovelace",
+         *         "email": "ada@example.com"
+         *       }
+         *     }
+         */
         TenantMember: {
             role: components["schemas"]["Role"];
             user: components["schemas"]["UserRecord"];
         };
-        /** @description A member of a tenant. */
+        /**
+         * @description A member of a tenant.
+         * @example {
+         *       "role": "admin",
+         *       "user": {
+         *         "id": "0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0",
+         *         "firstName": "Grace",
+         *         "lastName": "Hopper",
+         *         "email": "grace@example.com",
+         *         "createdAt": "2026-11-20T09:00:00.000Z"
+         *       },
+         *       "createdAt": "2026-11-22T11:00:00.000Z"
+         *     }
+         */
         Member: {
             role: components["schemas"]["Role"];
             user: components["schemas"]["User"];
             /** @description When the user joined the tenant. */
             createdAt: components["schemas"]["Timestamp"];
         };
-        /** @description A work of a tenant. */
+        /**
+         * @description A work of a tenant.
+         * @example {
+         *       "id": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *       "slug": "annual-report-2026",
+         *       "name": "Annual report 2026",
+         *       "description": "Figures and sign-off for the annual report.",
+         *       "createdAt": "2026-11-22T10:20:00.000Z",
+         *       "updatedAt": "2026-11-22T10:20:00.000Z",
+         *       "discardedAt": null,
+         *       "owner": {
+         *         "firstName": "Ada",
+         *         "lastName": "Lovelace",
+         *         "email": "ada@example.com"
+         *       }
+         *     }
+         */
         Work: {
             id: components["schemas"]["Id"];
             /**
@@ -675,13 +868,48 @@ export interface components {
             /** @description The user who created the work. */
             owner: components["schemas"]["UserRecord"];
         };
-        /** @description Who a request is sent to. */
+        /**
+         * @description Who a request is sent to.
+         * @example {
+         *       "email": "grace@example.com",
+         *       "firstName": "Grace",
+         *       "lastName": "Hopper"
+         *     }
+         */
         Recipient: {
             email: components["schemas"]["Email"];
             firstName: components["schemas"]["PersonName"];
             lastName: components["schemas"]["PersonName"];
         };
-        /** @description A request sent to a recipient, moved through its lifecycle by the four actions. */
+        /**
+         * @description A request sent to a recipient, moved through its lifecycle by the four actions.
+         * @example {
+         *       "id": "0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+         *       "workId": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *       "status": "confirmed",
+         *       "title": "Confirm Q3 figures",
+         *       "message": "Please confirm the figures in section 3.",
+         *       "recipient": {
+         *         "firstName": "Grace",
+         *         "lastName": "Hopper",
+         *         "email": "grace@example.com"
+         *       },
+         *       "answer": "The figures are correct.",
+         *       "validation": null,
+         *       "cancelReason": null,
+         *       "dueAt": "2026-12-01T17:00:00.000Z",
+         *       "owner": {
+         *         "firstName": "Ada",
+         *         "lastName": "Lovelace",
+         *         "email": "ada@example.com"
+         *       },
+         *       "createdAt": "2026-11-22T10:30:00.000Z",
+         *       "updatedAt": "2026-11-23T08:05:00.000Z",
+         *       "confirmedAt": "2026-11-23T08:05:00.000Z",
+         *       "validatedAt": null,
+         *       "cancelledAt": null
+         *     }
+         */
         Request: {
             id: components["schemas"]["Id"];
             workId: components["schemas"]["Id"];
@@ -707,7 +935,22 @@ export interface components {
             validatedAt: components["schemas"]["NullableTimestamp"];
             cancelledAt: components["schemas"]["NullableTimestamp"];
         };
-        /** @description One transition of a request. */
+        /**
+         * @description One transition of a request.
+         * @example {
+         *       "id": "0193a1b3-2b3c-7d4e-9f50-6b7c8d9e0f1a",
+         *       "action": "confirm",
+         *       "fromStatus": "pending",
+         *       "toStatus": "confirmed",
+         *       "actor": {
+         *         "firstName": "Ada",
+         *         "lastName": "Lovelace",
+         *         "email": "ada@example.com"
+         *       },
+         *       "note": "The figures are correct.",
+         *       "createdAt": "2026-11-23T08:05:00.000Z"
+         *     }
+         */
         RequestEvent: {
             id: components["schemas"]["Id"];
             action: components["schemas"]["RequestAction"];
@@ -719,13 +962,73 @@ export interface components {
             note: string | null;
             createdAt: components["schemas"]["Timestamp"];
         };
-        /** @description Where this page ends, and whether another follows. */
+        /**
+         * @description Where this page ends, and whether another follows.
+         * @example {
+         *       "hasNextPage": true,
+         *       "endCursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj"
+         *     }
+         */
         PageInfo: {
             hasNextPage: boolean;
             /** @description Pass as `after` to get the next page; null on an empty page. */
             endCursor: string | null;
         };
-        /** @description A page of tenants. */
+        /**
+         * @description A page of tenants.
+         * @example {
+         *       "totalCount": 1,
+         *       "edges": [
+         *         {
+         *           "cursor": "djE6MDE5M2ExYjItN2MzZC03ZTRmLThhOWItMGMxZDJlM2Y0YTVi",
+         *           "node": {
+         *             "id": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *             "name": "Acme Research",
+         *             "slug": "acme-research",
+         *             "owner": {
+         *               "firstName": "Ada",
+         *               "lastName": "Lovelace",
+         *               "email": "ada@example.com"
+         *             },
+         *             "createdAt": "2026-11-22T10:15:00.000Z",
+         *             "updatedAt": "2026-11-22T10:15:00.000Z",
+         *             "members": {
+         *               "nodes": [
+         *                 {
+         *                   "role": "owner",
+         *                   "user": {
+         *                     "firstName": "Ada",
+         *                     "lastName": "Lovelace",
+         *                     "email": "ada@example.com"
+         *                   }
+         *                 },
+         *                 {
+         *                   "role": "member",
+         *                   "user": {
+         *                     "firstName": "Grace",
+         *                     "lastName": "Hopper",
+         *                     "email": "grace@example.com"
+         *                   }
+         *                 }
+         *               ]
+         *             },
+         *             "works": {
+         *               "totalCount": 0,
+         *               "edges": [],
+         *               "pageInfo": {
+         *                 "hasNextPage": false,
+         *                 "endCursor": null
+         *               }
+         *             }
+         *           }
+         *         }
+         *       ],
+         *       "pageInfo": {
+         *         "hasNextPage": false,
+         *         "endCursor": "djE6MDE5M2ExYjItN2MzZC03ZTRmLThhOWItMGMxZDJlM2Y0YTVi"
+         *       }
+         *     }
+         */
         TenantConnection: {
             totalCount: number;
             edges: {
@@ -734,7 +1037,35 @@ export interface components {
             }[];
             pageInfo: components["schemas"]["PageInfo"];
         };
-        /** @description A page of works. */
+        /**
+         * @description A page of works.
+         * @example {
+         *       "totalCount": 1,
+         *       "edges": [
+         *         {
+         *           "cursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj",
+         *           "node": {
+         *             "id": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *             "slug": "annual-report-2026",
+         *             "name": "Annual report 2026",
+         *             "description": "Figures and sign-off for the annual report.",
+         *             "createdAt": "2026-11-22T10:20:00.000Z",
+         *             "updatedAt": "2026-11-22T10:20:00.000Z",
+         *             "discardedAt": null,
+         *             "owner": {
+         *               "firstName": "Ada",
+         *               "lastName": "Lovelace",
+         *               "email": "ada@example.com"
+         *             }
+         *           }
+         *         }
+         *       ],
+         *       "pageInfo": {
+         *         "hasNextPage": false,
+         *         "endCursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj"
+         *       }
+         *     }
+         */
         WorkConnection: {
             totalCount: number;
             edges: {
@@ -743,7 +1074,32 @@ export interface components {
             }[];
             pageInfo: components["schemas"]["PageInfo"];
         };
-        /** @description A page of members. */
+        /**
+         * @description A page of members.
+         * @example {
+         *       "totalCount": 1,
+         *       "edges": [
+         *         {
+         *           "cursor": "djE6MDE5M2ExYjEtMWIyYy03ZDNlLTlmNDAtNWI2YzdkOGU5ZmEw",
+         *           "node": {
+         *             "role": "admin",
+         *             "user": {
+         *               "id": "0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0",
+         *               "firstName": "Grace",
+         *               "lastName": "Hopper",
+         *               "email": "grace@example.com",
+         *               "createdAt": "2026-11-20T09:00:00.000Z"
+         *             },
+         *             "createdAt": "2026-11-22T11:00:00.000Z"
+         *           }
+         *         }
+         *       ],
+         *       "pageInfo": {
+         *         "hasNextPage": false,
+         *         "endCursor": "djE6MDE5M2ExYjEtMWIyYy03ZDNlLTlmNDAtNWI2YzdkOGU5ZmEw"
+         *       }
+         *     }
+         */
         MemberConnection: {
             totalCount: number;
             edges: {
@@ -752,7 +1108,47 @@ export interface components {
             }[];
             pageInfo: components["schemas"]["PageInfo"];
         };
-        /** @description A page of requests. */
+        /**
+         * @description A page of requests.
+         * @example {
+         *       "totalCount": 1,
+         *       "edges": [
+         *         {
+         *           "cursor": "djE6MDE5M2ExYjMtMWEyYi03YzNkLThlNGYtNWE2YjdjOGQ5ZTBm",
+         *           "node": {
+         *             "id": "0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+         *             "workId": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *             "status": "confirmed",
+         *             "title": "Confirm Q3 figures",
+         *             "message": "Please confirm the figures in section 3.",
+         *             "recipient": {
+         *               "firstName": "Grace",
+         *               "lastName": "Hopper",
+         *               "email": "grace@example.com"
+         *             },
+         *             "answer": "The figures are correct.",
+         *             "validation": null,
+         *             "cancelReason": null,
+         *             "dueAt": "2026-12-01T17:00:00.000Z",
+         *             "owner": {
+         *               "firstName": "Ada",
+         *               "lastName": "Lovelace",
+         *               "email": "ada@example.com"
+         *             },
+         *             "createdAt": "2026-11-22T10:30:00.000Z",
+         *             "updatedAt": "2026-11-23T08:05:00.000Z",
+         *             "confirmedAt": "2026-11-23T08:05:00.000Z",
+         *             "validatedAt": null,
+         *             "cancelledAt": null
+         *           }
+         *         }
+         *       ],
+         *       "pageInfo": {
+         *         "hasNextPage": false,
+         *         "endCursor": "djE6MDE5M2ExYjMtMWEyYi03YzNkLThlNGYtNWE2YjdjOGQ5ZTBm"
+         *       }
+         *     }
+         */
         RequestConnection: {
             totalCount: number;
             edges: {
@@ -761,7 +1157,34 @@ export interface components {
             }[];
             pageInfo: components["schemas"]["PageInfo"];
         };
-        /** @description A page of request events. */
+        /**
+         * @description A page of request events.
+         * @example {
+         *       "totalCount": 1,
+         *       "edges": [
+         *         {
+         *           "cursor": "djE6MDE5M2ExYjMtMmIzYy03ZDRlLTlmNTAtNmI3YzhkOWUwZjFh",
+         *           "node": {
+         *             "id": "0193a1b3-2b3c-7d4e-9f50-6b7c8d9e0f1a",
+         *             "action": "confirm",
+         *             "fromStatus": "pending",
+         *             "toStatus": "confirmed",
+         *             "actor": {
+         *               "firstName": "Ada",
+         *               "lastName": "Lovelace",
+         *               "email": "ada@example.com"
+         *             },
+         *             "note": "The figures are correct.",
+         *             "createdAt": "2026-11-23T08:05:00.000Z"
+         *           }
+         *         }
+         *       ],
+         *       "pageInfo": {
+         *         "hasNextPage": false,
+         *         "endCursor": "djE6MDE5M2ExYjMtMmIzYy03ZDRlLTlmNTAtNmI3YzhkOWUwZjFh"
+         *       }
+         *     }
+         */
         RequestEventConnection: {
             totalCount: number;
             edges: {
@@ -770,7 +1193,29 @@ export interface components {
             }[];
             pageInfo: components["schemas"]["PageInfo"];
         };
-        /** @description A page of API keys. */
+        /**
+         * @description A page of API keys.
+         * @example {
+         *       "totalCount": 1,
+         *       "edges": [
+         *         {
+         *           "cursor": "djE6MDE5M2ExYjAtOWYwYS03YjFjLThkMmUtM2Y0YTViNmM3ZDhl",
+         *           "node": {
+         *             "id": "0193a1b0-9f0a-7b1c-8d2e-3f4a5b6c7d8e",
+         *             "name": "CI key",
+         *             "prefix": "wk_5kq2x9mfa1",
+         *             "createdAt": "2026-11-22T10:15:00.000Z",
+         *             "lastUsedAt": "2026-11-23T08:05:00.000Z",
+         *             "revokedAt": null
+         *           }
+         *         }
+         *       ],
+         *       "pageInfo": {
+         *         "hasNextPage": false,
+         *         "endCursor": "djE6MDE5M2ExYjAtOWYwYS03YjFjLThkMmUtM2Y0YTViNmM3ZDhl"
+         *       }
+         *     }
+         */
         ApiKeyConnection: {
             totalCount: number;
             edges: {
@@ -779,19 +1224,144 @@ export interface components {
             }[];
             pageInfo: components["schemas"]["PageInfo"];
         };
-        /** @description One tenant. */
+        /**
+         * @description One tenant.
+         * @example {
+         *       "tenant": {
+         *         "id": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *         "name": "Acme Research",
+         *         "slug": "acme-research",
+         *         "owner": {
+         *           "firstName": "Ada",
+         *           "lastName": "Lovelace",
+         *           "email": "ada@example.com"
+         *         },
+         *         "createdAt": "2026-11-22T10:15:00.000Z",
+         *         "updatedAt": "2026-11-22T10:15:00.000Z",
+         *         "members": {
+         *           "nodes": [
+         *             {
+         *               "role": "owner",
+         *               "user": {
+         *                 "firstName": "Ada",
+         *                 "lastName": "Lovelace",
+         *                 "email": "ada@example.com"
+         *               }
+         *             },
+         *             {
+         *               "role": "member",
+         *               "user": {
+         *                 "firstName": "Grace",
+         *                 "lastName": "Hopper",
+         *                 "email": "grace@example.com"
+         *               }
+         *             }
+         *           ]
+         *         },
+         *         "works": {
+         *           "totalCount": 1,
+         *           "edges": [
+         *             {
+         *               "cursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj",
+         *               "node": {
+         *                 "id": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *                 "slug": "annual-report-2026",
+         *                 "name": "Annual report 2026",
+         *                 "description": "Figures and sign-off for the annual report.",
+         *                 "createdAt": "2026-11-22T10:20:00.000Z",
+         *                 "updatedAt": "2026-11-22T10:20:00.000Z",
+         *                 "discardedAt": null,
+         *                 "owner": {
+         *                   "firstName": "Ada",
+         *                   "lastName": "Lovelace",
+         *                   "email": "ada@example.com"
+         *                 }
+         *               }
+         *             }
+         *           ],
+         *           "pageInfo": {
+         *             "hasNextPage": false,
+         *             "endCursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj"
+         *           }
+         *         }
+         *       }
+         *     }
+         */
         TenantEnvelope: {
             tenant: components["schemas"]["Tenant"];
         };
-        /** @description One work. */
+        /**
+         * @description One work.
+         * @example {
+         *       "work": {
+         *         "id": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *         "slug": "annual-report-2026",
+         *         "name": "Annual report 2026",
+         *         "description": "Figures and sign-off for the annual report.",
+         *         "createdAt": "2026-11-22T10:20:00.000Z",
+         *         "updatedAt": "2026-11-22T10:20:00.000Z",
+         *         "discardedAt": null,
+         *         "owner": {
+         *           "firstName": "Ada",
+         *           "lastName": "Lovelace",
+         *           "email": "ada@example.com"
+         *         }
+         *       }
+         *     }
+         */
         WorkEnvelope: {
             work: components["schemas"]["Work"];
         };
-        /** @description One request. */
+        /**
+         * @description One request.
+         * @example {
+         *       "request": {
+         *         "id": "0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+         *         "workId": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *         "status": "confirmed",
+         *         "title": "Confirm Q3 figures",
+         *         "message": "Please confirm the figures in section 3.",
+         *         "recipient": {
+         *           "firstName": "Grace",
+         *           "lastName": "Hopper",
+         *           "email": "grace@example.com"
+         *         },
+         *         "answer": "The figures are correct.",
+         *         "validation": null,
+         *         "cancelReason": null,
+         *         "dueAt": "2026-12-01T17:00:00.000Z",
+         *         "owner": {
+         *           "firstName": "Ada",
+         *           "lastName": "Lovelace",
+         *           "email": "ada@example.com"
+         *         },
+         *         "createdAt": "2026-11-22T10:30:00.000Z",
+         *         "updatedAt": "2026-11-23T08:05:00.000Z",
+         *         "confirmedAt": "2026-11-23T08:05:00.000Z",
+         *         "validatedAt": null,
+         *         "cancelledAt": null
+         *       }
+         *     }
+         */
         RequestEnvelope: {
             request: components["schemas"]["Request"];
         };
-        /** @description One member. */
+        /**
+         * @description One member.
+         * @example {
+         *       "member": {
+         *         "role": "admin",
+         *         "user": {
+         *           "id": "0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0",
+         *           "firstName": "Grace",
+         *           "lastName": "Hopper",
+         *           "email": "grace@example.com",
+         *           "createdAt": "2026-11-20T09:00:00.000Z"
+         *         },
+         *         "createdAt": "2026-11-22T11:00:00.000Z"
+         *       }
+         *     }
+         */
         MemberEnvelope: {
             member: components["schemas"]["Member"];
         };
@@ -1238,15 +1808,30 @@ export interface components {
         };
     };
     parameters: {
-        /** @description The identifier of a tenant. */
+        /**
+         * @description The identifier of a tenant.
+         * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+         */
         TenantId: components["schemas"]["Id"];
-        /** @description The identifier of a work of the tenant. */
+        /**
+         * @description The identifier of a work of the tenant.
+         * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+         */
         WorkId: components["schemas"]["Id"];
-        /** @description The identifier of a request of the work. */
+        /**
+         * @description The identifier of a request of the work.
+         * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+         */
         RequestId: components["schemas"]["Id"];
-        /** @description The identifier of a user who is a member of the tenant. */
+        /**
+         * @description The identifier of a user who is a member of the tenant.
+         * @example 0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0
+         */
         UserId: components["schemas"]["Id"];
-        /** @description The identifier of one of the caller's API keys. */
+        /**
+         * @description The identifier of one of the caller's API keys.
+         * @example 0193a1b0-9f0a-7b1c-8d2e-3f4a5b6c7d8e
+         */
         ApiKeyId: components["schemas"]["Id"];
         /** @description How many items a page holds at most. */
         Limit: number;
@@ -1478,7 +2063,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of one of the caller's API keys. */
+                /**
+                 * @description The identifier of one of the caller's API keys.
+                 * @example 0193a1b0-9f0a-7b1c-8d2e-3f4a5b6c7d8e
+                 */
                 api_key_id: components["parameters"]["ApiKeyId"];
             };
             cookie?: never;
@@ -1597,7 +2185,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
             };
             cookie?: never;
@@ -1636,7 +2227,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
             };
             cookie?: never;
@@ -1681,7 +2275,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
             };
             cookie?: never;
@@ -1722,7 +2319,10 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
             };
             cookie?: never;
@@ -1765,9 +2365,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a user who is a member of the tenant. */
+                /**
+                 * @description The identifier of a user who is a member of the tenant.
+                 * @example 0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0
+                 */
                 user_id: components["parameters"]["UserId"];
             };
             cookie?: never;
@@ -1804,9 +2410,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a user who is a member of the tenant. */
+                /**
+                 * @description The identifier of a user who is a member of the tenant.
+                 * @example 0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0
+                 */
                 user_id: components["parameters"]["UserId"];
             };
             cookie?: never;
@@ -1854,7 +2466,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
             };
             cookie?: never;
@@ -1895,7 +2510,10 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
             };
             cookie?: never;
@@ -1943,9 +2561,15 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
             };
             cookie?: never;
@@ -1978,9 +2602,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
             };
             cookie?: never;
@@ -2019,9 +2649,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
             };
             cookie?: never;
@@ -2062,9 +2698,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
             };
             cookie?: never;
@@ -2104,9 +2746,15 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
             };
             cookie?: never;
@@ -2147,9 +2795,15 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
             };
             cookie?: never;
@@ -2197,11 +2851,20 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
-                /** @description The identifier of a request of the work. */
+                /**
+                 * @description The identifier of a request of the work.
+                 * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
                 id: components["parameters"]["RequestId"];
             };
             cookie?: never;
@@ -2239,11 +2902,20 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
-                /** @description The identifier of a request of the work. */
+                /**
+                 * @description The identifier of a request of the work.
+                 * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
                 id: components["parameters"]["RequestId"];
             };
             cookie?: never;
@@ -2282,11 +2954,20 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
-                /** @description The identifier of a request of the work. */
+                /**
+                 * @description The identifier of a request of the work.
+                 * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
                 id: components["parameters"]["RequestId"];
             };
             cookie?: never;
@@ -2320,11 +3001,20 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
-                /** @description The identifier of a request of the work. */
+                /**
+                 * @description The identifier of a request of the work.
+                 * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
                 id: components["parameters"]["RequestId"];
             };
             cookie?: never;
@@ -2358,11 +3048,20 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
-                /** @description The identifier of a request of the work. */
+                /**
+                 * @description The identifier of a request of the work.
+                 * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
                 id: components["parameters"]["RequestId"];
             };
             cookie?: never;
@@ -2396,11 +3095,20 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The identifier of a tenant. */
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
                 tenant_id: components["parameters"]["TenantId"];
-                /** @description The identifier of a work of the tenant. */
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
                 work_id: components["parameters"]["WorkId"];
-                /** @description The identifier of a request of the work. */
+                /**
+                 * @description The identifier of a request of the work.
+                 * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
                 id: components["parameters"]["RequestId"];
             };
             cookie?: never;

@@ -5,6 +5,7 @@ import type { Db } from './db/client';
 import { handlers } from './handlers';
 import { accessLog } from './http/access-log';
 import { requireAdminToken, requireApiKey } from './http/auth';
+import { docsRoutes } from './http/docs';
 import { Lifecycle } from './http/graceful-shutdown';
 import { HEALTH_PATHS, healthRoutes } from './http/health';
 import { type Logger, silentLogger } from './http/logger';
@@ -71,6 +72,7 @@ export function createApp(options: AppOptions): express.Express {
   const authenticate: RequestHandler = (req, res, next) =>
     (isOperatorPath(req.path) ? adminAuth : apiKeyAuth)(req, res, next);
 
+  app.use(docsRoutes()); // GET /docs and /openapi.yaml: public, outside the base path
   app.use(spec.basePath, authenticate);
   if (options.rateLimit && options.rateLimit.perMinute > 0) {
     app.use(spec.basePath, rateLimitPerApiKey({ ...options.rateLimit, logger }));

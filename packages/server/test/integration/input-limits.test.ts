@@ -341,17 +341,17 @@ describe('first and last names: at most 200 characters after trimming, possibly 
   });
 });
 
-describe('unknown properties are refused, at any depth', () => {
+describe('unknown properties are refused, at any depth', (): string => {
   it.each([
-    ['POST /tenants', 'POST', () => '/v1/tenants', { name: 'T', slug: 'mine' }, '/body/slug'],
-    ['PATCH /tenants/{id}', 'PATCH', () => tenantPath(), { name: 'T', owner: 'me' }, '/body/owner'],
-    ['POST /api-keys', 'POST', () => '/v1/api-keys', { name: 'K', secret: 'x' }, '/body/secret'],
-    ['POST .../members', 'POST', () => `${tenantPath()}/members`, { email: 'm@example.com', role: 'member', admin: true }, '/body/admin'],
-    ['POST .../works', 'POST', () => worksPath(), { name: 'W', discardedAt: null }, '/body/discardedAt'],
-    ['PATCH .../works/{id}', 'PATCH', () => `${worksPath()}/${workId}`, { name: 'W', slug: 'w' }, '/body/slug'],
-    ['POST .../requests', 'POST', () => requestsPath(), { title: 'T', recipient: { email: 'r@example.com' }, status: 'validated' }, '/body/status'],
-    ['POST .../requests', 'POST', () => requestsPath(), { title: 'T', recipient: { email: 'r@example.com', phone: '1' } }, '/body/recipient/phone'],
-    ['POST /admin/users', 'POST', () => '/v1/admin/users', { email: 'o@example.com', firstName: 'F', lastName: 'L', role: 'owner' }, '/body/role'],
+    ['POST /tenants', 'POST', (): string => '/v1/tenants', { name: 'T', slug: 'mine' }, '/body/slug'],
+    ['PATCH /tenants/{id}', 'PATCH', (): string => tenantPath(), { name: 'T', owner: 'me' }, '/body/owner'],
+    ['POST /api-keys', 'POST', (): string => '/v1/api-keys', { name: 'K', secret: 'x' }, '/body/secret'],
+    ['POST .../members', 'POST', (): string => `${tenantPath()}/members`, { email: 'm@example.com', role: 'member', admin: true }, '/body/admin'],
+    ['POST .../works', 'POST', (): string => worksPath(), { name: 'W', discardedAt: null }, '/body/discardedAt'],
+    ['PATCH .../works/{id}', 'PATCH', (): string => `${worksPath()}/${workId}`, { name: 'W', slug: 'w' }, '/body/slug'],
+    ['POST .../requests', 'POST', (): string => requestsPath(), { title: 'T', recipient: { email: 'r@example.com' }, status: 'validated' }, '/body/status'],
+    ['POST .../requests', 'POST', (): string => requestsPath(), { title: 'T', recipient: { email: 'r@example.com', phone: '1' } }, '/body/recipient/phone'],
+    ['POST /admin/users', 'POST', (): string => '/v1/admin/users', { email: 'o@example.com', firstName: 'F', lastName: 'L', role: 'owner' }, '/body/role'],
   ] as const)('%s refuses an unknown property', async (_label, method, path, json, errorPath) => {
     const apiKey = path() === '/v1/admin/users' ? ADMIN_TOKEN : ada.apiKey;
     const res = await server.call(path(), { method, apiKey, json });

@@ -28,7 +28,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 async function page(user: TestUser, url: string, key: string, query: Record<string, string | number> = {}): Promise<Connection> {
-  const search = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
+  const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
   const res = await server.call(`${url}${search.size > 0 ? `?${search}` : ''}`, { apiKey: user.apiKey });
   const body = await res.json();
   if (res.status !== 200) throw new Error(`${url}: ${res.status} ${JSON.stringify(body)}`);

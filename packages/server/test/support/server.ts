@@ -124,7 +124,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         id: body.user.id,
         email,
         apiKey: body.apiKey.secret,
-        client: createClient({ baseUrl, apiKey: body.apiKey.secret }),
+        // No retries in tests: a test sees exactly what the server answered (a 429 or 503 is not hidden).
+        client: createClient({ baseUrl, apiKey: body.apiKey.secret, retry: false }),
       };
     },
     async close() {

@@ -1,0 +1,161 @@
+// Our own lint rules for openapi/api.yaml: what we promise partners (problem+json errors, examples everywhere)
+// and API security practice (every operation authenticated, bounded input, no undeclared properties).
+// Each rule is small on purpose; the Redocly visitor calls them on every node of the given type.
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
+const PROBLEM_REF = '#/components/schemas/Problem';
+const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+
+const typesOf = (schema) => (Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : []);
+const resolved = (node, ctx) => (node && node.$ref ? ctx.resolve(node).node : node);
+
+/**
+ * Every 4xx (and 5xx) response is `application/problem+json` with the Problem schema and an example, and every
+ * operation documents the 4xx responses it can produce: 401 when authenticated, 400 when it takes input, 404 when
+ * its path names a resource, 413 and 415 when it takes a body.
+ */
+function ProblemResponses() {
+  return {
+    PathItem: {
+      enter(pathItem, ctx, { key: path }) {
+        for (const method of HTTP_METHODS) {
+          const operation = pathItem[method];
+          if (!operation) continue;
+          const where = ctx.location.child([method]);
+          const responses = operation.responses ?? {};
+          const parameters = [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])].map((p) => resolved(p, ctx));
+          const expected = new Set(['401']);
+          if (parameters.length > 0 || operation.requestBody) expected.add('400');
+          if (parameters.some((p) => p && p.in === 'path')) expected.add('404');
+          if (operation.requestBody) {
+            expected.add('413');
+            expected.add('415');
+          }
+          for (const status of expected) {
+            if (!(status in responses)) {
+              ctx.report({
+                message: `${method.toUpperCase()} ${path} must document its ${status} response.`,
+                location: where.child(['responses']).key(),
+              });
+            }
+          }
+          for (const [status, response] of Object.entries(responses)) {
+            if (!/^[45]/.test(status)) continue;
+            const at = where.child(['responses', status]);
+            const body = resolved(response, ctx);
+            const content = body?.content ?? {};
+            const types = Object.keys(content);
+            const media = content[PROBLEM_MEDIA_TYPE];
+            if (types.length !== 1 || !media) {
+              ctx.report({ message: `The ${status} response must be ${PROBLEM_MEDIA_TYPE} only.`, location: at });
+              continue;
+            }
+            if (media.schema?.$ref !== PROBLEM_REF) {
+              ctx.report({ message: `The ${status} response must use the Problem schema (${PROBLEM_REF}).`, location: at });
+            }
+            if (media.example === undefined && media.examples === undefined) {
+              ctx.report({ message: `The ${status} response needs an example.`, location: at });
+            }
+          }
+        }
+      },
+    },
+  };
+}
+
+/** Every named schema shows a realistic example, so the reference can show one for every body. */
+function SchemaExample() {
+  return {
+    NamedSchemas: {
+      enter(schemas, ctx) {
+        for (const [name, schema] of Object.entries(schemas)) {
+          if (schema.example === undefined && schema.examples === undefined) {
+            ctx.report({ message: `Schema \`${name}\` needs an \`example\`.`, location: ctx.location.child([name]).key() });
+          }
+        }
+      },
+    },
+  };
+}
+
+/** Every parameter shows an example (its own or its schema's). */
+function ParameterExample() {
+  return {
+    Parameter(parameter, ctx) {
+      const schema = resolved(parameter.schema, ctx) ?? {};
+      const has = (node) => node.example !== undefined || node.examples !== undefined || node.default !== undefined || Array.isArray(node.enum);
+      if (!has(parameter) && !has(schema)) {
+        ctx.report({ message: `Parameter \`${parameter.name}\` needs an example.`, location: ctx.location.key() });
+      }
+    },
+  };
+}
+
+/** Strings have a maximum length (or a fixed set of values) and arrays a maximum size: no unbounded input. */
+function BoundedValues() {
+  return {
+    Schema(schema, ctx) {
+      const types = typesOf(schema);
+      const fixed = schema.enum !== undefined || schema.const !== undefined;
+      if (types.includes('string') && !fixed && schema.maxLength === undefined) {
+        ctx.report({ message: 'A string schema needs `maxLength` (or `enum`/`const`).', location: ctx.location.key() });
+      }
+      if (types.includes('array') && schema.maxItems === undefined) {
+        ctx.report({ message: 'An array schema needs `maxItems`.', location: ctx.location.key() });
+      }
+    },
+  };
+}
+
+/** Objects declare every property they allow: `additionalProperties: false` (or `unevaluatedProperties: false`). */
+function ClosedObjects() {
+  return {
+    Schema(schema, ctx) {
+      const isObject = typesOf(schema).includes('object') || schema.properties !== undefined;
+      if (!isObject) return;
+      if (schema.additionalProperties !== false && schema.unevaluatedProperties !== false) {
+        ctx.report({
+          message: 'An object schema needs `additionalProperties: false`: undeclared properties are rejected.',
+          location: ctx.location.key(),
+        });
+      }
+    },
+  };
+}
+
+/** Every operation is authenticated: a non-empty security requirement, and no anonymous (`{}`) alternative. */
+function OperationSecurity() {
+  let rootSecurity;
+  return {
+    Root: {
+      enter(root) {
+        rootSecurity = root.security;
+      },
+    },
+    Operation(operation, ctx) {
+      const security = operation.security ?? rootSecurity ?? [];
+      if (security.length === 0 || security.some((requirement) => Object.keys(requirement).length === 0)) {
+        ctx.report({
+          message: `Operation \`${operation.operationId}\` must require authentication (no empty or anonymous security).`,
+          location: ctx.location.child(['security']).key(),
+        });
+      }
+    },
+  };
+}
+
+export default function worksApiPlugin() {
+  return {
+    id: 'works-api',
+    rules: {
+      oas3: {
+        'problem-responses': ProblemResponses,
+        'schema-example': SchemaExample,
+        'parameter-example': ParameterExample,
+        'bounded-values': BoundedValues,
+        'closed-objects': ClosedObjects,
+        'operation-security': OperationSecurity,
+      },
+    },
+  };
+}

@@ -1,0 +1,32 @@
+// Generated from openapi/api.yaml by scripts/generate-operations.mjs: do not edit. `pnpm generate` rewrites it.
+
+/** Every operation of the contract: its method, its path and whether it creates something. */
+export const operationRoutes = {
+  adminCreateUser: { method: 'post', path: '/admin/users', creates: true },
+  getMe: { method: 'get', path: '/me', creates: false },
+  listApiKeys: { method: 'get', path: '/api-keys', creates: false },
+  createApiKey: { method: 'post', path: '/api-keys', creates: true },
+  revokeApiKey: { method: 'delete', path: '/api-keys/{api_key_id}', creates: false },
+  listTenants: { method: 'get', path: '/tenants', creates: false },
+  createTenant: { method: 'post', path: '/tenants', creates: true },
+  getTenant: { method: 'get', path: '/tenants/{tenant_id}', creates: false },
+  updateTenant: { method: 'patch', path: '/tenants/{tenant_id}', creates: false },
+  listMembers: { method: 'get', path: '/tenants/{tenant_id}/members', creates: false },
+  addMember: { method: 'post', path: '/tenants/{tenant_id}/members', creates: true },
+  removeMember: { method: 'delete', path: '/tenants/{tenant_id}/members/{user_id}', creates: false },
+  updateMember: { method: 'patch', path: '/tenants/{tenant_id}/members/{user_id}', creates: false },
+  listWorks: { method: 'get', path: '/tenants/{tenant_id}/works', creates: false },
+  createWork: { method: 'post', path: '/tenants/{tenant_id}/works', creates: true },
+  getWork: { method: 'get', path: '/tenants/{tenant_id}/works/{work_id}', creates: false },
+  discardWork: { method: 'delete', path: '/tenants/{tenant_id}/works/{work_id}', creates: false },
+  updateWork: { method: 'patch', path: '/tenants/{tenant_id}/works/{work_id}', creates: false },
+  undiscardWork: { method: 'put', path: '/tenants/{tenant_id}/works/{work_id}/undiscard', creates: false },
+  listRequests: { method: 'get', path: '/tenants/{tenant_id}/works/{work_id}/requests', creates: false },
+  createRequest: { method: 'post', path: '/tenants/{tenant_id}/works/{work_id}/requests', creates: true },
+  getRequest: { method: 'get', path: '/tenants/{tenant_id}/works/{work_id}/requests/{id}', creates: false },
+  listRequestEvents: { method: 'get', path: '/tenants/{tenant_id}/works/{work_id}/requests/{id}/events', creates: false },
+  cancelRequest: { method: 'delete', path: '/tenants/{tenant_id}/works/{work_id}/requests/{id}/cancel', creates: false },
+  confirmRequest: { method: 'put', path: '/tenants/{tenant_id}/works/{work_id}/requests/{id}/confirm', creates: false },
+  earlyValidateRequest: { method: 'put', path: '/tenants/{tenant_id}/works/{work_id}/requests/{id}/early_validate', creates: false },
+  validateRequest: { method: 'put', path: '/tenants/{tenant_id}/works/{work_id}/requests/{id}/validate', creates: false },
+} as const;

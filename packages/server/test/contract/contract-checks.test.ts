@@ -1,0 +1,46 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ContractRecorder, contractClient } from './support/contract';
+
+/** The client-side contract checks fail a call whose response breaks openapi/api.yaml (they can fail). */
+let server: Server;
+let baseUrl: string;
+let reply: { status: number; type?: string; body?: string; headers?: Record<string, string> };
+
+beforeAll(async () => {
+  server = createServer((_req, res) => {
+    res.writeHead(reply.status, { ...(reply.type && { 'Content-Type': reply.type }), ...reply.headers });
+    res.end(reply.body);
+  }).listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+const user = { id: 'u1', firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', createdAt: '2026-11-22T10:15:00.000Z' };
+const problem = { type: 'https://works-api.dev/problems/not_found', title: 'Not found', status: 404, detail: 'x', instance: '/v1/me', code: 'not_found' };
+
+async function call(): Promise<{ recorder: ContractRecorder; outcome: Promise<unknown> }> {
+  const recorder = new ContractRecorder();
+  return { recorder, outcome: contractClient(baseUrl, 'wk_x', recorder).getMe() };
+}
+
+it('accepts and records a response that matches the contract', async () => {
+  reply = { status: 200, type: 'application/json', body: JSON.stringify({ user }) };
+  const { recorder, outcome } = await call();
+  await expect(outcome).resolves.toMatchObject({ data: { user } });
+  expect(recorder.calls).toEqual([{ operationId: 'getMe', method: 'get', status: 200 }]);
+});
+
+it.each([
+  ['an undeclared property', { status: 200, type: 'application/json', body: JSON.stringify({ user: { ...user, age: 3 } }) }, /must NOT have additional properties/],
+  ['a wrong format', { status: 200, type: 'application/json', body: JSON.stringify({ user: { ...user, email: 'nope' } }) }, /must match format "email"/],
+  ['an undocumented status', { status: 404, type: 'application/problem+json', body: JSON.stringify(problem) }, /not documented/],
+  ['a problem with the wrong media type', { status: 401, type: 'application/json', body: JSON.stringify({ ...problem, status: 401 }) }, /Content-Type application\/json/],
+  ['a problem without its code', { status: 401, type: 'application/problem+json', body: JSON.stringify({ ...problem, status: 401, code: undefined }) }, /must have required property 'code'/],
+])('fails the call on %s', async (_name, response, message) => {
+  reply = response;
+  const { recorder, outcome } = await call();
+  await expect(outcome).rejects.toThrow(message);
+  expect(recorder.calls).toEqual([]);
+});

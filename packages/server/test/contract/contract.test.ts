@@ -1,0 +1,302 @@
+import { type components, type Problem, unwrap, type WorksApiClient } from '@works-api/client';
+import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/server';
+import { ContractRecorder, contractClient, specOperationIds } from './support/contract';
+
+/**
+ * Contract tests: every operation of openapi/api.yaml, driven only through @works-api/client against the real
+ * server (response validation on, on both sides), at least one success each, plus the documented errors partners
+ * switch on. The last test fails when an operation of the spec was not exercised: a new operation needs a test.
+ *
+ * Tests run in order and build on each other (a tenant, then its works, then requests), as a partner would.
+ */
+type Schemas = components['schemas'];
+
+let server: TestServer;
+const recorder = new ContractRecorder();
+let admin: WorksApiClient;
+let ada: WorksApiClient; // owner of the tenant
+let grace: WorksApiClient; // becomes a member, then admin
+let graceId: string;
+let stranger: WorksApiClient;
+
+let tenant: Schemas['Tenant'];
+let work: Schemas['Work'];
+let request: Schemas['Request'];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  admin = contractClient(server.baseUrl, ADMIN_TOKEN, recorder);
+  const [adaUser, strangerUser] = await Promise.all([server.createUser('ada'), server.createUser('stranger')]);
+  ada = contractClient(server.baseUrl, adaUser.apiKey, recorder);
+  stranger = contractClient(server.baseUrl, strangerUser.apiKey, recorder);
+});
+afterAll(() => server.close());
+
+const unique = (name: string) => `${name}-${process.pid}-${Date.now()}@example.com`;
+const tenantPath = () => ({ tenant_id: tenant.id });
+const workPath = () => ({ tenant_id: tenant.id, work_id: work.id });
+const requestPath = (id = request.id) => ({ tenant_id: tenant.id, work_id: work.id, id });
+
+/** The problem of a failed call, typed; fails the test if the call succeeded. */
+function problemOf(result: { error?: Problem; response: Response }): Problem {
+  if (result.error === undefined) throw new Error(`expected a problem, got ${result.response.status}`);
+  return result.error;
+}
+
+describe('Admin', () => {
+  it('adminCreateUser: creates a user with a first API key whose secret works', async () => {
+    const email = unique('grace');
+    const result = await admin.adminCreateUser({ body: { email, firstName: 'Grace', lastName: 'Hopper' } });
+    const { user, apiKey } = unwrap(result);
+    expect(result.response.status).toBe(201);
+    expect(result.response.headers.get('Location')).toBe('/v1/me');
+    expect(user).toMatchObject({ email, firstName: 'Grace', lastName: 'Hopper' });
+    expect(apiKey.secret).toMatch(/^wk_/);
+    graceId = user.id;
+    grace = contractClient(server.baseUrl, apiKey.secret, recorder);
+  });
+
+  it('adminCreateUser: an API key is not the operator token (401)', async () => {
+    const result = await ada.adminCreateUser({ body: { email: unique('x'), firstName: 'X', lastName: 'Y' } });
+    expect(problemOf(result)).toMatchObject({ status: 401, code: 'unauthenticated' });
+  });
+});
+
+describe('Account', () => {
+  it('getMe: the caller', async () => {
+    const { user } = unwrap(await grace.getMe());
+    expect(user.id).toBe(graceId);
+  });
+
+  it('getMe: a wrong key is 401 with WWW-Authenticate', async () => {
+    const result = await contractClient(server.baseUrl, 'wk_not_a_key', recorder).getMe();
+    expect(problemOf(result)).toMatchObject({ status: 401, code: 'unauthenticated' });
+    expect(result.response.headers.get('WWW-Authenticate')).toMatch(/^Bearer/);
+  });
+
+  let secondKeyId: string;
+  it('createApiKey: shows the secret once', async () => {
+    const result = await grace.createApiKey({ body: { name: 'CI key' } });
+    const { apiKey } = unwrap(result);
+    expect(result.response.status).toBe(201);
+    expect(apiKey).toMatchObject({ name: 'CI key', revokedAt: null, lastUsedAt: null });
+    expect(apiKey.secret.startsWith(apiKey.prefix)).toBe(true);
+    secondKeyId = apiKey.id;
+  });
+
+  it('listApiKeys: the caller’s keys, newest first, never their secrets', async () => {
+    const { apiKeys } = unwrap(await grace.listApiKeys({ params: { query: { limit: 10 } } }));
+    expect(apiKeys.totalCount).toBe(2);
+    expect(apiKeys.edges[0]!.node.id).toBe(secondKeyId);
+    expect(apiKeys.edges.every((edge) => !('secret' in edge.node))).toBe(true);
+  });
+
+  it('revokeApiKey: revokes, and repeating it returns the key unchanged', async () => {
+    const first = unwrap(await grace.revokeApiKey({ params: { path: { api_key_id: secondKeyId } } }));
+    expect(first.apiKey.revokedAt).not.toBeNull();
+    const again = unwrap(await grace.revokeApiKey({ params: { path: { api_key_id: secondKeyId } } }));
+    expect(again.apiKey).toEqual(first.apiKey);
+  });
+
+  it('revokeApiKey: someone else’s key is 404', async () => {
+    const result = await stranger.revokeApiKey({ params: { path: { api_key_id: secondKeyId } } });
+    expect(problemOf(result)).toMatchObject({ status: 404, code: 'not_found' });
+  });
+});
+
+describe('Tenants', () => {
+  it('createTenant: the caller owns it; 201 with Location', async () => {
+    const result = await ada.createTenant({ body: { name: 'Acme Research' } });
+    tenant = unwrap(result).tenant;
+    expect(result.response.status).toBe(201);
+    expect(result.response.headers.get('Location')).toBe(`/v1/tenants/${tenant.id}`);
+    expect(tenant.members.nodes).toEqual([{ role: 'owner', user: expect.objectContaining({ firstName: 'ada' }) }]);
+    expect(tenant.works).toEqual({ totalCount: 0, edges: [], pageInfo: { hasNextPage: false, endCursor: null } });
+  });
+
+  it('createTenant: a body that breaks the contract is 400 with errors', async () => {
+    const problem = problemOf(await ada.createTenant({ body: { name: '' } }));
+    expect(problem).toMatchObject({ status: 400, code: 'validation_failed' });
+    expect(problem.errors?.[0]?.path).toMatch(/name/);
+  });
+
+  it('getTenant: members see it', async () => {
+    expect(unwrap(await ada.getTenant({ params: { path: tenantPath() } })).tenant.id).toBe(tenant.id);
+  });
+
+  it('getTenant: to a non-member it does not exist (404)', async () => {
+    const problem = problemOf(await stranger.getTenant({ params: { path: tenantPath() } }));
+    expect(problem).toMatchObject({ status: 404, code: 'not_found' });
+  });
+
+  it('listTenants: the caller’s tenants', async () => {
+    const { tenants } = unwrap(await ada.listTenants());
+    expect(tenants.edges.map((edge) => edge.node.id)).toContain(tenant.id);
+    expect(unwrap(await stranger.listTenants()).tenants.totalCount).toBe(0);
+  });
+
+  it('updateTenant: renames, the slug stays', async () => {
+    const { tenant: renamed } = unwrap(await ada.updateTenant({ params: { path: tenantPath() }, body: { name: 'Acme Research Lab' } }));
+    expect(renamed).toMatchObject({ name: 'Acme Research Lab', slug: tenant.slug });
+    tenant = renamed;
+  });
+});
+
+describe('Members', () => {
+  it('addMember: adds an existing user by email; 201', async () => {
+    const { user } = unwrap(await grace.getMe());
+    const result = await ada.addMember({ params: { path: tenantPath() }, body: { email: user.email, role: 'member' } });
+    expect(result.response.status).toBe(201);
+    expect(unwrap(result).member).toMatchObject({ role: 'member', user: { id: graceId } });
+  });
+
+  it('addMember: the same user again is 409', async () => {
+    const { user } = unwrap(await grace.getMe());
+    const problem = problemOf(await ada.addMember({ params: { path: tenantPath() }, body: { email: user.email, role: 'admin' } }));
+    expect(problem).toMatchObject({ status: 409, code: 'already_member' });
+  });
+
+  it('listMembers: everyone, the owner included', async () => {
+    const { members } = unwrap(await grace.listMembers({ params: { path: tenantPath() } }));
+    expect(members.totalCount).toBe(2);
+    expect(members.edges.map((edge) => edge.node.role).sort()).toEqual(['member', 'owner']);
+  });
+
+  it('updateTenant: a plain member may not rename (403)', async () => {
+    const problem = problemOf(await grace.updateTenant({ params: { path: tenantPath() }, body: { name: 'Mine now' } }));
+    expect(problem).toMatchObject({ status: 403, code: 'forbidden' });
+  });
+
+  it('updateMember: changes a role', async () => {
+    const { member } = unwrap(
+      await ada.updateMember({ params: { path: { ...tenantPath(), user_id: graceId } }, body: { role: 'admin' } }),
+    );
+    expect(member.role).toBe('admin');
+  });
+
+  it('removeMember: 204; the last owner cannot be removed (409)', async () => {
+    const newcomer = unwrap(await ada.addMember({ params: { path: tenantPath() }, body: { email: unique('newcomer'), role: 'member' } }));
+    const removed = await grace.removeMember({ params: { path: { ...tenantPath(), user_id: newcomer.member.user.id } } });
+    expect(removed.response.status).toBe(204);
+
+    const { user: adaUser } = unwrap(await ada.getMe());
+    const problem = problemOf(await ada.removeMember({ params: { path: { ...tenantPath(), user_id: adaUser.id } } }));
+    expect(problem).toMatchObject({ status: 409, code: 'last_owner' });
+  });
+});
+
+describe('Works', () => {
+  it('createWork: 201, description defaults to ""', async () => {
+    const result = await grace.createWork({ params: { path: tenantPath() }, body: { name: 'Annual report 2026' } });
+    work = unwrap(result).work;
+    expect(result.response.status).toBe(201);
+    expect(result.response.headers.get('Location')).toBe(`/v1/tenants/${tenant.id}/works/${work.id}`);
+    expect(work).toMatchObject({ slug: 'annual-report-2026', description: '', discardedAt: null });
+  });
+
+  it('getWork', async () => {
+    expect(unwrap(await ada.getWork({ params: { path: workPath() } })).work).toEqual(work);
+  });
+
+  it('updateWork: changes the description', async () => {
+    const { work: updated } = unwrap(await ada.updateWork({ params: { path: workPath() }, body: { description: 'Figures and sign-off.' } }));
+    expect(updated).toMatchObject({ id: work.id, slug: work.slug, description: 'Figures and sign-off.' });
+    work = updated;
+  });
+
+  it('listWorks: kept works by default', async () => {
+    const { works } = unwrap(await ada.listWorks({ params: { path: tenantPath() } }));
+    expect(works.edges.map((edge) => edge.node.id)).toEqual([work.id]);
+  });
+});
+
+describe('Requests', () => {
+  it('createRequest: a pending request; 201', async () => {
+    const result = await ada.createRequest({
+      params: { path: workPath() },
+      body: { title: 'Confirm Q3 figures', recipient: { email: 'recipient@example.com', firstName: 'Rae' }, dueAt: '2026-12-01T17:00:00.000Z' },
+    });
+    request = unwrap(result).request;
+    expect(result.response.status).toBe(201);
+    expect(request).toMatchObject({ status: 'pending', workId: work.id, message: '', dueAt: '2026-12-01T17:00:00.000Z' });
+  });
+
+  it('getRequest', async () => {
+    expect(unwrap(await grace.getRequest({ params: { path: requestPath() } })).request).toEqual(request);
+  });
+
+  it('validateRequest: not from pending (409 with currentStatus and allowedActions)', async () => {
+    const problem = problemOf(await ada.validateRequest({ params: { path: requestPath() } }));
+    expect(problem).toMatchObject({ status: 409, code: 'invalid_transition', currentStatus: 'pending' });
+    expect([...(problem.allowedActions ?? [])].sort()).toEqual(['cancel', 'confirm', 'early_validate']);
+  });
+
+  it('confirmRequest: pending → confirmed with the answer', async () => {
+    const confirmed = unwrap(await ada.confirmRequest({ params: { path: requestPath() }, body: { answer: 'The figures are correct.' } }));
+    expect(confirmed).toMatchObject({ status: 'confirmed', answer: 'The figures are correct.' });
+    expect(confirmed.confirmedAt).not.toBeNull();
+  });
+
+  it('validateRequest: confirmed → validated (standard)', async () => {
+    const validated = unwrap(await ada.validateRequest({ params: { path: requestPath() } }));
+    expect(validated).toMatchObject({ status: 'validated', validation: 'standard' });
+  });
+
+  it('earlyValidateRequest: pending → validated (early)', async () => {
+    const other = unwrap(
+      await ada.createRequest({ params: { path: workPath() }, body: { title: 'Sign the appendix', recipient: { email: 'r2@example.com' } } }),
+    ).request;
+    const validated = unwrap(await ada.earlyValidateRequest({ params: { path: requestPath(other.id) } }));
+    expect(validated).toMatchObject({ id: other.id, status: 'validated', validation: 'early' });
+  });
+
+  it('cancelRequest: pending → cancelled with the reason; repeating it returns it unchanged', async () => {
+    const other = unwrap(
+      await ada.createRequest({ params: { path: workPath() }, body: { title: 'Old request', recipient: { email: 'r3@example.com' } } }),
+    ).request;
+    const cancelled = unwrap(await ada.cancelRequest({ params: { path: requestPath(other.id) }, body: { reason: 'Sent to the wrong person.' } }));
+    expect(cancelled).toMatchObject({ status: 'cancelled', cancelReason: 'Sent to the wrong person.' });
+    expect(unwrap(await ada.cancelRequest({ params: { path: requestPath(other.id) } }))).toEqual(cancelled);
+  });
+
+  it('listRequests: filtered by status', async () => {
+    const { requests } = unwrap(await ada.listRequests({ params: { path: workPath(), query: { status: 'validated', limit: 10 } } }));
+    expect(requests.totalCount).toBe(2);
+    expect(requests.edges.every((edge) => edge.node.status === 'validated')).toBe(true);
+  });
+
+  it('listRequestEvents: one event per transition, newest first', async () => {
+    const { events } = unwrap(await ada.listRequestEvents({ params: { path: requestPath() } }));
+    expect(events.edges.map((edge) => edge.node.action)).toEqual(['validate', 'confirm']);
+    expect(events.edges[1]!.node).toMatchObject({ fromStatus: 'pending', toStatus: 'confirmed', note: 'The figures are correct.' });
+  });
+});
+
+describe('Works, discarded', () => {
+  it('discardWork: sets discardedAt; its requests become read-only (409)', async () => {
+    const { work: discarded } = unwrap(await ada.discardWork({ params: { path: workPath() } }));
+    expect(discarded.discardedAt).not.toBeNull();
+    const problem = problemOf(
+      await ada.createRequest({ params: { path: workPath() }, body: { title: 'Too late', recipient: { email: 'r4@example.com' } } }),
+    );
+    expect(problem).toMatchObject({ status: 409, code: 'work_discarded' });
+    const { works } = unwrap(await ada.listWorks({ params: { path: tenantPath(), query: { discarded: 'true' } } }));
+    expect(works.edges.map((edge) => edge.node.id)).toEqual([work.id]);
+  });
+
+  it('undiscardWork: restores it', async () => {
+    const { work: restored } = unwrap(await ada.undiscardWork({ params: { path: workPath() } }));
+    expect(restored.discardedAt).toBeNull();
+  });
+});
+
+describe('contract coverage', () => {
+  it('every response so far matched the contract, and every operation of the spec succeeded at least once', () => {
+    const succeeded = recorder.succeeded();
+    const missing = specOperationIds.filter((operationId) => !succeeded.has(operationId));
+    expect(missing).toEqual([]);
+    // And the errors partners switch on were seen as well.
+    const errorStatuses = new Set(recorder.calls.filter((call) => call.status >= 400).map((call) => call.status));
+    expect([...errorStatuses].sort()).toEqual([400, 401, 403, 404, 409]);
+  });
+});

@@ -341,7 +341,7 @@ describe('first and last names: at most 200 characters after trimming, possibly 
   });
 });
 
-describe('unknown properties are refused, at any depth', (): string => {
+describe('unknown properties are refused, at any depth', () => {
   it.each([
     ['POST /tenants', 'POST', (): string => '/v1/tenants', { name: 'T', slug: 'mine' }, '/body/slug'],
     ['PATCH /tenants/{id}', 'PATCH', (): string => tenantPath(), { name: 'T', owner: 'me' }, '/body/owner'],

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { createApp } from './app';
+import { startClusterPrimary } from './cluster';
 import { ConfigError, describeDatabase, loadConfig } from './config';
 import { openDatabase } from './db/client';
 
@@ -39,7 +40,9 @@ const addressPort = (server: Server): number => {
   return typeof address === 'object' && address ? address.port : 0;
 };
 
-main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? `works-api: invalid configuration: ${error.message}` : error);
-  process.exit(1);
-});
+if (!startClusterPrimary(process.env)) {
+  main().catch((error: unknown) => {
+    console.error(error instanceof ConfigError ? `works-api: invalid configuration: ${error.message}` : error);
+    process.exit(1);
+  });
+}

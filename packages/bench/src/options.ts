@@ -9,6 +9,8 @@ export interface Options {
   durationS: number;
   warmupS: number;
   connections: number;
+  /** Measure each scenario this many times, server and baseline in turn, and keep the median. */
+  rounds: number;
   /** Also run the server with 2 workers (PostgreSQL). */
   cluster: boolean;
   /** Also measure latency at half the maximum throughput (PostgreSQL, one process). */
@@ -28,6 +30,7 @@ const usage = `pnpm bench [-- options]
   --only postgres|pglite one database
   --scenarios a,b        some of: ${scenarios.map((s) => s.id).join(', ')}
   --duration S           seconds per measured run (default 6); --warmup S (default 1); --connections N (default 10)
+  --rounds N             measure each scenario N times, alternating with the baseline, keep the median (default 1)
   --no-cluster           skip the 2-worker run;  --no-half-rate  skip the latency run at half the maximum rate
   --soak                 only the memory soak: ${'100,000'} mixed requests on PostgreSQL, RSS every 10,000
   --profile              only profiles: the server under --cpu-prof on PostgreSQL, one process per scenario
@@ -47,6 +50,7 @@ export function parseOptions(argv: string[]): Options {
       duration: { type: 'string', default: '6' },
       warmup: { type: 'string', default: '1' },
       connections: { type: 'string', default: '10' },
+      rounds: { type: 'string', default: '1' },
       'no-cluster': { type: 'boolean', default: false },
       'no-half-rate': { type: 'boolean', default: false },
       soak: { type: 'boolean', default: false },
@@ -79,6 +83,7 @@ export function parseOptions(argv: string[]): Options {
     durationS: number('duration', values.duration, 1),
     warmupS: number('warmup', values.warmup, 0),
     connections: Math.round(number('connections', values.connections, 1)),
+    rounds: Math.round(number('rounds', values.rounds, 1)),
     cluster: !values['no-cluster'],
     halfRate: !values['no-half-rate'],
     soak: values.soak,

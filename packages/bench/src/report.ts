@@ -6,6 +6,8 @@ export interface Measurement extends LoadResult {
   peakRssBytes?: number;
   /** CPU time the server (all its processes) spent per response during the run: steadier than req/s on a busy machine. */
   cpuMsPerRequest?: number;
+  /** With --rounds: every round (the figures above are the median round's). */
+  rounds?: Array<{ rps: number; cpuMsPerRequest?: number }>;
 }
 
 export interface ScenarioResult {

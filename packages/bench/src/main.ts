@@ -202,14 +202,15 @@ async function measure(scenario: Scenario, service: Service, target: Target, opt
   const stopSampling = sampleRss(service.pid);
   const poolSize = (durationS: number, expectedRps?: number) =>
     scenario.id === 'confirm-validate' ? poolFor(service, target, options, durationS, expectedRps) : Promise.resolve(undefined);
-  const run = async (durationS: number, expectedRps?: number) => {
+  const run = async (durationS: number, expectedRps?: number): Promise<Measurement> => {
     const amount = await poolSize(durationS, expectedRps);
-    return runLoad({ url: service.url, requests: scenario.requests(target), connections: options.connections, durationS, amount });
+    // After the pool top-up, which also runs on this server.
+    const cpuBefore = cpuMsOf(service.pid);
+    const result = await runLoad({ url: service.url, requests: scenario.requests(target), connections: options.connections, durationS, amount });
+    return { ...result, cpuMsPerRequest: result.requests > 0 ? (cpuMsOf(service.pid) - cpuBefore) / result.requests : undefined };
   };
   const warmup = options.warmupS > 0 ? await run(options.warmupS) : undefined;
-  const cpuBefore = cpuMsOf(service.pid);
-  const max: Measurement = await run(options.durationS, warmup && warmup.requests > 0 ? warmup.rps * 1.5 : undefined);
-  max.cpuMsPerRequest = max.requests > 0 ? (cpuMsOf(service.pid) - cpuBefore) / max.requests : undefined;
+  const max = await run(options.durationS, warmup && warmup.requests > 0 ? warmup.rps * 1.5 : undefined);
   let half: (Measurement & { targetRps: number }) | undefined;
   if (halfRate) {
     const targetRps = Math.max(1, Math.round(max.rps / 2));

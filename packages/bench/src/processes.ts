@@ -101,6 +101,8 @@ async function answers(url: string): Promise<boolean> {
 
 async function stopChild(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
+  // A run stopped by its timer leaves a request or two in flight: let them finish first.
+  await delay(500);
   child.kill('SIGTERM');
   const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
   await exited;

@@ -8,7 +8,7 @@ import { createFixtures, type Fixtures } from './fixtures';
 import { runLoad } from './load';
 import { type Options, parseOptions } from './options';
 import { runPaced } from './paced';
-import { baselineMain, cpuMsOf, repoRoot, rssOf, sampleRss, serverMain, type Service, startService } from './processes';
+import { baselineMain, cpuMsOf, repoRoot, rssOf, sampleRss, sampleRssStats, serverMain, type Service, startService } from './processes';
 import { formatProfile, summarizeProfile, type ProfileSummary } from './profile';
 import {
   type BenchReport,
@@ -36,8 +36,11 @@ const resultsDir = path.join(repoRoot, 'bench-results');
 const work = mkdtempSync(path.join(os.tmpdir(), 'works-api-bench-'));
 const log = (line: string) => console.log(line);
 
+let serverNodeArgs: string[] = [];
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
+  serverNodeArgs = options.serverNodeArgs;
   if (!existsSync(serverMain)) throw new Error(`${serverMain} is missing: run pnpm build first (pnpm bench does)`);
   const startedAt = new Date();
   const report: BenchReport & { queries?: unknown; profiles?: Record<string, ProfileSummary> } = {
@@ -264,10 +267,15 @@ async function soak(options: Options): Promise<SoakPoint[]> {
     const step = Math.max(1000, Math.round(options.soakRequests / 10 / requests.length) * requests.length);
     for (let done = 0; done < options.soakRequests; ) {
       const amount = Math.min(step, options.soakRequests - done);
+      const stopSampling = sampleRssStats(server.pid);
       const result = await runLoad({ url: server.url, requests, connections: options.connections, durationS: 600, amount });
+      const rss = stopSampling();
       done += result.requests;
-      points.push({ requests: done, rssBytes: rssOf(server.pid) ?? 0, rps: result.rps, errors: result.errors });
-      log(`  ${String(done).padStart(7)} requests  RSS ${((rssOf(server.pid) ?? 0) / 1048576).toFixed(0)} MB  ${result.rps.toFixed(0)} req/s  errors ${result.errors}`);
+      // One reading moves by tens of MB with the garbage collector's rhythm: the mean over the chunk is the level.
+      const point = { requests: done, rssBytes: rss.mean ?? 0, peakRssBytes: rss.peak ?? 0, endRssBytes: rssOf(server.pid) ?? 0, rps: result.rps, errors: result.errors };
+      points.push(point);
+      const mb = (bytes: number) => `${(bytes / 1048576).toFixed(0)} MB`;
+      log(`  ${String(done).padStart(7)} requests  RSS mean ${mb(point.rssBytes)}, peak ${mb(point.peakRssBytes)}  ${result.rps.toFixed(0)} req/s  errors ${result.errors}`);
       if (result.requests === 0) throw new Error('the soak made no progress');
     }
     return points;
@@ -358,7 +366,7 @@ function startServer(name: string, env: Record<string, string>, nodeArgs: string
     name,
     script: serverMain,
     env: { ...env, ADMIN_TOKEN },
-    nodeArgs,
+    nodeArgs: [...serverNodeArgs, ...nodeArgs],
     countQueries,
     logFile: path.join(work, `${name.replace(/[^a-z0-9]+/gi, '-')}.log`),
   });

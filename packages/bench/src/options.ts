@@ -22,6 +22,8 @@ export interface Options {
   compare?: string;
   /** Another build of the server (its dist/main.js) in the baseline's place: an A/B test of a change. */
   against?: string;
+  /** Extra node flags for the server processes (--server-node-args=--max-old-space-size=96). */
+  serverNodeArgs: string[];
   postgresUrl: string;
 }
 
@@ -38,6 +40,7 @@ const usage = `pnpm bench [-- options]
   --compare FILE         compare with an earlier bench-results/*.json
   --against MAIN_JS      A/B: another build of the server (its dist/main.js) takes the baseline's place, on
                          PostgreSQL, run in turn with this one on the same data (for before/after figures)
+  --server-node-args=F   node flags for the server processes, e.g. --server-node-args=--max-old-space-size=96
   BENCH_DATABASE_URL     PostgreSQL database the benchmark owns and EMPTIES (its name must contain "bench";
                          default postgresql://postgres@127.0.0.1:5432/works_bench, created when missing)`;
 
@@ -59,6 +62,7 @@ export function parseOptions(argv: string[]): Options {
       'count-queries': { type: 'boolean', default: false },
       compare: { type: 'string' },
       against: { type: 'string' },
+      'server-node-args': { type: 'string', default: '' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -92,6 +96,7 @@ export function parseOptions(argv: string[]): Options {
     countQueries: values['count-queries'],
     compare: values.compare,
     against: values.against && path.resolve(process.env.INIT_CWD ?? process.cwd(), values.against),
+    serverNodeArgs: values['server-node-args'].split(/\s+/).filter(Boolean),
     postgresUrl: process.env.BENCH_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/works_bench',
   };
 }

@@ -153,17 +153,28 @@ export function rssOf(pid: number): number | undefined {
 
 /** Samples a process tree's RSS every few milliseconds until stopped; returns the peak seen. */
 export function sampleRss(pid: number, everyMs = 50): () => number | undefined {
+  const stop = sampleRssStats(pid, everyMs);
+  return () => stop().peak;
+}
+
+/** Like sampleRss, with the mean of the samples too (steadier than any single reading). */
+export function sampleRssStats(pid: number, everyMs = 50): () => { peak?: number; mean?: number } {
   let peak: number | undefined;
+  let sum = 0;
+  let count = 0;
   const sample = () => {
     const rss = rssOf(pid);
-    if (rss !== undefined && (peak === undefined || rss > peak)) peak = rss;
+    if (rss === undefined) return;
+    if (peak === undefined || rss > peak) peak = rss;
+    sum += rss;
+    count++;
   };
   sample();
   const timer = setInterval(sample, everyMs);
   return () => {
     clearInterval(timer);
     sample();
-    return peak;
+    return { peak, mean: count > 0 ? sum / count : undefined };
   };
 }
 

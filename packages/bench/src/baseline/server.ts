@@ -86,14 +86,16 @@ const isUniqueViolation = (error: unknown) => (error as { code?: string }).code 
 const likePrefix = (prefix: string) => `${prefix.replace(/[\\%_]/g, '\\$&')}%`;
 
 async function withUniqueSlug<T>(name: string, fallback: string, taken: (like: string) => Promise<string[]>, create: (slug: string) => Promise<T>) {
+  // As the server does: the base slug first, the taken ones only after a collision.
   const base = slugify(name, fallback);
+  let slug = base;
   for (let attempt = 1; ; attempt++) {
-    const slug = nextFreeSlug(base, new Set(await taken(likePrefix(slugCandidatesPrefix(base)))));
     try {
       return await create(slug);
     } catch (error) {
       if (!isUniqueViolation(error) || attempt >= 5) throw error;
     }
+    slug = nextFreeSlug(base, new Set(await taken(likePrefix(slugCandidatesPrefix(base)))));
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { ConfigError, describeConfig, describeRedis, loadConfig } from './config';
 import type { RedisConnection } from './http/rate-limit';
+import { startClusterPrimary } from './cluster';
 
 /** A start-up failure the operator can act on: printed as one line, then exit 1. */
 class StartupError extends Error {}
@@ -120,9 +121,11 @@ const addressPort = (server: Server): number => {
   return typeof address === 'object' && address ? address.port : 0;
 };
 
-main().catch((error: unknown) => {
-  if (error instanceof ConfigError) process.stderr.write(`works-api: invalid configuration: ${error.message}\n`);
-  else if (error instanceof StartupError) process.stderr.write(`works-api: ${error.message}\n`);
-  else console.error(error);
-  process.exit(1);
-});
+if (!startClusterPrimary(process.env)) {
+  main().catch((error: unknown) => {
+    if (error instanceof ConfigError) process.stderr.write(`works-api: invalid configuration: ${error.message}\n`);
+    else if (error instanceof StartupError) process.stderr.write(`works-api: ${error.message}\n`);
+    else console.error(error);
+    process.exit(1);
+  });
+}

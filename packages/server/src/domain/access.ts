@@ -40,10 +40,9 @@ export interface Membership {
 export async function authorize(db: Db, actor: Actor, tenantId: string, permission: Permission): Promise<Membership> {
   // An id we never issue names no tenant; it must not reach the uuid column either.
   if (!isId(tenantId)) throw notFound('tenant');
-  const membership = await db.membership.findUnique({
-    where: { tenantId_userId: { tenantId, userId: actor.userId } },
-    select: { role: true },
-  });
+  // Nearly every request runs this too: a plain statement, like the key lookup (see authenticate).
+  const [membership] = await db.$queryRaw<Array<{ role: Role }>>`
+    SELECT role::text AS role FROM memberships WHERE tenant_id = ${tenantId}::uuid AND user_id = ${actor.userId}::uuid`;
   if (!membership) throw notFound('tenant');
   const caller = { tenantId, role: membership.role };
   requirePermission(caller, permission);

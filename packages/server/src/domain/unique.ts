@@ -22,12 +22,14 @@ export async function createWithUniqueSlug<T>(
   create: (slug: string) => Promise<T>,
 ): Promise<T> {
   const base = slugify(name, fallback);
+  // Most names are new: try the base slug first, and read the taken ones only when the index says it is taken.
+  let slug = base;
   for (let attempt = 1; ; attempt++) {
-    const slug = nextFreeSlug(base, new Set(await takenSlugs(slugCandidatesPrefix(base))));
     try {
       return await create(slug);
     } catch (error) {
       if (!isUniqueViolation(error) || attempt >= 5) throw error;
     }
+    slug = nextFreeSlug(base, new Set(await takenSlugs(slugCandidatesPrefix(base))));
   }
 }

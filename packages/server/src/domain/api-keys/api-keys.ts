@@ -34,15 +34,24 @@ export function newApiKey(userId: string, name: string) {
 // Writing lastUsedAt on every request would turn every read into a write; a minute's precision is enough.
 const LAST_USED_PRECISION_MS = 60_000;
 
+interface KeyForAuth {
+  id: string;
+  userId: string;
+  secretHash: string;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+}
+
 /** The caller behind an `Authorization` header, or 401. */
 export async function authenticate(db: Db, authorization: string | undefined, now = new Date()): Promise<Actor> {
   const presented = /^Bearer +(\S+) *$/i.exec(authorization ?? '')?.[1];
   const prefix = presented === undefined ? undefined : prefixOf(presented);
   if (presented === undefined || prefix === undefined) throw unauthenticated('A valid API key is required.');
-  const key = await db.apiKey.findUnique({
-    where: { prefix },
-    select: { id: true, userId: true, secretHash: true, revokedAt: true, lastUsedAt: true },
-  });
+  // Every request runs this: a plain statement skips the query compilation a model query costs on each call
+  // (about 0.5 ms of CPU with Prisma 6.19's client engine).
+  const [key] = await db.$queryRaw<KeyForAuth[]>`
+    SELECT id, user_id AS "userId", secret_hash AS "secretHash", revoked_at AS "revokedAt", last_used_at AS "lastUsedAt"
+    FROM api_keys WHERE prefix = ${prefix}`;
   if (!key || !keyMatches(presented, key.secretHash)) throw unauthenticated('This API key is not valid.');
   if (key.revokedAt) throw unauthenticated('This API key has been revoked.');
   if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_PRECISION_MS) {

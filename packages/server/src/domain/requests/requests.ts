@@ -201,7 +201,7 @@ export async function actOnRequest(
     }
     const now = new Date();
     const applied = await db.$transaction(async (tx) => {
-      const { count } = await tx.request.updateMany({
+      const [updated] = await tx.request.updateManyAndReturn({
         where: {
           id: ref.requestId,
           workId: ref.workId,
@@ -211,7 +211,7 @@ export async function actOnRequest(
         },
         data: { status: decision.to, updatedAt: now, ...changesOf(action, note, now) },
       });
-      if (count === 0) return null;
+      if (!updated) return null;
       await tx.requestEvent.create({
         data: {
           id: newId(),
@@ -224,9 +224,10 @@ export async function actOnRequest(
           createdAt: now,
         },
       });
-      return tx.request.findUniqueOrThrow({ where: { id: ref.requestId }, include: withOwner });
+      return updated;
     });
-    if (applied) return presentRequest(applied);
+    // The update returned the new row (no read-back); its owner never changes.
+    if (applied) return presentRequest({ ...applied, owner: current.owner });
     // Someone else changed the request (or discarded the work) in between: look again.
     const latestWork = await findWork(db, ref.tenantId, ref.workId);
     work.discardedAt = latestWork.discardedAt;

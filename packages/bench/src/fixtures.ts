@@ -1,0 +1,48 @@
+/**
+ * The data every scenario needs, created through the API like a real client would: one user with an API key,
+ * a tenant to read (3 more members and 25 works, so a page of 20 is full), and a tenant to write into with a
+ * work that receives the requests.
+ */
+export interface Fixtures {
+  apiKey: string;
+  readTenantId: string;
+  writeTenantId: string;
+  requestWorkId: string;
+}
+
+export const READ_TENANT_WORKS = 25;
+
+export async function createFixtures(baseUrl: string, adminToken: string, runId: string): Promise<Fixtures> {
+  const call = async <T>(method: string, path: string, body: unknown, token: string, expected = 201): Promise<T> => {
+    const res = await fetch(baseUrl + path, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (res.status !== expected) throw new Error(`fixtures: ${method} ${path} answered ${res.status}: ${await res.text()}`);
+    return (await res.json()) as T;
+  };
+
+  const { apiKey } = await call<{ apiKey: { secret: string } }>(
+    'POST',
+    '/v1/admin/users',
+    { email: `bench-${runId}@example.com`, firstName: 'Ada', lastName: 'Lovelace' },
+    adminToken,
+  );
+  const key = apiKey.secret;
+  const tenant = async (name: string) => (await call<{ tenant: { id: string } }>('POST', '/v1/tenants', { name }, key)).tenant.id;
+  const work = async (tenantId: string, name: string) =>
+    (await call<{ work: { id: string } }>('POST', `/v1/tenants/${tenantId}/works`, { name, description: 'A benchmark fixture.' }, key))
+      .work.id;
+
+  const readTenantId = await tenant(`Bench reads ${runId}`);
+  for (const [i, name] of ['Grace Hopper', 'Alan Turing', 'Edsger Dijkstra'].entries()) {
+    const [firstName, lastName] = name.split(' ');
+    await call('POST', `/v1/tenants/${readTenantId}/members`, { email: `member${i}-${runId}@example.com`, role: 'member', firstName, lastName }, key);
+  }
+  for (let i = 1; i <= READ_TENANT_WORKS; i++) await work(readTenantId, `Fixture work ${i}`);
+
+  const writeTenantId = await tenant(`Bench writes ${runId}`);
+  const requestWorkId = await work(writeTenantId, 'Requests go here');
+  return { apiKey: key, readTenantId, writeTenantId, requestWorkId };
+}

@@ -1,0 +1,86 @@
+import cluster, { type Worker } from 'node:cluster';
+
+/**
+ * WEB_CONCURRENCY=N runs N server processes that share one port (node:cluster; the primary hands connections
+ * round-robin to the workers and restarts a worker that dies). Only with PostgreSQL: an embedded PGlite belongs
+ * to one process, so without DATABASE_URL the server stays a single process and says why.
+ */
+const MAX_WORKERS = 64;
+// A worker that does not exit this long after SIGTERM is killed, so that the primary always ends.
+const SHUTDOWN_GRACE_MS = 30_000;
+
+/**
+ * Called first by main.ts. Returns true when this process became the primary of a cluster (it then only
+ * supervises: the workers, which get false, serve requests).
+ */
+export function startClusterPrimary(env: NodeJS.ProcessEnv): boolean {
+  if (!cluster.isPrimary) return false;
+  const workers = workerCount(env.WEB_CONCURRENCY);
+  if (workers === undefined) {
+    console.error(`works-api: invalid configuration: WEB_CONCURRENCY must be a whole number from 1 to ${MAX_WORKERS}`);
+    process.exit(1);
+  }
+  if (workers === 1) return false;
+  if (!env.DATABASE_URL) {
+    console.warn(
+      `works-api: WEB_CONCURRENCY=${workers} ignored: the embedded database (PGlite) belongs to one process. ` +
+        'Set DATABASE_URL to a PostgreSQL server to run several workers.',
+    );
+    return false;
+  }
+  superviseWorkers(workers);
+  return true;
+}
+
+/** The number of workers asked for: 1 when unset or empty, undefined when malformed. */
+export function workerCount(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === '') return 1;
+  if (!/^\s*\d+\s*$/.test(value)) return undefined;
+  const count = Number(value);
+  return count >= 1 && count <= MAX_WORKERS ? count : undefined;
+}
+
+function superviseWorkers(count: number): void {
+  console.log(`works-api: starting ${count} worker processes (WEB_CONCURRENCY=${count})`);
+  const listening = new WeakSet<Worker>();
+  let stopping = false;
+
+  const fork = () => {
+    const worker = cluster.fork();
+    worker.once('listening', () => listening.add(worker));
+  };
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit();
+      return;
+    }
+    if (!listening.has(worker)) {
+      // It died while starting (bad configuration, database unreachable): the others will too, so stop.
+      console.error(`works-api: worker ${worker.process.pid} failed to start (exit ${code ?? signal}); stopping`);
+      stop('SIGTERM', 1);
+      return;
+    }
+    console.error(`works-api: worker ${worker.process.pid} died (exit ${code ?? signal}); starting another`);
+    fork();
+  });
+
+  const stop = (signal: NodeJS.Signals, exitCode = 0) => {
+    if (stopping) return;
+    stopping = true;
+    process.exitCode = exitCode;
+    const alive = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
+    if (alive.length === 0) process.exit();
+    // SIGTERM whatever arrived: after Ctrl-C the workers already got a SIGINT from the terminal, and a second
+    // SIGINT would skip their graceful shutdown.
+    for (const worker of alive) worker.process.kill('SIGTERM');
+    setTimeout(() => {
+      console.error(`works-api: workers still running ${SHUTDOWN_GRACE_MS} ms after ${signal}; killing them`);
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS).unref();
+  };
+  process.once('SIGTERM', (signal) => stop(signal));
+  process.once('SIGINT', (signal) => stop(signal));
+
+  for (let i = 0; i < count; i++) fork();
+}

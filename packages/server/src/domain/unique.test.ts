@@ -1,0 +1,51 @@
+import { createWithUniqueSlug } from './unique';
+
+const uniqueViolation = () => Object.assign(new Error('Unique constraint failed'), { code: 'P2002' });
+
+/** A table with a unique slug column, as the database enforces it. */
+function table(initial: string[]) {
+  const slugs = new Set(initial);
+  const lookups: string[] = [];
+  return {
+    slugs,
+    lookups,
+    taken: async (prefix: string) => {
+      lookups.push(prefix);
+      return [...slugs].filter((slug) => slug.startsWith(prefix));
+    },
+    create: async (slug: string) => {
+      if (slugs.has(slug)) throw uniqueViolation();
+      slugs.add(slug);
+      return slug;
+    },
+  };
+}
+
+describe('createWithUniqueSlug', () => {
+  it('creates under the base slug without reading the taken ones when it is free', async () => {
+    const t = table(['acme-research-2']);
+    expect(await createWithUniqueSlug('Acme Research', 'tenant', t.taken, t.create)).toBe('acme-research');
+    expect(t.lookups).toEqual([]);
+  });
+
+  it('reads the taken slugs after a collision and takes the next free suffix', async () => {
+    const t = table(['acme', 'acme-2', 'acme-4']);
+    expect(await createWithUniqueSlug('ACME', 'tenant', t.taken, t.create)).toBe('acme-3');
+    expect(t.lookups).toEqual(['acme']);
+  });
+
+  it('passes on errors other than a unique violation', async () => {
+    const failure = new Error('connection lost');
+    await expect(createWithUniqueSlug('Acme', 'tenant', async () => [], async () => Promise.reject(failure))).rejects.toBe(failure);
+  });
+
+  it('gives up after five collisions in a row', async () => {
+    let attempts = 0;
+    const create = async () => {
+      attempts++;
+      throw uniqueViolation();
+    };
+    await expect(createWithUniqueSlug('Acme', 'tenant', async () => [], create)).rejects.toMatchObject({ code: 'P2002' });
+    expect(attempts).toBe(5);
+  });
+});

@@ -48,7 +48,7 @@ export async function startService(options: StartOptions): Promise<Service> {
   const out = openSync(options.logFile, 'a');
   const preload = options.countQueries ? ['-r', path.join(__dirname, 'count-queries.js')] : [];
   const child = spawn(process.execPath, [...preload, ...(options.nodeArgs ?? []), options.script], {
-    env: { ...cleanEnv(), NODE_ENV: 'production', ...options.env, PORT: String(port), HOST: '127.0.0.1' },
+    env: { ...cleanEnv(), NODE_ENV: 'production', RATE_LIMIT_PER_MINUTE: '0', ...options.env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: options.countQueries ? ['ignore', out, out, 'ipc'] : ['ignore', out, out],
   });
   closeSync(out);

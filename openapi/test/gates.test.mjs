@@ -57,19 +57,19 @@ describe('redocly lint (recommended + our rules)', () => {
     { rule: 'rule/operation-id-naming', from: 'operationId: getMe\n', to: 'operationId: fetch_me\n' },
     {
       rule: 'works-api/problem-responses', // getMe no longer documents its 401
-      from: "                    $ref: '#/components/schemas/User'\n        '401':\n          $ref: '#/components/responses/Unauthorized'\n        '500':",
-      to: "                    $ref: '#/components/schemas/User'\n        '500':",
+      from: "          $ref: '#/components/responses/BadRequest'\n        '401':\n          $ref: '#/components/responses/Unauthorized'\n        '429':\n          $ref: '#/components/responses/TooManyRequests'\n        '500':\n          $ref: '#/components/responses/InternalError'\n\n  /api-keys:",
+      to: "          $ref: '#/components/responses/BadRequest'\n        '429':\n          $ref: '#/components/responses/TooManyRequests'\n        '500':\n          $ref: '#/components/responses/InternalError'\n\n  /api-keys:",
     },
     {
       rule: 'works-api/problem-responses', // a 4xx that is not problem+json
-      from: "    Forbidden:\n      description: The caller is a member, but their role does not allow this operation.\n      content:\n        application/problem+json:",
-      to: "    Forbidden:\n      description: The caller is a member, but their role does not allow this operation.\n      content:\n        application/json:",
+      from: "          $ref: '#/components/headers/XRequestId'\n      content:\n        application/problem+json:\n          schema:\n            $ref: '#/components/schemas/Problem'\n          example:\n            type: https://works-api.dev/problems/forbidden",
+      to: "          $ref: '#/components/headers/XRequestId'\n      content:\n        application/json:\n          schema:\n            $ref: '#/components/schemas/Problem'\n          example:\n            type: https://works-api.dev/problems/forbidden",
     },
     { rule: 'works-api/schema-example', from: '      example:\n        name: Acme Research Lab\n', to: '' },
     {
       rule: 'works-api/parameter-example',
-      from: '        maxLength: 200\n        example: djE6MDE5M2ExYjItN2MzZC03ZTRmLThhOWItMGMxZDJlM2Y0YTVi\n\n  responses:',
-      to: '        maxLength: 200\n\n  responses:',
+      from: '        maxLength: 200\n        example: djE6MDE5M2ExYjItN2MzZC03ZTRmLThhOWItMGMxZDJlM2Y0YTVi\n    IdempotencyKey:',
+      to: '        maxLength: 200\n    IdempotencyKey:',
     },
     { rule: 'works-api/bounded-values', from: '      maxLength: 254\n', to: '' },
     { rule: 'works-api/bounded-values', from: '              maxItems: 1000\n', to: '' },

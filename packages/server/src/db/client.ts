@@ -1,9 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
+import { Pool } from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from './generated/client';
 import { applyMigrations, pgliteSession, withPgSession } from './migrate';
+import { attachPlainStatement } from './plain-statement';
 
 export type Db = PrismaClient;
 
@@ -30,20 +32,31 @@ export interface Database {
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   if (target.kind === 'postgres') {
     const migrated = await withPgSession(target.url, (session) => applyMigrations(session));
-    const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: target.url }) });
+    // Our own pool, so that plain statements share Prisma's connections.
+    const pool = new Pool({ connectionString: target.url });
+    const prisma = newClient(new PrismaPg(pool));
+    attachPlainStatement(prisma, async (text, values) => (await pool.query(text, [...values])).rows);
     await prisma.$connect();
-    return databaseOf(prisma, 'postgres', migrated, () => prisma.$disconnect());
+    return databaseOf(prisma, 'postgres', migrated, async () => {
+      await prisma.$disconnect();
+      await pool.end();
+    });
   }
   if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
   const pglite = new PGlite(target.dataDir, target.loadDataDir ? { loadDataDir: target.loadDataDir } : {});
   const migrated = await applyMigrations(pgliteSession(pglite));
   // pglite-prisma-adapter is typed against an older @prisma/driver-adapter-utils; the runtime contract is the same.
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) as unknown as PrismaPg });
+  const prisma = newClient(new PrismaPGlite(pglite) as unknown as PrismaPg);
+  attachPlainStatement(prisma, async <Row>(text: string, values: readonly unknown[]) => (await pglite.query<Row>(text, [...values])).rows);
   return databaseOf(prisma, 'pglite', migrated, async () => {
     await prisma.$disconnect();
     await pglite.close();
   });
 }
+
+// Errors are turned into problem+json, never printed: 'minimal' also spares the stack trace Prisma otherwise
+// captures on every call to point at the caller's line.
+const newClient = (adapter: PrismaPg): PrismaClient => new PrismaClient({ adapter, errorFormat: 'minimal' });
 
 function databaseOf(prisma: Db, kind: DatabaseTarget['kind'], migrated: string[], close: () => Promise<void>): Database {
   let closing: Promise<void> | undefined;

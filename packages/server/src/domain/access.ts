@@ -1,5 +1,6 @@
 import type { Db } from '../db/client';
 import { isId } from '../db/ids';
+import { plainQuery } from '../db/plain-statement';
 import { notFound, ProblemError } from './errors';
 
 /**
@@ -41,8 +42,11 @@ export async function authorize(db: Db, actor: Actor, tenantId: string, permissi
   // An id we never issue names no tenant; it must not reach the uuid column either.
   if (!isId(tenantId)) throw notFound('tenant');
   // Nearly every request runs this too: a plain statement, like the key lookup (see authenticate).
-  const [membership] = await db.$queryRaw<Array<{ role: Role }>>`
-    SELECT role::text AS role FROM memberships WHERE tenant_id = ${tenantId}::uuid AND user_id = ${actor.userId}::uuid`;
+  const [membership] = await plainQuery<{ role: Role }>(
+    db,
+    'SELECT role::text AS role FROM memberships WHERE tenant_id = $1::uuid AND user_id = $2::uuid',
+    [tenantId, actor.userId],
+  );
   if (!membership) throw notFound('tenant');
   const caller = { tenantId, role: membership.role };
   requirePermission(caller, permission);

@@ -2,6 +2,7 @@ import type { Db } from '../db/client';
 import { isId } from '../db/ids';
 import { plainQuery } from '../db/plain-statement';
 import { notFound, ProblemError } from './errors';
+import type { UserRecord } from './users/present';
 
 /**
  * Who may do what inside a tenant. Every tenant-scoped domain function starts with `authorize`: a non-member
@@ -31,6 +32,8 @@ export const roleAtLeast = (role: Role, minimum: Role): boolean => rank[role] >=
 export interface Actor {
   userId: string;
   apiKeyId: string;
+  /** How the caller appears as the owner of what they create (users never change, so this stays true). */
+  user: UserRecord;
 }
 
 export interface Membership {

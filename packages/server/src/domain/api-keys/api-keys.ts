@@ -41,6 +41,9 @@ interface KeyForAuth {
   secretHash: string;
   revokedAt: Date | null;
   lastUsedAt: Date | null;
+  email: string;
+  firstName: string;
+  lastName: string;
 }
 
 /** The caller behind an `Authorization` header, or 401. */
@@ -48,11 +51,13 @@ export async function authenticate(db: Db, authorization: string | undefined, no
   const presented = /^Bearer +(\S+) *$/i.exec(authorization ?? '')?.[1];
   const prefix = presented === undefined ? undefined : prefixOf(presented);
   if (presented === undefined || prefix === undefined) throw unauthenticated('A valid API key is required.');
-  // Every request runs this: a plain statement (see db/plain-statement.ts).
+  // Every request runs this: a plain statement (see db/plain-statement.ts). The owner's fields come along, so that
+  // what the caller creates can be answered without reading the user back.
   const [key] = await plainQuery<KeyForAuth>(
     db,
-    `SELECT id, user_id AS "userId", secret_hash AS "secretHash", revoked_at AS "revokedAt", last_used_at AS "lastUsedAt"
-     FROM api_keys WHERE prefix = $1`,
+    `SELECT k.id, k.user_id AS "userId", k.secret_hash AS "secretHash", k.revoked_at AS "revokedAt",
+            k.last_used_at AS "lastUsedAt", u.email, u.first_name AS "firstName", u.last_name AS "lastName"
+     FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.prefix = $1`,
     [prefix],
   );
   if (!key || !keyMatches(presented, key.secretHash)) throw unauthenticated('This API key is not valid.');
@@ -60,7 +65,8 @@ export async function authenticate(db: Db, authorization: string | undefined, no
   if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_PRECISION_MS) {
     await db.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } });
   }
-  return { userId: key.userId, apiKeyId: key.id };
+  const { email, firstName, lastName } = key;
+  return { userId: key.userId, apiKeyId: key.id, user: { email, firstName, lastName } };
 }
 
 export const unauthenticated = (detail: string): ProblemError => new ProblemError('unauthenticated', detail);

@@ -86,9 +86,9 @@ export async function createRequest(
       dueAt: input.dueAt === undefined ? null : new Date(input.dueAt),
       ownerId: actor.userId,
     },
-    include: withOwner,
+    // No include: the owner is the caller (see createWork).
   });
-  return presentRequest(request);
+  return presentRequest({ ...request, owner: actor.user });
 }
 
 export async function listRequests(
@@ -114,22 +114,29 @@ export async function listRequests(
   return toConnection(rows, page, totalCount, presentRequest);
 }
 
-async function findRequest(db: Db, { workId, requestId }: RequestRef) {
-  if (!isId(requestId)) throw notFound('request');
-  const request = await db.request.findFirst({ where: { id: requestId, workId }, include: withOwner });
-  if (!request) throw notFound('request');
-  return request;
+/**
+ * A request of a work of the tenant, with whether that work is discarded, in one query; or 404 for the work when
+ * the work is what is missing, else for the request.
+ */
+async function findRequest(db: Db, { tenantId, workId, requestId }: RequestRef) {
+  const request = isId(requestId)
+    ? await db.request.findFirst({
+        where: { id: requestId, workId, work: { tenantId } },
+        include: { ...withOwner, work: { select: { discardedAt: true } } },
+      })
+    : null;
+  if (request) return request;
+  await findWork(db, tenantId, workId);
+  throw notFound('request');
 }
 
 export async function getRequest(db: Db, actor: Actor, ref: RequestRef) {
   await authorize(db, actor, ref.tenantId, 'readTenant');
-  await findWork(db, ref.tenantId, ref.workId);
   return presentRequest(await findRequest(db, ref));
 }
 
 export async function listRequestEvents(db: Db, actor: Actor, ref: RequestRef, request: PageRequest) {
   await authorize(db, actor, ref.tenantId, 'readTenant');
-  await findWork(db, ref.tenantId, ref.workId);
   await findRequest(db, ref);
   const page = pageOf(request);
   const where = { requestId: ref.requestId };
@@ -186,11 +193,10 @@ export async function actOnRequest(
   precondition?: Precondition<Schemas['Request']>,
 ) {
   await authorize(db, actor, ref.tenantId, 'actOnRequest');
-  const work = await findWork(db, ref.tenantId, ref.workId);
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const current = await findRequest(db, ref);
     checkPrecondition(precondition, () => presentRequest(current));
-    if (work.discardedAt) throw workDiscarded();
+    if (current.work.discardedAt) throw workDiscarded();
     const decision = decide(action, current);
     if (decision.kind === 'repeat') return presentRequest(current);
     if (decision.kind === 'conflict') {
@@ -229,8 +235,6 @@ export async function actOnRequest(
     // The update returned the new row (no read-back); its owner never changes.
     if (applied) return presentRequest({ ...applied, owner: current.owner });
     // Someone else changed the request (or discarded the work) in between: look again.
-    const latestWork = await findWork(db, ref.tenantId, ref.workId);
-    work.discardedAt = latestWork.discardedAt;
   }
   throw new Error(`request ${ref.requestId}: ${action} kept losing races`);
 }

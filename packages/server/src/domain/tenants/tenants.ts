@@ -55,20 +55,21 @@ export async function createTenant(db: Db, actor: Actor, input: { name: string }
     'tenant',
     async (prefix) =>
       (await db.tenant.findMany({ where: { slug: { startsWith: prefix } }, select: { slug: true } })).map((t) => t.slug),
-    (slug) =>
-      db.tenant.create({
-        data: {
-          id: newId(),
-          name,
-          slug,
-          ownerId: actor.userId,
-          memberships: { create: { id: newId(), userId: actor.userId, role: 'owner' } },
-        },
-        include: tenantInclude,
-      }),
+    async (slug) => {
+      // Two plain inserts in one batch transaction: a nested create would add a read-back of the tenant.
+      const id = newId();
+      const [tenant] = await db.$transaction([
+        db.tenant.create({ data: { id, name, slug, ownerId: actor.userId } }),
+        db.membership.create({ data: { id: newId(), tenantId: id, userId: actor.userId, role: 'owner' } }),
+      ]);
+      return tenant;
+    },
   );
-  // A new tenant has no works yet.
-  return presentTenant(tenant, { totalCount: 0, edges: [], pageInfo: { hasNextPage: false, endCursor: null } });
+  // A new tenant's only member is its owner, the caller (see createWork), and it has no works yet.
+  return presentTenant(
+    { ...tenant, owner: actor.user, memberships: [{ role: 'owner', user: actor.user }] },
+    { totalCount: 0, edges: [], pageInfo: { hasNextPage: false, endCursor: null } },
+  );
 }
 
 export async function getTenant(db: Db, actor: Actor, tenantId: string) {

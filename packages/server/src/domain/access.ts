@@ -2,7 +2,7 @@ import type { Db } from '../db/client';
 import { isId } from '../db/ids';
 import { plainQuery } from '../db/plain-statement';
 import { notFound, ProblemError } from './errors';
-import type { UserRecord } from './users/present';
+import type { Schemas } from './schemas';
 
 /**
  * Who may do what inside a tenant. Every tenant-scoped domain function starts with `authorize`: a non-member
@@ -33,7 +33,7 @@ export interface Actor {
   userId: string;
   apiKeyId: string;
   /** How the caller appears as the owner of what they create (users never change, so this stays true). */
-  user: UserRecord;
+  user: Schemas['UserRecord'];
 }
 
 export interface Membership {

@@ -35,16 +35,14 @@ export function newApiKey(userId: string, name: string) {
 // Writing lastUsedAt on every request would turn every read into a write; a minute's precision is enough.
 const LAST_USED_PRECISION_MS = 60_000;
 
-interface KeyForAuth {
+/** The key's row, with its user's public fields. */
+type KeyForAuth = Schemas['UserRecord'] & {
   id: string;
   userId: string;
   secretHash: string;
   revokedAt: Date | null;
   lastUsedAt: Date | null;
-  email: string;
-  firstName: string;
-  lastName: string;
-}
+};
 
 /** The caller behind an `Authorization` header, or 401. */
 export async function authenticate(db: Db, authorization: string | undefined, now = new Date()): Promise<Actor> {

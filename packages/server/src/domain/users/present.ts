@@ -1,12 +1,5 @@
 import type { Schemas } from '../schemas';
 
-/** A user's public fields, as they appear inside other resources. */
-export interface UserRecord {
-  email: string;
-  firstName: string;
-  lastName: string;
-}
-
 interface UserRow {
   id: string;
   email: string;
@@ -16,7 +9,7 @@ interface UserRow {
 }
 
 /** The seed's "user record": how a user appears inside other resources. */
-export const presentUserRecord = (user: UserRecord): Schemas['UserRecord'] => ({
+export const presentUserRecord = (user: Pick<UserRow, 'email' | 'firstName' | 'lastName'>): Schemas['UserRecord'] => ({
   firstName: user.firstName,
   lastName: user.lastName,
   email: user.email,

@@ -1,0 +1,122 @@
+// The bench's own judgements: which targets a run met, how options are read, where profile time is attributed.
+// Run with `pnpm --filter @works-api/bench test` (node:test, on the compiled output).
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { parseOptions } from './options';
+import { packageOf } from './profile';
+import { type BenchReport, checkTargets, type Measurement, type ModeResult, type ScenarioResult } from './report';
+
+const MB = 1024 * 1024;
+
+const measured = (rps: number, p99Ms = 5, errors = 0): Measurement => ({
+  requests: rps * 6,
+  durationS: 6,
+  rps,
+  p50Ms: 1,
+  p99Ms,
+  errors,
+  statusCodes: {},
+});
+
+const scenario = (kind: 'write' | 'read', ratio: number, halfRate?: { p99Ms: number; errors?: number }): ScenarioResult => ({
+  id: kind === 'write' ? 'create-tenant' : 'get-tenant',
+  title: kind === 'write' ? 'create tenant' : 'get tenant',
+  kind,
+  server: measured(ratio * 1000),
+  baseline: measured(1000),
+  ratio,
+  ...(halfRate && { halfRate: { ...measured(500, halfRate.p99Ms, halfRate.errors ?? 0), targetRps: 500 } }),
+});
+
+const report = (parts: Partial<BenchReport>): BenchReport => ({ modes: [], ...parts }) as BenchReport;
+const postgres = (...scenarios: ScenarioResult[]): ModeResult => ({ id: 'postgres', title: 'PostgreSQL', workers: 1, scenarios });
+const verdicts = (r: BenchReport) => checkTargets(r).map((check) => [check.target, check.met]);
+
+describe('checkTargets', () => {
+  it('needs 50% of the baseline for a write and 40% for a read, at the bound and not just under it', () => {
+    const at = verdicts(report({ modes: [postgres(scenario('write', 0.5), scenario('read', 0.4))] }));
+    assert.deepEqual(at, [
+      ['create tenant: at least 50% of baseline throughput', true],
+      ['get tenant: at least 40% of baseline throughput', true],
+    ]);
+    const under = verdicts(report({ modes: [postgres(scenario('write', 0.499), scenario('read', 0.399))] }));
+    assert.deepEqual(under.map(([, met]) => met), [false, false]);
+  });
+
+  it('needs p99 under 20 ms at half rate, with no errors', () => {
+    const met = (halfRate: { p99Ms: number; errors?: number }) =>
+      checkTargets(report({ modes: [postgres(scenario('write', 1, halfRate))] })).find((c) => c.target.includes('p99'))?.met;
+    assert.equal(met({ p99Ms: 19.9 }), true);
+    assert.equal(met({ p99Ms: 20 }), false);
+    assert.equal(met({ p99Ms: 5, errors: 1 }), false);
+  });
+
+  it('needs 2 workers at 1.6 times 1 worker on create tenant', () => {
+    const factor = (twoRps: number) => {
+      const two: ModeResult = {
+        id: 'postgres-2-workers',
+        title: 'PostgreSQL, 2 processes',
+        workers: 2,
+        scenarios: [{ ...scenario('write', 1), server: measured(twoRps) }],
+      };
+      return checkTargets(report({ modes: [postgres(scenario('write', 1)), two] })).find((c) => c.target.startsWith('2 workers'));
+    };
+    assert.deepEqual([factor(1600)?.met, factor(1600)?.value], [true, '1.60x']);
+    assert.equal(factor(1599)?.met, false);
+  });
+
+  it('judges the soak on the last chunk: under 200 MB, and at most 10% above the chunk at half way', () => {
+    const point = (requests: number, rssMb: number) =>
+      ({ requests, rssBytes: rssMb * MB, peakRssBytes: rssMb * MB, endRssBytes: rssMb * MB, rps: 400, errors: 0 });
+    const soak = (last: number) => verdicts(report({ soak: [point(50_000, 180), point(75_000, 185), point(100_000, last)] }));
+    assert.deepEqual(soak(198), [
+      ['RSS under 200 MB after 100000 requests (mean over the last chunk)', true],
+      ['RSS growth at most 10% between 50000 and 100000 requests', true],
+    ]);
+    assert.deepEqual(soak(199.9).map(([, met]) => met), [true, false]);
+    assert.deepEqual(soak(200).map(([, met]) => met), [false, false]);
+    const fromHigher = (last: number) => verdicts(report({ soak: [point(50_000, 250), point(100_000, last)] }));
+    assert.deepEqual(fromHigher(275).map(([, met]) => met), [false, true]); // exactly 10%
+    assert.deepEqual(fromHigher(275.1).map(([, met]) => met), [false, false]);
+  });
+
+  it('leaves out what the run did not measure', () => {
+    assert.deepEqual(checkTargets(report({})), []);
+  });
+});
+
+describe('parseOptions', () => {
+  it('defaults to every scenario on both databases, with the 2-worker and half-rate runs', () => {
+    const options = parseOptions([]);
+    assert.deepEqual(options.databases, ['postgres', 'pglite']);
+    assert.equal(options.scenarios.length, 6);
+    assert.equal(options.cluster && options.halfRate, true);
+    assert.equal(options.soakRequests, 100_000);
+  });
+
+  it('reads -- separated options and resolves --against from where pnpm was started', () => {
+    const options = parseOptions(['--', '--only', 'postgres', '--scenarios', 'create-work,list-works', '--against', 'x/main.js']);
+    assert.deepEqual(options.databases, ['postgres']);
+    assert.deepEqual(options.scenarios, ['create-work', 'list-works']);
+    assert.equal(options.against, path.resolve(process.env.INIT_CWD ?? process.cwd(), 'x/main.js'));
+  });
+
+  it('refuses unknown scenarios, databases and numbers below their minimum', () => {
+    assert.throws(() => parseOptions(['--scenarios', 'delete-everything']), /unknown scenario delete-everything/);
+    assert.throws(() => parseOptions(['--only', 'mysql']), /--only takes postgres or pglite/);
+    assert.throws(() => parseOptions(['--duration', '0']), /--duration must be a number of at least 1/);
+    assert.throws(() => parseOptions(['--soak-requests', '999']), /--soak-requests must be a number of at least 1000/);
+  });
+});
+
+describe('packageOf', () => {
+  it('attributes profile time to npm packages, node, V8 and our own code', () => {
+    assert.equal(packageOf('file:///r/node_modules/.pnpm/x/node_modules/@prisma/client/runtime/client.js', 'f'), '@prisma/client');
+    assert.equal(packageOf('file:///r/node_modules/express/lib/router.js', 'f'), 'express');
+    assert.equal(packageOf('node:net', 'f'), 'node internals');
+    assert.equal(packageOf('', 'writev'), '(native / V8)');
+    assert.equal(packageOf('', '(garbage collector)'), '(garbage collector)');
+    assert.equal(packageOf('file:///r/packages/server/dist/app.js', 'f'), 'works-api');
+  });
+});

@@ -34,6 +34,11 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     const migrated = await withPgSession(target.url, (session) => applyMigrations(session));
     // Our own pool, so that plain statements share Prisma's connections.
     const pool = new Pool({ connectionString: target.url });
+    // A connection the server drops while idle (restart, terminated backend) is an 'error' on the pool, fatal to
+    // the process when nobody listens. Prisma's adapter listens only while Prisma is connected; pg has already
+    // discarded the dead connection and the next query opens another, so there is nothing more to do (/readyz
+    // reports an outage).
+    pool.on('error', () => undefined);
     const prisma = newClient(new PrismaPg(pool));
     attachPlainStatement(prisma, async (text, values) => (await pool.query(text, [...values])).rows);
     await prisma.$connect();

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { openDatabase } from '../../src/db/client';
+import { plainQuery } from '../../src/db/plain-statement';
 import { startTestServer, testDatabaseTarget } from '../support/server';
 
 /** Liveness and readiness probes: unversioned, unauthenticated, and readiness follows the database. */
@@ -37,31 +38,64 @@ describe('GET /healthz and GET /readyz', () => {
   it('fails readiness with 503 when the database is gone, and recovers when it is back (PostgreSQL)', async () => {
     const url = process.env.DATABASE_URL;
     if (!url) return expectReadinessFailsWhenPgliteIsClosed();
-    // A database of its own, so that making it unreachable affects nobody else.
-    const name = `works_readyz_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-    const admin = new Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    const scratchUrl = Object.assign(new URL(url), { pathname: `/${name}` }).toString();
-    const database = await openDatabase({ kind: 'postgres', url: scratchUrl });
+    const scratch = await scratchDatabase(url);
+    const database = await openDatabase({ kind: 'postgres', url: scratch.url });
     const server = await startTestServer({ database });
     try {
       expect((await server.call('/readyz')).status).toBe(200);
-      await admin.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`);
-      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+      await scratch.disconnectEveryone({ allowNew: false });
       const down = await server.call('/readyz');
       expect(down.status).toBe(503);
       expect(await down.json()).toMatchObject({ code: 'not_ready', detail: 'The database is unreachable.' });
       expect((await server.call('/healthz')).status).toBe(200);
-      await admin.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS true`);
+      await scratch.allowConnections();
       expect((await server.call('/readyz')).status).toBe(200);
     } finally {
       await server.close().catch(() => undefined);
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
+      await scratch.drop();
+    }
+  });
+
+  it('survives idle connections dropped by the server while Prisma is disconnected (PostgreSQL)', async () => {
+    const url = process.env.DATABASE_URL;
+    if (!url) return;
+    const scratch = await scratchDatabase(url);
+    const database = await openDatabase({ kind: 'postgres', url: scratch.url });
+    try {
+      // Prisma's adapter stops listening for pool errors when Prisma disconnects; the plain statements still use
+      // the pool. Idle connections dropped then must not be an unhandled 'error' (which would end the process).
+      await database.prisma.$disconnect();
+      const select = () => plainQuery<{ one: number }>(database.prisma, 'SELECT 1 AS one', []);
+      await Promise.all([select(), select(), select()]);
+      await scratch.disconnectEveryone({ allowNew: true });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await select()).toEqual([{ one: 1 }]);
+    } finally {
+      await database.close();
+      await scratch.drop();
     }
   });
 });
+
+/** A PostgreSQL database of its own, so that making it unreachable affects nobody else. */
+async function scratchDatabase(url: string) {
+  const name = `works_readyz_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  const admin = new Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  return {
+    url: Object.assign(new URL(url), { pathname: `/${name}` }).toString(),
+    async disconnectEveryone({ allowNew }: { allowNew: boolean }) {
+      if (!allowNew) await admin.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`);
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+    },
+    allowConnections: () => admin.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS true`),
+    async drop() {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
 
 /** On the embedded database, "gone" is a closed PGlite. */
 async function expectReadinessFailsWhenPgliteIsClosed() {

@@ -8,22 +8,35 @@ const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
 const typesOf = (schema) => (Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : []);
 const resolved = (node, ctx) => (node && node.$ref ? ctx.resolve(node).node : node);
+// Operations under `webhooks:` are calls we make to partners' receivers: their security and errors are not ours.
+const isWebhook = (ctx) => ctx.location.pointer.startsWith('#/webhooks/');
+
+/** A schema that is one problem type: `allOf` the Problem schema, with a `const` code (see ProblemTypes). */
+const isProblemType = (schema, ctx) =>
+  (resolved(schema, ctx)?.allOf ?? []).some((member) => member.$ref === PROBLEM_REF) &&
+  problemTypeCode(resolved(schema, ctx)) !== undefined;
+const problemTypeCode = (schema) =>
+  (schema.allOf ?? []).map((member) => member.properties?.code?.const).find((code) => typeof code === 'string');
 
 /**
- * Every 4xx (and 5xx) response is `application/problem+json` with the Problem schema and an example, and every
- * operation documents the 4xx responses it can produce: 401 when authenticated, 400 when it takes input, 404 when
- * its path names a resource, 413 and 415 when it takes a body.
+ * Every 4xx (and 5xx) response is `application/problem+json` whose schema is a problem type or a `oneOf` of problem
+ * types (so each response declares the closed set of codes it can carry), with an example (its own, or its problem
+ * types'), and every operation documents the 4xx responses it can produce: 401 when authenticated, 400 when it
+ * takes input, 404 when its path names a resource, 413 and 415 when it takes a body.
  */
 function ProblemResponses() {
   return {
     PathItem: {
       enter(pathItem, ctx, { key: path }) {
+        if (isWebhook(ctx)) return;
         for (const method of HTTP_METHODS) {
           const operation = pathItem[method];
           if (!operation) continue;
           const where = ctx.location.child([method]);
           const responses = operation.responses ?? {};
-          const parameters = [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])].map((p) => resolved(p, ctx));
+          const parameters = [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])].map((p) =>
+            resolved(p, ctx),
+          );
           const expected = new Set(['401']);
           if (parameters.length > 0 || operation.requestBody) expected.add('400');
           if (parameters.some((p) => p && p.in === 'path')) expected.add('404');
@@ -44,16 +57,21 @@ function ProblemResponses() {
             const at = where.child(['responses', status]);
             const body = resolved(response, ctx);
             const content = body?.content ?? {};
-            const types = Object.keys(content);
             const media = content[PROBLEM_MEDIA_TYPE];
-            if (types.length !== 1 || !media) {
+            if (Object.keys(content).length !== 1 || !media) {
               ctx.report({ message: `The ${status} response must be ${PROBLEM_MEDIA_TYPE} only.`, location: at });
               continue;
             }
-            if (media.schema?.$ref !== PROBLEM_REF) {
-              ctx.report({ message: `The ${status} response must use the Problem schema (${PROBLEM_REF}).`, location: at });
+            const schema = media.schema ?? {};
+            const types = schema.oneOf ?? [schema];
+            if (!types.every((type) => type.$ref && isProblemType(type, ctx))) {
+              ctx.report({
+                message: `The ${status} response's schema must be a problem type (allOf ${PROBLEM_REF} with a const code), or a oneOf of them.`,
+                location: at,
+              });
             }
-            if (media.example === undefined && media.examples === undefined) {
+            const typesHaveExamples = types.every((type) => resolved(type, ctx)?.example !== undefined);
+            if (media.example === undefined && media.examples === undefined && !typesHaveExamples) {
               ctx.report({ message: `The ${status} response needs an example.`, location: at });
             }
           }
@@ -70,7 +88,10 @@ function SchemaExample() {
       enter(schemas, ctx) {
         for (const [name, schema] of Object.entries(schemas)) {
           if (schema.example === undefined && schema.examples === undefined) {
-            ctx.report({ message: `Schema \`${name}\` needs an \`example\`.`, location: ctx.location.child([name]).key() });
+            ctx.report({
+              message: `Schema \`${name}\` needs an \`example\`.`,
+              location: ctx.location.child([name]).key(),
+            });
           }
         }
       },
@@ -83,7 +104,11 @@ function ParameterExample() {
   return {
     Parameter(parameter, ctx) {
       const schema = resolved(parameter.schema, ctx) ?? {};
-      const has = (node) => node.example !== undefined || node.examples !== undefined || node.default !== undefined || Array.isArray(node.enum);
+      const has = (node) =>
+        node.example !== undefined ||
+        node.examples !== undefined ||
+        node.default !== undefined ||
+        Array.isArray(node.enum);
       if (!has(parameter) && !has(schema)) {
         ctx.report({ message: `Parameter \`${parameter.name}\` needs an example.`, location: ctx.location.key() });
       }
@@ -107,10 +132,29 @@ function BoundedValues() {
   };
 }
 
-/** Objects declare every property they allow: `additionalProperties: false` (or `unevaluatedProperties: false`). */
+/**
+ * Objects declare every property they allow: `additionalProperties: false` (or `unevaluatedProperties: false`). A
+ * member of an `allOf` that only narrows properties a closed sibling declares (a problem type fixing `code`) is
+ * closed by that sibling.
+ */
 function ClosedObjects() {
+  const narrowing = new WeakSet();
   return {
     Schema(schema, ctx) {
+      if (Array.isArray(schema.allOf)) {
+        const declared = new Set(
+          schema.allOf
+            .map((member) => resolved(member, ctx))
+            .filter((member) => member && member.additionalProperties === false)
+            .flatMap((member) => Object.keys(member.properties ?? {})),
+        );
+        for (const member of schema.allOf) {
+          const names = Object.keys(member.properties ?? {});
+          if (!member.$ref && member.type === undefined && names.every((name) => declared.has(name)))
+            narrowing.add(member);
+        }
+      }
+      if (narrowing.has(schema)) return;
       const isObject = typesOf(schema).includes('object') || schema.properties !== undefined;
       if (!isObject) return;
       if (schema.additionalProperties !== false && schema.unevaluatedProperties !== false) {
@@ -133,6 +177,7 @@ function OperationSecurity() {
       },
     },
     Operation(operation, ctx) {
+      if (isWebhook(ctx)) return;
       const security = operation.security ?? rootSecurity ?? [];
       if (security.length === 0 || security.some((requirement) => Object.keys(requirement).length === 0)) {
         ctx.report({
@@ -144,12 +189,67 @@ function OperationSecurity() {
   };
 }
 
+/**
+ * Problem types (schemas `allOf` the Problem schema) fix their `code` and `status` with `const`, are titled by their
+ * code, and no two share a code: the set of codes is closed, and each one means one thing.
+ */
+function ProblemTypes() {
+  return {
+    NamedSchemas: {
+      enter(schemas, ctx) {
+        const seen = new Map();
+        for (const [name, schema] of Object.entries(schemas)) {
+          if (!(schema.allOf ?? []).some((member) => member.$ref === PROBLEM_REF)) continue;
+          const where = ctx.location.child([name]);
+          const code = problemTypeCode(schema);
+          const status = (schema.allOf ?? []).map((member) => member.properties?.status?.const).find(Number.isInteger);
+          if (code === undefined || status === undefined) {
+            ctx.report({
+              message: `Problem type \`${name}\` must fix \`code\` and \`status\` with \`const\`.`,
+              location: where.key(),
+            });
+            continue;
+          }
+          if (schema.title !== code)
+            ctx.report({ message: `Problem type \`${name}\` must be titled \`${code}\`.`, location: where.key() });
+          if (seen.has(code))
+            ctx.report({ message: `\`${name}\` repeats the code of \`${seen.get(code)}\`.`, location: where.key() });
+          seen.set(code, name);
+        }
+      },
+    },
+  };
+}
+
+/**
+ * A schema with a `pattern` says in words what it accepts (its own description, or its parameter's): the reference
+ * leaves regular expressions out (scripts/build-docs.mjs), so the sentence is what readers get.
+ */
+function PatternDescription() {
+  const described = new WeakSet();
+  return {
+    Parameter(parameter, ctx) {
+      const schema = resolved(parameter.schema, ctx);
+      if (schema && typeof parameter.description === 'string') described.add(schema);
+    },
+    Schema(schema, ctx) {
+      if (typeof schema.pattern !== 'string' || typeof schema.description === 'string' || described.has(schema)) return;
+      ctx.report({
+        message: 'A schema with a `pattern` needs a `description` that says in words what it accepts.',
+        location: ctx.location.child(['pattern']).key(),
+      });
+    },
+  };
+}
+
 export default function worksApiPlugin() {
   return {
     id: 'works-api',
     rules: {
       oas3: {
         'problem-responses': ProblemResponses,
+        'problem-types': ProblemTypes,
+        'pattern-description': PatternDescription,
         'schema-example': SchemaExample,
         'parameter-example': ParameterExample,
         'bounded-values': BoundedValues,

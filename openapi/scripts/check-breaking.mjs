@@ -1,12 +1,18 @@
 #!/usr/bin/env node
 // Fails when openapi/api.yaml breaks its previous version, unless the break is marked intentional.
 //
-//   node openapi/scripts/check-breaking.mjs [--base <git revision>]      (default: $API_BASE_REF, else HEAD~1)
+//   node openapi/scripts/check-breaking.mjs [--base <git revision>]
+//
+// The base is --base, else $API_BASE_REF, else the last release tag (`v*`, the newest reachable from the commit
+// before HEAD, so that a release commit is compared with the release before it), else HEAD~1. It says which.
 //
 // The comparison is `redocly diff` with the `diff-recommended` rules (openapi/redocly.yaml): a change rated
 // `major` (a removed path, operation or property, a new required input, a tighter limit, a new enum value in a
 // response...) is breaking. The previous version is `git show <base>:openapi/api.yaml`; the current one is the
 // file in the working tree (in CI: the commit under test, compared with the previous commit of main).
+//
+// Both versions first go through flatten-compositions.mjs: `redocly diff` does not resolve `allOf`/`oneOf`, and
+// our problem types are compositions of the Problem schema (see that file).
 //
 // An intentional break is marked by adding a line to openapi/BREAKING_CHANGES_ACCEPTED in the same change: the
 // check passes when that file has gained a line (not blank, not `#`) since <base>. A first commit, or a base
@@ -17,14 +23,19 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse, stringify } from 'yaml';
+import { flattenCompositions } from './flatten-compositions.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const config = path.join(here, '..', 'redocly.yaml');
-const redocly = path.join(path.dirname(createRequire(import.meta.url).resolve('@redocly/cli/package.json')), 'bin', 'cli.js');
+const redocly = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('@redocly/cli/package.json')),
+  'bin',
+  'cli.js',
+);
 
 const args = process.argv.slice(2);
 const baseArg = args.includes('--base') ? args[args.indexOf('--base') + 1] : undefined;
-const base = baseArg || process.env.API_BASE_REF || 'HEAD~1';
 
 const git = (...gitArgs) => execFileSync('git', gitArgs, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 const tryGit = (...gitArgs) => {
@@ -36,6 +47,16 @@ const tryGit = (...gitArgs) => {
 };
 
 const root = git('rev-parse', '--show-toplevel').trim();
+const lastRelease = tryGit('describe', '--tags', '--match', 'v*', '--abbrev=0', 'HEAD~1')?.trim();
+const base = baseArg || process.env.API_BASE_REF || lastRelease || 'HEAD~1';
+const why = baseArg
+  ? 'given with --base'
+  : process.env.API_BASE_REF
+    ? 'from API_BASE_REF'
+    : lastRelease
+      ? 'the last release tag'
+      : 'no release tag (v*) yet: the previous commit';
+console.log(`comparing openapi/api.yaml with ${base} (${why})`);
 const SPEC = 'openapi/api.yaml';
 const ACCEPTED = 'openapi/BREAKING_CHANGES_ACCEPTED';
 
@@ -58,11 +79,27 @@ if (previous === undefined) {
 const dir = mkdtempSync(path.join(tmpdir(), 'works-api-breaking-'));
 try {
   const basePath = path.join(dir, 'base.yaml');
+  const currentPath = path.join(dir, 'current.yaml');
   const reportPath = path.join(dir, 'report.json');
-  writeFileSync(basePath, previous);
+  const flattened = (text) => stringify(flattenCompositions(parse(text)), { aliasDuplicateObjects: false });
+  writeFileSync(basePath, flattened(previous));
+  writeFileSync(currentPath, flattened(readFileSync(path.join(root, SPEC), 'utf8')));
   const diff = spawnSync(
     process.execPath,
-    [redocly, 'diff', basePath, path.join(root, SPEC), '--config', config, '--fail-on', 'major', '--format', 'json', '-o', reportPath],
+    [
+      redocly,
+      'diff',
+      basePath,
+      currentPath,
+      '--config',
+      config,
+      '--fail-on',
+      'major',
+      '--format',
+      'json',
+      '-o',
+      reportPath,
+    ],
     { encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off' } },
   );
   if (!existsSync(reportPath)) {
@@ -85,14 +122,17 @@ try {
   }
   for (const change of breaking) {
     for (const verdict of (change.verdicts ?? []).filter((v) => v.impact === 'major')) {
-      const at = verdict.location ? ` (${SPEC}:${verdict.location.line ?? '?'}, ${verdict.location.pointer})` : '';
+      // The compared files are flattened copies: their line numbers mean nothing in api.yaml, their pointers do.
+      const at = verdict.location ? ` (${verdict.location.pointer})` : '';
       console.log(`  ✖ ${verdict.message} [${verdict.ruleId}]${at}`);
     }
   }
 
   const accepted = addedLines(baseCommit);
   if (accepted.length > 0) {
-    console.log(`✔ ${breaking.length} breaking change(s) to ${SPEC} against ${base}, accepted as intentional in ${ACCEPTED}:`);
+    console.log(
+      `✔ ${breaking.length} breaking change(s) to ${SPEC} against ${base}, accepted as intentional in ${ACCEPTED}:`,
+    );
     for (const line of accepted) console.log(`    ${line}`);
     process.exit(0);
   }

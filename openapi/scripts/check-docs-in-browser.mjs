@@ -49,7 +49,11 @@ async function chromium(args) {
   }
 }
 
-const slug = (text) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const slug = (text) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 const escapeHtml = (text) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 const spec = parse(await (await fetch(`${base}/openapi.yaml`)).text());
@@ -59,7 +63,8 @@ const operations = Object.values(spec.paths).flatMap((item) =>
     .map((method) => ({ ...item[method], method })),
 );
 
-if (shots) await chromium([`--screenshot=${path.join(shots, 'overview.png')}`, '--window-size=1400,16000', `${base}/docs`]);
+if (shots)
+  await chromium([`--screenshot=${path.join(shots, 'overview.png')}`, '--window-size=1400,16000', `${base}/docs`]);
 
 let passed = 0;
 const failures = [];
@@ -73,7 +78,12 @@ for (let i = 0; i < operations.length; i += 2) {
       const rendered = dom.includes(`id="${route}"`) && dom.includes(escapeHtml(operation.summary));
       if (rendered) passed += 1;
       else failures.push(`${operation.operationId} (${url})`);
-      if (shots) await chromium([`--screenshot=${path.join(shots, `${operation.operationId}.png`)}`, '--window-size=1400,2400', url]);
+      if (shots)
+        await chromium([
+          `--screenshot=${path.join(shots, `${operation.operationId}.png`)}`,
+          '--window-size=1400,2400',
+          url,
+        ]);
     }),
   );
 }

@@ -13,7 +13,11 @@ import { fileURLToPath } from 'node:url';
 const openapiDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const repoRoot = path.resolve(openapiDir, '..');
 const specText = readFileSync(path.join(openapiDir, 'api.yaml'), 'utf8');
-const redocly = path.join(path.dirname(createRequire(import.meta.url).resolve('@redocly/cli/package.json')), 'bin', 'cli.js');
+const redocly = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('@redocly/cli/package.json')),
+  'bin',
+  'cli.js',
+);
 const env = { ...process.env, REDOCLY_TELEMETRY: 'off', NO_COLOR: '1' };
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'works-api-gates-'));
@@ -32,12 +36,21 @@ function mutate(text, from, to) {
 }
 
 function lint(text) {
-  const file = path.join(scratchDir(), 'api.yaml');
+  const dir = scratchDir();
+  const file = path.join(dir, 'api.yaml');
   writeFileSync(file, text);
-  const result = spawnSync(process.execPath, [redocly, 'lint', file, '--config', path.join(openapiDir, 'redocly.yaml'), '--format=stylish', '--max-problems=100000'], {
-    encoding: 'utf8',
-    env,
-  });
+  // The config beside the copy, with its plugins and its ignore file (whose entries name `api.yaml` relative to it).
+  for (const name of ['redocly.yaml', '.redocly.lint-ignore.yaml', 'plugins']) {
+    cpSync(path.join(openapiDir, name), path.join(dir, name), { recursive: true });
+  }
+  const result = spawnSync(
+    process.execPath,
+    [redocly, 'lint', file, '--config', path.join(dir, 'redocly.yaml'), '--format=stylish', '--max-problems=100000'],
+    {
+      encoding: 'utf8',
+      env,
+    },
+  );
   return { status: result.status, output: result.stdout + result.stderr };
 }
 
@@ -51,21 +64,37 @@ describe('redocly lint (recommended + our rules)', () => {
   const mutations = [
     {
       rule: 'rule/property-camel-case',
-      from: "    CreateTenantBody:\n      type: object\n      additionalProperties: false\n      required: [name]\n      properties:\n",
+      from: '    CreateTenantBody:\n      type: object\n      additionalProperties: false\n      required: [name]\n      properties:\n',
       to: "    CreateTenantBody:\n      type: object\n      additionalProperties: false\n      required: [name]\n      properties:\n        billing_email:\n          $ref: '#/components/schemas/Email'\n",
     },
     { rule: 'rule/operation-id-naming', from: 'operationId: getMe\n', to: 'operationId: fetch_me\n' },
     {
       rule: 'works-api/problem-responses', // getMe no longer documents its 401
-      from: "          $ref: '#/components/responses/BadRequest'\n        '401':\n          $ref: '#/components/responses/Unauthorized'\n        '429':\n          $ref: '#/components/responses/TooManyRequests'\n        '500':\n          $ref: '#/components/responses/InternalError'\n\n  /api-keys:",
-      to: "          $ref: '#/components/responses/BadRequest'\n        '429':\n          $ref: '#/components/responses/TooManyRequests'\n        '500':\n          $ref: '#/components/responses/InternalError'\n\n  /api-keys:",
+      from: "          $ref: '#/components/responses/InvalidParameters'\n        '401':\n          $ref: '#/components/responses/Unauthorized'\n        '429':\n          $ref: '#/components/responses/TooManyRequests'\n        '431':\n          $ref: '#/components/responses/HeadersTooLarge'\n        '500':\n          $ref: '#/components/responses/InternalError'\n        '503':\n          $ref: '#/components/responses/ServiceUnavailable'\n\n  /api-keys:",
+      to: "          $ref: '#/components/responses/InvalidParameters'\n        '429':\n          $ref: '#/components/responses/TooManyRequests'\n        '431':\n          $ref: '#/components/responses/HeadersTooLarge'\n        '500':\n          $ref: '#/components/responses/InternalError'\n        '503':\n          $ref: '#/components/responses/ServiceUnavailable'\n\n  /api-keys:",
     },
     {
       rule: 'works-api/problem-responses', // a 4xx that is not problem+json
-      from: "          $ref: '#/components/headers/XRequestId'\n      content:\n        application/problem+json:\n          schema:\n            $ref: '#/components/schemas/Problem'\n          example:\n            type: https://works-api.dev/problems/forbidden",
-      to: "          $ref: '#/components/headers/XRequestId'\n      content:\n        application/json:\n          schema:\n            $ref: '#/components/schemas/Problem'\n          example:\n            type: https://works-api.dev/problems/forbidden",
+      from: "          $ref: '#/components/headers/AccessControlAllowOrigin'\n      content:\n        application/problem+json:\n          schema:\n            $ref: '#/components/schemas/ForbiddenProblem'\n          example:\n            type: https://works-api.dev/problems/forbidden",
+      to: "          $ref: '#/components/headers/AccessControlAllowOrigin'\n      content:\n        application/json:\n          schema:\n            $ref: '#/components/schemas/ForbiddenProblem'\n          example:\n            type: https://works-api.dev/problems/forbidden",
+    },
+    {
+      rule: 'works-api/problem-responses', // a 4xx whose codes are not a closed set: the bare Problem schema
+      from: "          schema:\n            $ref: '#/components/schemas/NotFoundProblem'\n",
+      to: "          schema:\n            $ref: '#/components/schemas/Problem'\n",
+    },
+    { rule: 'works-api/problem-types', from: '      title: last_owner\n', to: '      title: Last owner\n' },
+    {
+      rule: 'works-api/problem-types',
+      from: '            code:\n              const: email_taken\n',
+      to: '            code:\n              const: already_member\n',
     },
     { rule: 'works-api/schema-example', from: '      example:\n        name: Acme Research Lab\n', to: '' },
+    {
+      rule: 'works-api/pattern-description',
+      from: '      description: |\n        An identifier: a time-ordered UUID (version 7) in lower-case hexadecimal with hyphens. Treat it as opaque\n        (compare it, never take it apart).\n',
+      to: '',
+    },
     {
       rule: 'works-api/parameter-example',
       from: '        maxLength: 200\n        example: djE6MDE5M2ExYjItN2MzZC03ZTRmLThhOWItMGMxZDJlM2Y0YTVi\n    IdempotencyKey:',
@@ -78,8 +107,16 @@ describe('redocly lint (recommended + our rules)', () => {
       from: '    UpdateMemberBody:\n      type: object\n      additionalProperties: false\n',
       to: '    UpdateMemberBody:\n      type: object\n',
     },
-    { rule: 'works-api/operation-security', from: 'operationId: listApiKeys\n', to: 'operationId: listApiKeys\n      security: []\n' },
-    { rule: 'no-invalid-schema-examples', from: '        role: admin\n    CreateWorkBody:', to: '        role: superuser\n    CreateWorkBody:' },
+    {
+      rule: 'works-api/operation-security',
+      from: 'operationId: listApiKeys\n',
+      to: 'operationId: listApiKeys\n      security: []\n',
+    },
+    {
+      rule: 'no-invalid-schema-examples',
+      from: '        role: admin\n    CreateWorkBody:',
+      to: '        role: superuser\n    CreateWorkBody:',
+    },
     { rule: 'operation-description', from: '      description: The user the API key belongs to.\n', to: '' },
   ];
 
@@ -87,7 +124,8 @@ describe('redocly lint (recommended + our rules)', () => {
     const broken = mutations.reduce((text, { from, to }) => mutate(text, from, to), specText);
     const { status, output } = lint(broken);
     assert.notEqual(status, 0, 'lint must fail');
-    for (const { rule } of mutations) assert.match(output, new RegExp(` ${rule.replace('/', '\\/')} `), `${rule} was not reported`);
+    for (const { rule } of mutations)
+      assert.match(output, new RegExp(` ${rule.replace('/', '\\/')} `), `${rule} was not reported`);
   });
 });
 
@@ -100,16 +138,24 @@ describe('generated types (openapi-typescript --check)', () => {
     const dir = scratchDir();
     writeFileSync(path.join(dir, 'api.yaml'), spec);
     writeFileSync(path.join(dir, 'schema.d.ts'), types);
-    return spawnSync(bin, ['api.yaml', '--output', 'schema.d.ts', '--check'], { cwd: dir, encoding: 'utf8', env }).status;
+    return spawnSync(bin, ['api.yaml', '--output', 'schema.d.ts', '--check'], { cwd: dir, encoding: 'utf8', env })
+      .status;
   }
 
   it('passes when the committed types are what the spec produces', () => assert.equal(check(specText, committed), 0));
   it('fails when the spec changed and the types were not regenerated', () => {
-    const changed = mutate(specText, "    CreateTenantBody:\n      type: object\n", "    CreateTenantBody:\n      type: object\n      description: What a new tenant needs.\n");
+    const changed = mutate(
+      specText,
+      '    CreateTenantBody:\n      type: object\n',
+      '    CreateTenantBody:\n      type: object\n      description: What a new tenant needs.\n',
+    );
     assert.notEqual(check(changed, committed), 0);
   });
   it('fails when the generated file was edited by hand', () => {
-    assert.notEqual(check(specText, committed.replace('export interface paths {', 'export interface paths {\n    "/extra": never;')), 0);
+    assert.notEqual(
+      check(specText, committed.replace('export interface paths {', 'export interface paths {\n    "/extra": never;')),
+      0,
+    );
   });
 });
 
@@ -119,9 +165,54 @@ describe("the client's operation table (generate-operations --check)", async () 
 
   it('matches the spec', () => assert.equal(generate(specText), committed));
   it('differs once an operation is added', () => {
-    const spec = mutate(specText, '  /me:\n    get:\n', '  /me:\n    delete:\n      operationId: removeMe\n      responses: {}\n    get:\n');
+    const spec = mutate(
+      specText,
+      '  /me:\n    get:\n',
+      '  /me:\n    delete:\n      operationId: removeMe\n      responses: {}\n    get:\n',
+    );
     assert.notEqual(generate(spec), committed);
     assert.match(generate(spec), /removeMe: \{ method: 'delete', path: '\/me', creates: false \}/);
+  });
+});
+
+describe('code samples (generate-code-samples --check)', async () => {
+  const { generate } = await import(path.join(openapiDir, 'scripts', 'generate-code-samples.mjs'));
+
+  it('are what the spec produces', () => assert.equal(generate(specText), specText));
+  it('change with an example, so a stale sample fails the check', () => {
+    const spec = mutate(
+      specText,
+      '      example:\n        name: Acme Research Lab\n',
+      '      example:\n        name: Acme Research Institute\n',
+    );
+    assert.notEqual(generate(spec), spec);
+    assert.match(generate(spec), /-d '\{"name":"Acme Research Institute"\}'/);
+  });
+  it('are written for a new operation, and nothing else in the file changes', () => {
+    const operation = [
+      '  /me/preferences:',
+      '    get:',
+      '      tags: [Account]',
+      '      operationId: getPreferences',
+      '      summary: My preferences',
+      "      description: The caller's preferences.",
+      '      responses:',
+      "        '200':",
+      '          description: The preferences.',
+      '',
+      '  /api-keys:\n',
+    ].join('\n');
+    const spec = mutate(specText, '  /api-keys:\n', operation);
+    const generated = generate(spec);
+    assert.match(
+      generated,
+      /operationId: getPreferences\n {6}summary: My preferences\n {6}description: The caller's preferences.\n {6}x-codeSamples:\n/,
+    );
+    assert.match(generated, /unwrap\(await api\.getPreferences\(\)\);/);
+    assert.equal(
+      generated.replace(/\n {6}x-codeSamples:\n(?: {8,}.*\n|\n)*/g, '\n'),
+      spec.replace(/\n {6}x-codeSamples:\n(?: {8,}.*\n|\n)*/g, '\n'),
+    );
   });
 });
 
@@ -145,12 +236,20 @@ describe('breaking-change check (redocly diff against the previous commit)', () 
     return { dir, git };
   }
   const check = (dir) => {
-    const result = spawnSync(process.execPath, [script], { cwd: dir, encoding: 'utf8', env: { ...env, API_BASE_REF: '' } });
+    const result = spawnSync(process.execPath, [script], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...env, API_BASE_REF: '' },
+    });
     return { status: result.status, output: result.stdout + result.stderr };
   };
   const removeMe = (text) => text.slice(0, text.indexOf('  /me:\n')) + text.slice(text.indexOf('  /api-keys:\n'));
   const addOptionalField = (text) =>
-    mutate(text, "      properties:\n        name:\n          $ref: '#/components/schemas/Name'\n      example:\n        name: Acme Research\n", "      properties:\n        name:\n          $ref: '#/components/schemas/Name'\n        note:\n          $ref: '#/components/schemas/LongText'\n      example:\n        name: Acme Research\n");
+    mutate(
+      text,
+      "      properties:\n        name:\n          $ref: '#/components/schemas/Name'\n      example:\n        name: Acme Research\n",
+      "      properties:\n        name:\n          $ref: '#/components/schemas/Name'\n        note:\n          $ref: '#/components/schemas/LongText'\n      example:\n        name: Acme Research\n",
+    );
 
   it('passes on a first commit (nothing to compare)', () => {
     const { dir } = repoWith(specText);
@@ -170,17 +269,61 @@ describe('breaking-change check (redocly diff against the previous commit)', () 
     assert.match(output, /Path `\/me` was removed/);
   });
   it('fails when a request body gains a required property', () => {
-    const { dir } = repoWith(specText, mutate(specText, 'required: [title, recipient]', 'required: [title, recipient, dueAt]'));
+    const { dir } = repoWith(
+      specText,
+      mutate(specText, 'required: [title, recipient]', 'required: [title, recipient, dueAt]'),
+    );
     const { status, output } = check(dir);
     assert.equal(status, 1, output);
     assert.match(output, /became required: `dueAt`/);
+  });
+  it('sees through the composition of problem types: a new code in a response is breaking, a removed one is not', () => {
+    const transition =
+      "              - $ref: '#/components/schemas/InvalidTransitionProblem'\n              - $ref: '#/components/schemas/WorkDiscardedProblem'\n";
+    const addCode = (text) =>
+      mutate(text, transition, `${transition}              - $ref: '#/components/schemas/LastOwnerProblem'\n`);
+    const added = repoWith(specText, addCode(specText));
+    const { status, output } = check(added.dir);
+    assert.equal(status, 1, output);
+    assert.match(output, /last_owner/);
+    const removed = repoWith(addCode(specText), specText);
+    assert.equal(check(removed.dir).status, 0);
+  });
+  it('fails when a problem type stops requiring a property', () => {
+    const { dir } = repoWith(
+      specText,
+      mutate(specText, 'required: [code, status, requestId]', 'required: [code, status]'),
+    );
+    const { status, output } = check(dir);
+    assert.equal(status, 1, output);
+    assert.match(output, /requestId/);
+  });
+  it('compares with the last release tag when there is one, and says so', () => {
+    const { dir, git } = repoWith(specText);
+    git('tag', 'v1.0.0');
+    writeFileSync(path.join(dir, 'openapi', 'api.yaml'), removeMe(specText));
+    git('commit', '--quiet', '-am', 'a break');
+    writeFileSync(path.join(dir, 'openapi', 'api.yaml'), addOptionalField(removeMe(specText)));
+    git('commit', '--quiet', '-am', 'an addition after it');
+    // Against the previous commit this is additive; against the release it still removes /me.
+    const { status, output } = check(dir);
+    assert.equal(status, 1, output);
+    assert.match(output, /comparing openapi\/api\.yaml with v1\.0\.0 \(the last release tag\)/);
+    assert.match(output, /Path `\/me` was removed/);
+  });
+  it('falls back to the previous commit without a release tag, and says so', () => {
+    const { dir } = repoWith(specText, addOptionalField(specText));
+    assert.match(check(dir).output, /with HEAD~1 \(no release tag \(v\*\) yet: the previous commit\)/);
   });
   it('passes a breaking change once BREAKING_CHANGES_ACCEPTED gains a line in the same change', () => {
     const { dir, git } = repoWith(specText, removeMe(specText));
     const accepted = path.join(dir, 'openapi', 'BREAKING_CHANGES_ACCEPTED');
     writeFileSync(accepted, `${readFileSync(accepted, 'utf8')}\n# a comment alone does not count\n`);
     assert.equal(check(dir).status, 1, 'a comment is no acceptance');
-    writeFileSync(accepted, `${readFileSync(accepted, 'utf8')}2026-11-23 GET /me removed: replaced by GET /users/me.\n`);
+    writeFileSync(
+      accepted,
+      `${readFileSync(accepted, 'utf8')}2026-11-23 GET /me removed: replaced by GET /users/me.\n`,
+    );
     git('commit', '--quiet', '--amend', '-a', '--no-edit');
     const { status, output } = check(dir);
     assert.equal(status, 0, output);

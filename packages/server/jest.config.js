@@ -1,14 +1,39 @@
-/** @type {import('jest').Config} */
-module.exports = {
+/** Shared by both projects: TypeScript through swc, and the generated Prisma client's './x.js' imports. */
+const base = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/src', '<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
-  // The generated Prisma client imports its own files as './x.js'; in tests those are the .ts sources.
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
-  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+    // json-schema-faker (the spec-driven fuzz test) ships only ES modules: compiled to CommonJS like our sources.
+    'json-schema-faker/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!(\\.pnpm/json-schema-faker@[^/]+/node_modules/)?json-schema-faker/)'],
+  moduleNameMapper: {
+    '^json-schema-faker$': '<rootDir>/node_modules/json-schema-faker/dist/index.js',
+    // The generated Prisma client imports its own files as './x.js'; in tests those are the .ts sources.
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+};
+
+/**
+ * Two projects: `unit` (src/**: pure functions, no database, no server; `pnpm test:unit` runs only these) and
+ * `integration` (test/**: the real app over HTTP, spawned servers, on PGlite or DATABASE_URL). The integration
+ * project's global setup builds the migrated database template; the unit project needs none.
+ * @type {import('jest').Config}
+ */
+module.exports = {
+  // A global option: project configs cannot set it.
+  testTimeout: 30_000,
   // Each file starts its own server and database; PGlite is CPU-bound, so more workers than cores only adds contention.
   maxWorkers: process.env.CI ? 2 : '50%',
-  testTimeout: 30_000,
+  projects: [
+    { ...base, displayName: 'unit', roots: ['<rootDir>/src'] },
+    {
+      ...base,
+      displayName: 'integration',
+      roots: ['<rootDir>/test'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+  ],
 };

@@ -575,15 +575,802 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tenants/{tenant_id}/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description The tenant's webhook endpoints, newest first (secrets are never listed). Needs the `owner` or `admin` role.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Subscribe a webhook endpoint
+         * @description Registers a URL that receives the tenant's events as signed `POST`s (see the `webhooks` section and the
+         *     Webhooks tag). The URL must be `https` and resolve to public addresses only (`400 webhook_url_not_allowed`
+         *     otherwise). `eventTypes` filters what is sent (empty or absent: every type). The response holds the
+         *     signing `secret`, shown only here and on rotation. Needs the `owner` or `admin` role.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenants/{tenant_id}/webhook-endpoints/{endpoint_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /**
+                 * @description The identifier of a webhook endpoint of the tenant.
+                 * @example 0193a1c0-3a4b-7c5d-8e6f-7a8b9c0d1e2f
+                 */
+                endpoint_id: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description One endpoint and its state (without its secret). Needs the `owner` or `admin` role.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Removes the endpoint and its delivery history; nothing more is sent to it. Needs the `owner` or `admin` role.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook endpoint
+         * @description Changes the URL, description, event type filter or `enabled`. Enabling an endpoint that was disabled
+         *     (by hand, or after 5 days of failed deliveries) clears its failure state; its waiting deliveries resume.
+         *     Needs the `owner` or `admin` role.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/tenants/{tenant_id}/webhook-endpoints/{endpoint_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /**
+                 * @description The identifier of a webhook endpoint of the tenant.
+                 * @example 0193a1c0-3a4b-7c5d-8e6f-7a8b9c0d1e2f
+                 */
+                endpoint_id: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an endpoint's signing secret
+         * @description Makes a new signing secret, shown only in this response. For the next 24 hours every event is signed
+         *     with both the new and the previous secret (two `v1,` signatures in `webhook-signature`), so receivers can
+         *     switch over without losing events. Rotating again within those 24 hours drops the oldest secret. Needs
+         *     the `owner` or `admin` role.
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenants/{tenant_id}/webhook-endpoints/{endpoint_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /**
+                 * @description The identifier of a webhook endpoint of the tenant.
+                 * @example 0193a1c0-3a4b-7c5d-8e6f-7a8b9c0d1e2f
+                 */
+                endpoint_id: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Queues a `webhook_endpoint.test` event to this endpoint alone (even when its `eventTypes` leave that
+         *     type out, or it is disabled) and answers at once; follow it in the endpoint's deliveries. Needs the
+         *     `owner` or `admin` role.
+         */
+        post: operations["testWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenants/{tenant_id}/webhook-endpoints/{endpoint_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /**
+                 * @description The identifier of a webhook endpoint of the tenant.
+                 * @example 0193a1c0-3a4b-7c5d-8e6f-7a8b9c0d1e2f
+                 */
+                endpoint_id: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's deliveries
+         * @description What was sent to the endpoint, newest event first: each event's delivery state, how many attempts it
+         *     took, and the last attempt's status code, duration and error, with the next attempt's time while it is
+         *     being retried. Needs the `owner` or `admin` role.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenants/{tenant_id}/webhook-endpoints/{endpoint_id}/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /**
+                 * @description The identifier of a webhook endpoint of the tenant.
+                 * @example 0193a1c0-3a4b-7c5d-8e6f-7a8b9c0d1e2f
+                 */
+                endpoint_id: components["parameters"]["EndpointId"];
+                /**
+                 * @description The identifier of a delivery to the endpoint.
+                 * @example 0193a1c1-5c6d-7e7f-8a9b-0c1d2e3f4a5b
+                 */
+                delivery_id: components["parameters"]["DeliveryId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a delivery now
+         * @description Sends the delivery again as soon as possible: a failed one (given up after about 3 days) is queued anew,
+         *     one being retried skips its wait, a delivered one is sent once more (same `webhook-id`). Needs the `owner`
+         *     or `admin` role.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "request.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * request.created
+         * @description A request was sent (`POST .../requests`). Signed as the Webhooks tag describes; answer any `2xx` to acknowledge it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event's id; the same on every retry of the event, so use it to de-duplicate.
+                     * @example 0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was signed, in seconds since the Unix epoch. Refuse stale ones (5 minutes is usual).
+                     * @example 1795421100
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`,
+                     *     keyed with the base64-decoded part of the endpoint's `whsec_` secret: one, or two for 24 hours after a
+                     *     rotation. Accept the event if any signature matches.
+                     * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RequestCreatedEvent"];
+                };
+            };
+            responses: {
+                /**
+                 * @description Any `2xx` within 10 seconds acknowledges the event. Any other status, no answer, or a redirect (never
+                 *     followed) is a failed attempt, retried later; the first 500 characters of the body are kept for the
+                 *     deliveries list.
+                 */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "request.confirmed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * request.confirmed
+         * @description A request was confirmed (`PUT .../confirm`). Signed as the Webhooks tag describes; answer any `2xx` to acknowledge it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event's id; the same on every retry of the event, so use it to de-duplicate.
+                     * @example 0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was signed, in seconds since the Unix epoch. Refuse stale ones (5 minutes is usual).
+                     * @example 1795421100
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`,
+                     *     keyed with the base64-decoded part of the endpoint's `whsec_` secret: one, or two for 24 hours after a
+                     *     rotation. Accept the event if any signature matches.
+                     * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RequestConfirmedEvent"];
+                };
+            };
+            responses: {
+                /**
+                 * @description Any `2xx` within 10 seconds acknowledges the event. Any other status, no answer, or a redirect (never
+                 *     followed) is a failed attempt, retried later; the first 500 characters of the body are kept for the
+                 *     deliveries list.
+                 */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "request.validated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * request.validated
+         * @description A request was validated (`PUT .../validate` or `.../early_validate`; `data.request.validation` says which). Signed as the Webhooks tag describes; answer any `2xx` to acknowledge it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event's id; the same on every retry of the event, so use it to de-duplicate.
+                     * @example 0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was signed, in seconds since the Unix epoch. Refuse stale ones (5 minutes is usual).
+                     * @example 1795421100
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`,
+                     *     keyed with the base64-decoded part of the endpoint's `whsec_` secret: one, or two for 24 hours after a
+                     *     rotation. Accept the event if any signature matches.
+                     * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RequestValidatedEvent"];
+                };
+            };
+            responses: {
+                /**
+                 * @description Any `2xx` within 10 seconds acknowledges the event. Any other status, no answer, or a redirect (never
+                 *     followed) is a failed attempt, retried later; the first 500 characters of the body are kept for the
+                 *     deliveries list.
+                 */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "request.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * request.cancelled
+         * @description A request was cancelled (`DELETE .../cancel`). Signed as the Webhooks tag describes; answer any `2xx` to acknowledge it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event's id; the same on every retry of the event, so use it to de-duplicate.
+                     * @example 0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was signed, in seconds since the Unix epoch. Refuse stale ones (5 minutes is usual).
+                     * @example 1795421100
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`,
+                     *     keyed with the base64-decoded part of the endpoint's `whsec_` secret: one, or two for 24 hours after a
+                     *     rotation. Accept the event if any signature matches.
+                     * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RequestCancelledEvent"];
+                };
+            };
+            responses: {
+                /**
+                 * @description Any `2xx` within 10 seconds acknowledges the event. Any other status, no answer, or a redirect (never
+                 *     followed) is a failed attempt, retried later; the first 500 characters of the body are kept for the
+                 *     deliveries list.
+                 */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "work.discarded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * work.discarded
+         * @description A work was discarded (`DELETE .../works/{work_id}`). Signed as the Webhooks tag describes; answer any `2xx` to acknowledge it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event's id; the same on every retry of the event, so use it to de-duplicate.
+                     * @example 0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was signed, in seconds since the Unix epoch. Refuse stale ones (5 minutes is usual).
+                     * @example 1795421100
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`,
+                     *     keyed with the base64-decoded part of the endpoint's `whsec_` secret: one, or two for 24 hours after a
+                     *     rotation. Accept the event if any signature matches.
+                     * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WorkDiscardedEvent"];
+                };
+            };
+            responses: {
+                /**
+                 * @description Any `2xx` within 10 seconds acknowledges the event. Any other status, no answer, or a redirect (never
+                 *     followed) is a failed attempt, retried later; the first 500 characters of the body are kept for the
+                 *     deliveries list.
+                 */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "work.undiscarded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * work.undiscarded
+         * @description A discarded work was restored (`PUT .../undiscard`). Signed as the Webhooks tag describes; answer any `2xx` to acknowledge it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event's id; the same on every retry of the event, so use it to de-duplicate.
+                     * @example 0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was signed, in seconds since the Unix epoch. Refuse stale ones (5 minutes is usual).
+                     * @example 1795421100
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`,
+                     *     keyed with the base64-decoded part of the endpoint's `whsec_` secret: one, or two for 24 hours after a
+                     *     rotation. Accept the event if any signature matches.
+                     * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WorkUndiscardedEvent"];
+                };
+            };
+            responses: {
+                /**
+                 * @description Any `2xx` within 10 seconds acknowledges the event. Any other status, no answer, or a redirect (never
+                 *     followed) is a failed attempt, retried later; the first 500 characters of the body are kept for the
+                 *     deliveries list.
+                 */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.added": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * member.added
+         * @description A member was added to the tenant. Signed as the Webhooks tag describes; answer any `2xx` to acknowledge it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event's id; the same on every retry of the event, so use it to de-duplicate.
+                     * @example 0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was signed, in seconds since the Unix epoch. Refuse stale ones (5 minutes is usual).
+                     * @example 1795421100
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`,
+                     *     keyed with the base64-decoded part of the endpoint's `whsec_` secret: one, or two for 24 hours after a
+                     *     rotation. Accept the event if any signature matches.
+                     * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MemberAddedEvent"];
+                };
+            };
+            responses: {
+                /**
+                 * @description Any `2xx` within 10 seconds acknowledges the event. Any other status, no answer, or a redirect (never
+                 *     followed) is a failed attempt, retried later; the first 500 characters of the body are kept for the
+                 *     deliveries list.
+                 */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * member.removed
+         * @description A member was removed from the tenant (`data.member` as it was). Signed as the Webhooks tag describes; answer any `2xx` to acknowledge it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event's id; the same on every retry of the event, so use it to de-duplicate.
+                     * @example 0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was signed, in seconds since the Unix epoch. Refuse stale ones (5 minutes is usual).
+                     * @example 1795421100
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`,
+                     *     keyed with the base64-decoded part of the endpoint's `whsec_` secret: one, or two for 24 hours after a
+                     *     rotation. Accept the event if any signature matches.
+                     * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MemberRemovedEvent"];
+                };
+            };
+            responses: {
+                /**
+                 * @description Any `2xx` within 10 seconds acknowledges the event. Any other status, no answer, or a redirect (never
+                 *     followed) is a failed attempt, retried later; the first 500 characters of the body are kept for the
+                 *     deliveries list.
+                 */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.test
+         * @description Sent by `POST .../webhook-endpoints/{endpoint_id}/test`, to this endpoint only. Signed as the Webhooks tag describes; answer any `2xx` to acknowledge it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event's id; the same on every retry of the event, so use it to de-duplicate.
+                     * @example 0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was signed, in seconds since the Unix epoch. Refuse stale ones (5 minutes is usual).
+                     * @example 1795421100
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`,
+                     *     keyed with the base64-decoded part of the endpoint's `whsec_` secret: one, or two for 24 hours after a
+                     *     rotation. Accept the event if any signature matches.
+                     * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointTestEvent"];
+                };
+            };
+            responses: {
+                /**
+                 * @description Any `2xx` within 10 seconds acknowledges the event. Any other status, no answer, or a redirect (never
+                 *     followed) is a failed attempt, retried later; the first 500 characters of the body are kept for the
+                 *     deliveries list.
+                 */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
-         * @description An opaque, time-ordered identifier (a UUIDv7).
+         * @description An identifier: a time-ordered UUID (version 7) in lower-case hexadecimal with hyphens. Treat it as opaque
+         *     (compare it, never take it apart).
          * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
          */
         Id: string;
+        /**
+         * @description An `Id` in a path. Characters outside letters, digits, `-` and `_`, or more than 64 of them, are refused with
+         *     `400`; any other string that is not the id of something the caller may see is `404`.
+         * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+         */
+        IdInPath: string;
         /**
          * Format: date-time
          * @description An ISO 8601 UTC timestamp with milliseconds.
@@ -1030,6 +1817,7 @@ export interface components {
          *     }
          */
         TenantConnection: {
+            /** Format: int32 */
             totalCount: number;
             edges: {
                 cursor: string;
@@ -1067,6 +1855,7 @@ export interface components {
          *     }
          */
         WorkConnection: {
+            /** Format: int32 */
             totalCount: number;
             edges: {
                 cursor: string;
@@ -1101,6 +1890,7 @@ export interface components {
          *     }
          */
         MemberConnection: {
+            /** Format: int32 */
             totalCount: number;
             edges: {
                 cursor: string;
@@ -1150,6 +1940,7 @@ export interface components {
          *     }
          */
         RequestConnection: {
+            /** Format: int32 */
             totalCount: number;
             edges: {
                 cursor: string;
@@ -1186,6 +1977,7 @@ export interface components {
          *     }
          */
         RequestEventConnection: {
+            /** Format: int32 */
             totalCount: number;
             edges: {
                 cursor: string;
@@ -1217,6 +2009,7 @@ export interface components {
          *     }
          */
         ApiKeyConnection: {
+            /** Format: int32 */
             totalCount: number;
             edges: {
                 cursor: string;
@@ -1491,7 +2284,8 @@ export interface components {
             reason?: components["schemas"]["LongText"];
         };
         /**
-         * @description An error, as RFC 9457 problem details.
+         * @description An error, as RFC 9457 problem details: what every problem type below has in common. Each problem type fixes
+         *     its `code` and `status`, and says which of the optional properties it always carries.
          * @example {
          *       "type": "https://works-api.dev/problems/not_found",
          *       "title": "Not found",
@@ -1509,7 +2303,10 @@ export interface components {
             type: string;
             /** @description A short summary of the kind of problem. */
             title: string;
-            /** @description The HTTP status code. */
+            /**
+             * Format: int32
+             * @description The HTTP status code.
+             */
             status: number;
             /** @description What went wrong this time. */
             detail: string;
@@ -1517,15 +2314,1251 @@ export interface components {
             instance: string;
             /** @description A stable snake_case code to switch on. */
             code: string;
-            /** @description For invalid input, where and why. */
-            errors?: {
-                path: string;
-                message: string;
-            }[];
+            errors?: components["schemas"]["FieldErrors"];
             currentStatus?: components["schemas"]["RequestStatus"];
-            allowedActions?: components["schemas"]["RequestAction"][];
-            /** @description The request id, to quote when reporting a problem. */
-            requestId?: string;
+            allowedActions?: components["schemas"]["AllowedActions"];
+            requestId?: components["schemas"]["ProblemRequestId"];
+        };
+        /**
+         * @description Any event sent to webhook endpoints, told apart by `type`.
+         * @example {
+         *       "id": "0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b",
+         *       "type": "webhook_endpoint.test",
+         *       "createdAt": "2026-11-23T08:05:00.000Z",
+         *       "tenantId": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *       "data": {
+         *         "webhookEndpoint": {
+         *           "id": "0193a1c0-3a4b-7c5d-8e6f-7a8b9c0d1e2f",
+         *           "url": "https://hooks.example.com/works-api"
+         *         }
+         *       }
+         *     }
+         */
+        WebhookEvent: components["schemas"]["RequestCreatedEvent"] | components["schemas"]["RequestConfirmedEvent"] | components["schemas"]["RequestValidatedEvent"] | components["schemas"]["RequestCancelledEvent"] | components["schemas"]["WorkDiscardedEvent"] | components["schemas"]["WorkUndiscardedEvent"] | components["schemas"]["MemberAddedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["WebhookEndpointTestEvent"];
+        /**
+         * @description The kinds of event sent to webhook endpoints.
+         * @example request.confirmed
+         * @enum {string}
+         */
+        WebhookEventType: "request.created" | "request.confirmed" | "request.validated" | "request.cancelled" | "work.discarded" | "work.undiscarded" | "member.added" | "member.removed" | "webhook_endpoint.test";
+        /**
+         * @description A request was sent (`POST .../requests`).
+         * @example {
+         *       "id": "0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b",
+         *       "type": "request.created",
+         *       "createdAt": "2026-11-23T08:05:00.000Z",
+         *       "tenantId": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *       "data": {
+         *         "request": {
+         *           "id": "0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+         *           "workId": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *           "status": "confirmed",
+         *           "title": "Confirm Q3 figures",
+         *           "message": "",
+         *           "recipient": {
+         *             "email": "grace@example.com",
+         *             "firstName": "Grace",
+         *             "lastName": "Hopper"
+         *           },
+         *           "answer": "The figures are correct.",
+         *           "validation": null,
+         *           "cancelReason": null,
+         *           "dueAt": null,
+         *           "owner": {
+         *             "firstName": "Ada",
+         *             "lastName": "Lovelace",
+         *             "email": "ada@example.com"
+         *           },
+         *           "createdAt": "2026-11-22T10:30:00.000Z",
+         *           "updatedAt": "2026-11-23T08:05:00.000Z",
+         *           "confirmedAt": "2026-11-23T08:05:00.000Z",
+         *           "validatedAt": null,
+         *           "cancelledAt": null
+         *         }
+         *       }
+         *     }
+         */
+        RequestCreatedEvent: {
+            /** @description The event's id, also sent as `webhook-id`; the same on every retry, so receivers can de-duplicate. */
+            id: components["schemas"]["Id"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "request.created";
+            /** @description When the change happened (committed with it). */
+            createdAt: components["schemas"]["Timestamp"];
+            tenantId: components["schemas"]["Id"];
+            data: components["schemas"]["RequestEventData"];
+        };
+        /**
+         * @description A request was confirmed (`PUT .../confirm`).
+         * @example {
+         *       "id": "0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b",
+         *       "type": "request.confirmed",
+         *       "createdAt": "2026-11-23T08:05:00.000Z",
+         *       "tenantId": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *       "data": {
+         *         "request": {
+         *           "id": "0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+         *           "workId": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *           "status": "confirmed",
+         *           "title": "Confirm Q3 figures",
+         *           "message": "",
+         *           "recipient": {
+         *             "email": "grace@example.com",
+         *             "firstName": "Grace",
+         *             "lastName": "Hopper"
+         *           },
+         *           "answer": "The figures are correct.",
+         *           "validation": null,
+         *           "cancelReason": null,
+         *           "dueAt": null,
+         *           "owner": {
+         *             "firstName": "Ada",
+         *             "lastName": "Lovelace",
+         *             "email": "ada@example.com"
+         *           },
+         *           "createdAt": "2026-11-22T10:30:00.000Z",
+         *           "updatedAt": "2026-11-23T08:05:00.000Z",
+         *           "confirmedAt": "2026-11-23T08:05:00.000Z",
+         *           "validatedAt": null,
+         *           "cancelledAt": null
+         *         }
+         *       }
+         *     }
+         */
+        RequestConfirmedEvent: {
+            /** @description The event's id, also sent as `webhook-id`; the same on every retry, so receivers can de-duplicate. */
+            id: components["schemas"]["Id"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "request.confirmed";
+            /** @description When the change happened (committed with it). */
+            createdAt: components["schemas"]["Timestamp"];
+            tenantId: components["schemas"]["Id"];
+            data: components["schemas"]["RequestEventData"];
+        };
+        /**
+         * @description A request was validated (`PUT .../validate` or `.../early_validate`; `data.request.validation` says which).
+         * @example {
+         *       "id": "0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b",
+         *       "type": "request.validated",
+         *       "createdAt": "2026-11-23T08:05:00.000Z",
+         *       "tenantId": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *       "data": {
+         *         "request": {
+         *           "id": "0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+         *           "workId": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *           "status": "confirmed",
+         *           "title": "Confirm Q3 figures",
+         *           "message": "",
+         *           "recipient": {
+         *             "email": "grace@example.com",
+         *             "firstName": "Grace",
+         *             "lastName": "Hopper"
+         *           },
+         *           "answer": "The figures are correct.",
+         *           "validation": null,
+         *           "cancelReason": null,
+         *           "dueAt": null,
+         *           "owner": {
+         *             "firstName": "Ada",
+         *             "lastName": "Lovelace",
+         *             "email": "ada@example.com"
+         *           },
+         *           "createdAt": "2026-11-22T10:30:00.000Z",
+         *           "updatedAt": "2026-11-23T08:05:00.000Z",
+         *           "confirmedAt": "2026-11-23T08:05:00.000Z",
+         *           "validatedAt": null,
+         *           "cancelledAt": null
+         *         }
+         *       }
+         *     }
+         */
+        RequestValidatedEvent: {
+            /** @description The event's id, also sent as `webhook-id`; the same on every retry, so receivers can de-duplicate. */
+            id: components["schemas"]["Id"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "request.validated";
+            /** @description When the change happened (committed with it). */
+            createdAt: components["schemas"]["Timestamp"];
+            tenantId: components["schemas"]["Id"];
+            data: components["schemas"]["RequestEventData"];
+        };
+        /**
+         * @description A request was cancelled (`DELETE .../cancel`).
+         * @example {
+         *       "id": "0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b",
+         *       "type": "request.cancelled",
+         *       "createdAt": "2026-11-23T08:05:00.000Z",
+         *       "tenantId": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *       "data": {
+         *         "request": {
+         *           "id": "0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+         *           "workId": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *           "status": "confirmed",
+         *           "title": "Confirm Q3 figures",
+         *           "message": "",
+         *           "recipient": {
+         *             "email": "grace@example.com",
+         *             "firstName": "Grace",
+         *             "lastName": "Hopper"
+         *           },
+         *           "answer": "The figures are correct.",
+         *           "validation": null,
+         *           "cancelReason": null,
+         *           "dueAt": null,
+         *           "owner": {
+         *             "firstName": "Ada",
+         *             "lastName": "Lovelace",
+         *             "email": "ada@example.com"
+         *           },
+         *           "createdAt": "2026-11-22T10:30:00.000Z",
+         *           "updatedAt": "2026-11-23T08:05:00.000Z",
+         *           "confirmedAt": "2026-11-23T08:05:00.000Z",
+         *           "validatedAt": null,
+         *           "cancelledAt": null
+         *         }
+         *       }
+         *     }
+         */
+        RequestCancelledEvent: {
+            /** @description The event's id, also sent as `webhook-id`; the same on every retry, so receivers can de-duplicate. */
+            id: components["schemas"]["Id"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "request.cancelled";
+            /** @description When the change happened (committed with it). */
+            createdAt: components["schemas"]["Timestamp"];
+            tenantId: components["schemas"]["Id"];
+            data: components["schemas"]["RequestEventData"];
+        };
+        /**
+         * @description A work was discarded (`DELETE .../works/{work_id}`).
+         * @example {
+         *       "id": "0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b",
+         *       "type": "work.discarded",
+         *       "createdAt": "2026-11-23T08:05:00.000Z",
+         *       "tenantId": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *       "data": {
+         *         "work": {
+         *           "id": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *           "slug": "annual-report-2026",
+         *           "name": "Annual report 2026",
+         *           "description": "",
+         *           "createdAt": "2026-11-22T10:20:00.000Z",
+         *           "updatedAt": "2026-11-23T09:00:00.000Z",
+         *           "discardedAt": "2026-11-23T09:00:00.000Z",
+         *           "owner": {
+         *             "firstName": "Ada",
+         *             "lastName": "Lovelace",
+         *             "email": "ada@example.com"
+         *           }
+         *         }
+         *       }
+         *     }
+         */
+        WorkDiscardedEvent: {
+            /** @description The event's id, also sent as `webhook-id`; the same on every retry, so receivers can de-duplicate. */
+            id: components["schemas"]["Id"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "work.discarded";
+            /** @description When the change happened (committed with it). */
+            createdAt: components["schemas"]["Timestamp"];
+            tenantId: components["schemas"]["Id"];
+            data: components["schemas"]["WorkEventData"];
+        };
+        /**
+         * @description A discarded work was restored (`PUT .../undiscard`).
+         * @example {
+         *       "id": "0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b",
+         *       "type": "work.undiscarded",
+         *       "createdAt": "2026-11-23T08:05:00.000Z",
+         *       "tenantId": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *       "data": {
+         *         "work": {
+         *           "id": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *           "slug": "annual-report-2026",
+         *           "name": "Annual report 2026",
+         *           "description": "",
+         *           "createdAt": "2026-11-22T10:20:00.000Z",
+         *           "updatedAt": "2026-11-23T09:00:00.000Z",
+         *           "discardedAt": "2026-11-23T09:00:00.000Z",
+         *           "owner": {
+         *             "firstName": "Ada",
+         *             "lastName": "Lovelace",
+         *             "email": "ada@example.com"
+         *           }
+         *         }
+         *       }
+         *     }
+         */
+        WorkUndiscardedEvent: {
+            /** @description The event's id, also sent as `webhook-id`; the same on every retry, so receivers can de-duplicate. */
+            id: components["schemas"]["Id"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "work.undiscarded";
+            /** @description When the change happened (committed with it). */
+            createdAt: components["schemas"]["Timestamp"];
+            tenantId: components["schemas"]["Id"];
+            data: components["schemas"]["WorkEventData"];
+        };
+        /**
+         * @description A member was added to the tenant.
+         * @example {
+         *       "id": "0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b",
+         *       "type": "member.added",
+         *       "createdAt": "2026-11-23T08:05:00.000Z",
+         *       "tenantId": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *       "data": {
+         *         "member": {
+         *           "role": "admin",
+         *           "user": {
+         *             "id": "0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0",
+         *             "firstName": "Grace",
+         *             "lastName": "Hopper",
+         *             "email": "grace@example.com",
+         *             "createdAt": "2026-11-20T09:00:00.000Z"
+         *           },
+         *           "createdAt": "2026-11-22T11:00:00.000Z"
+         *         }
+         *       }
+         *     }
+         */
+        MemberAddedEvent: {
+            /** @description The event's id, also sent as `webhook-id`; the same on every retry, so receivers can de-duplicate. */
+            id: components["schemas"]["Id"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "member.added";
+            /** @description When the change happened (committed with it). */
+            createdAt: components["schemas"]["Timestamp"];
+            tenantId: components["schemas"]["Id"];
+            data: components["schemas"]["MemberEventData"];
+        };
+        /**
+         * @description A member was removed from the tenant (`data.member` as it was).
+         * @example {
+         *       "id": "0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b",
+         *       "type": "member.removed",
+         *       "createdAt": "2026-11-23T08:05:00.000Z",
+         *       "tenantId": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *       "data": {
+         *         "member": {
+         *           "role": "admin",
+         *           "user": {
+         *             "id": "0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0",
+         *             "firstName": "Grace",
+         *             "lastName": "Hopper",
+         *             "email": "grace@example.com",
+         *             "createdAt": "2026-11-20T09:00:00.000Z"
+         *           },
+         *           "createdAt": "2026-11-22T11:00:00.000Z"
+         *         }
+         *       }
+         *     }
+         */
+        MemberRemovedEvent: {
+            /** @description The event's id, also sent as `webhook-id`; the same on every retry, so receivers can de-duplicate. */
+            id: components["schemas"]["Id"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "member.removed";
+            /** @description When the change happened (committed with it). */
+            createdAt: components["schemas"]["Timestamp"];
+            tenantId: components["schemas"]["Id"];
+            data: components["schemas"]["MemberEventData"];
+        };
+        /**
+         * @description Sent by `POST .../webhook-endpoints/{endpoint_id}/test`, to this endpoint only.
+         * @example {
+         *       "id": "0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b",
+         *       "type": "webhook_endpoint.test",
+         *       "createdAt": "2026-11-23T08:05:00.000Z",
+         *       "tenantId": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *       "data": {
+         *         "webhookEndpoint": {
+         *           "id": "0193a1c0-3a4b-7c5d-8e6f-7a8b9c0d1e2f",
+         *           "url": "https://hooks.example.com/works-api"
+         *         }
+         *       }
+         *     }
+         */
+        WebhookEndpointTestEvent: {
+            /** @description The event's id, also sent as `webhook-id`; the same on every retry, so receivers can de-duplicate. */
+            id: components["schemas"]["Id"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.test";
+            /** @description When the change happened (committed with it). */
+            createdAt: components["schemas"]["Timestamp"];
+            tenantId: components["schemas"]["Id"];
+            data: components["schemas"]["TestEventData"];
+        };
+        /**
+         * @description The request after the change, as the API returns it.
+         * @example {
+         *       "request": {
+         *         "id": "0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+         *         "workId": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *         "status": "pending",
+         *         "title": "Confirm Q3 figures",
+         *         "message": "",
+         *         "recipient": {
+         *           "email": "grace@example.com",
+         *           "firstName": "Grace",
+         *           "lastName": "Hopper"
+         *         },
+         *         "answer": null,
+         *         "validation": null,
+         *         "cancelReason": null,
+         *         "dueAt": null,
+         *         "owner": {
+         *           "firstName": "Ada",
+         *           "lastName": "Lovelace",
+         *           "email": "ada@example.com"
+         *         },
+         *         "createdAt": "2026-11-22T10:30:00.000Z",
+         *         "updatedAt": "2026-11-22T10:30:00.000Z",
+         *         "confirmedAt": null,
+         *         "validatedAt": null,
+         *         "cancelledAt": null
+         *       }
+         *     }
+         */
+        RequestEventData: {
+            request: components["schemas"]["Request"];
+        };
+        /**
+         * @description The work after the change, as the API returns it.
+         * @example {
+         *       "work": {
+         *         "id": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *         "slug": "annual-report-2026",
+         *         "name": "Annual report 2026",
+         *         "description": "",
+         *         "createdAt": "2026-11-22T10:20:00.000Z",
+         *         "updatedAt": "2026-11-23T09:00:00.000Z",
+         *         "discardedAt": "2026-11-23T09:00:00.000Z",
+         *         "owner": {
+         *           "firstName": "Ada",
+         *           "lastName": "Lovelace",
+         *           "email": "ada@example.com"
+         *         }
+         *       }
+         *     }
+         */
+        WorkEventData: {
+            work: components["schemas"]["Work"];
+        };
+        /**
+         * @description The member, as the API returns it (for `member.removed`, as it was before the removal).
+         * @example {
+         *       "member": {
+         *         "role": "member",
+         *         "user": {
+         *           "id": "0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0",
+         *           "firstName": "Grace",
+         *           "lastName": "Hopper",
+         *           "email": "grace@example.com",
+         *           "createdAt": "2026-11-20T09:00:00.000Z"
+         *         },
+         *         "createdAt": "2026-11-22T11:00:00.000Z"
+         *       }
+         *     }
+         */
+        MemberEventData: {
+            member: components["schemas"]["Member"];
+        };
+        /**
+         * @description Which endpoint the test was sent to.
+         * @example {
+         *       "webhookEndpoint": {
+         *         "id": "0193a1c0-3a4b-7c5d-8e6f-7a8b9c0d1e2f",
+         *         "url": "https://hooks.example.com/works-api"
+         *       }
+         *     }
+         */
+        TestEventData: {
+            webhookEndpoint: {
+                id: components["schemas"]["Id"];
+                url: components["schemas"]["WebhookUrl"];
+            };
+        };
+        /**
+         * Format: uri
+         * @description Where events are POSTed: an `https` URL whose host resolves to public addresses only (no loopback,
+         *     private, link-local or reserved ranges, IPv4 or IPv6), without credentials. Redirects are not followed.
+         * @example https://hooks.example.com/works-api
+         */
+        WebhookUrl: string;
+        /**
+         * @description A URL that receives the tenant's events. Its signing secret is shown only at creation and rotation.
+         * @example {
+         *       "id": "0193a1c0-3a4b-7c5d-8e6f-7a8b9c0d1e2f",
+         *       "url": "https://hooks.example.com/works-api",
+         *       "description": "Production receiver",
+         *       "eventTypes": [
+         *         "request.confirmed",
+         *         "request.validated"
+         *       ],
+         *       "enabled": true,
+         *       "disabledReason": null,
+         *       "failingSince": null,
+         *       "previousSecretExpiresAt": null,
+         *       "createdAt": "2026-11-23T08:00:00.000Z",
+         *       "updatedAt": "2026-11-23T08:00:00.000Z"
+         *     }
+         */
+        WebhookEndpoint: {
+            id: components["schemas"]["Id"];
+            url: components["schemas"]["WebhookUrl"];
+            /** @description A note for people; not sent anywhere. */
+            description: string;
+            /** @description The event types sent to this endpoint; empty means every type. */
+            eventTypes: components["schemas"]["WebhookEventType"][];
+            /** @description Whether events are sent. Turned off by hand, or by the service after 5 days of failed deliveries. */
+            enabled: boolean;
+            /**
+             * @description Why the endpoint is disabled: `by_user` (a `PATCH` set `enabled: false`) or `failing` (every delivery
+             *     failed for 5 days; fix the receiver, then `PATCH` `enabled: true`). Null while enabled.
+             * @enum {string|null}
+             */
+            disabledReason: "by_user" | "failing" | null;
+            /** @description The first failed attempt of the current run of failures, or null when the last attempt succeeded. */
+            failingSince: components["schemas"]["NullableTimestamp"];
+            /** @description After a rotation, until when events are also signed with the previous secret. */
+            previousSecretExpiresAt: components["schemas"]["NullableTimestamp"];
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description An endpoint with its signing secret. Store the secret now; it is not shown again.
+         * @example {
+         *       "id": "0193a1c0-3a4b-7c5d-8e6f-7a8b9c0d1e2f",
+         *       "url": "https://hooks.example.com/works-api",
+         *       "description": "Production receiver",
+         *       "eventTypes": [],
+         *       "enabled": true,
+         *       "disabledReason": null,
+         *       "failingSince": null,
+         *       "previousSecretExpiresAt": null,
+         *       "createdAt": "2026-11-23T08:00:00.000Z",
+         *       "updatedAt": "2026-11-23T08:00:00.000Z",
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwC2Y5pL1pP4k="
+         *     }
+         */
+        CreatedWebhookEndpoint: {
+            id: components["schemas"]["Id"];
+            url: components["schemas"]["WebhookUrl"];
+            /** @description A note for people; not sent anywhere. */
+            description: string;
+            /** @description The event types sent to this endpoint; empty means every type. */
+            eventTypes: components["schemas"]["WebhookEventType"][];
+            /** @description Whether events are sent. */
+            enabled: boolean;
+            /**
+             * @description Why the endpoint is disabled, or null while enabled.
+             * @enum {string|null}
+             */
+            disabledReason: "by_user" | "failing" | null;
+            failingSince: components["schemas"]["NullableTimestamp"];
+            previousSecretExpiresAt: components["schemas"]["NullableTimestamp"];
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+            /**
+             * @description The signing secret (`whsec_` and 32 random bytes in base64), for verifying `webhook-signature`.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwC2Y5pL1pP4k=
+             */
+            secret: string;
+        };
+        /**
+         * @description One event's delivery to one endpoint, with its last attempt.
+         * @example {
+         *       "id": "0193a1c1-5c6d-7e7f-8a9b-0c1d2e3f4a5b",
+         *       "event": {
+         *         "id": "0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b",
+         *         "type": "webhook_endpoint.test",
+         *         "createdAt": "2026-11-23T08:05:00.000Z",
+         *         "tenantId": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *         "data": {
+         *           "webhookEndpoint": {
+         *             "id": "0193a1c0-3a4b-7c5d-8e6f-7a8b9c0d1e2f",
+         *             "url": "https://hooks.example.com/works-api"
+         *           }
+         *         }
+         *       },
+         *       "status": "pending",
+         *       "attempts": 2,
+         *       "lastAttemptAt": "2026-11-23T08:06:05.000Z",
+         *       "lastStatusCode": 503,
+         *       "lastDurationMs": 84,
+         *       "lastError": "HTTP 503",
+         *       "lastResponseExcerpt": "Service Unavailable",
+         *       "nextAttemptAt": "2026-11-23T08:16:05.000Z",
+         *       "deliveredAt": null,
+         *       "createdAt": "2026-11-23T08:05:00.000Z"
+         *     }
+         */
+        WebhookDelivery: {
+            id: components["schemas"]["Id"];
+            /** @description The event, exactly as it is sent (its `id` is the `webhook-id`). */
+            event: Omit<components["schemas"]["WebhookEvent"], "type">;
+            /**
+             * @description `pending` until a `2xx` (waiting for its first attempt, for its next retry, or for an earlier event of
+             *     the same request), then `delivered`; `failed` after about 3 days of retries.
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed";
+            /**
+             * Format: int32
+             * @description How many times it was sent.
+             */
+            attempts: number;
+            lastAttemptAt: components["schemas"]["NullableTimestamp"];
+            /**
+             * Format: int32
+             * @description The HTTP status of the last attempt, or null when it got none (timeout, refused, not allowed).
+             */
+            lastStatusCode: number | null;
+            /**
+             * Format: int32
+             * @description How long the last attempt took, in milliseconds.
+             */
+            lastDurationMs: number | null;
+            /** @description Why the last attempt failed, or null when it succeeded. */
+            lastError: string | null;
+            /** @description The first characters of the last response's body. */
+            lastResponseExcerpt: string | null;
+            /** @description When it will be sent next while `pending`; null otherwise. */
+            nextAttemptAt: components["schemas"]["NullableTimestamp"];
+            deliveredAt: components["schemas"]["NullableTimestamp"];
+            createdAt: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description A page of webhook endpoints.
+         * @example {
+         *       "totalCount": 0,
+         *       "edges": [],
+         *       "pageInfo": {
+         *         "hasNextPage": false,
+         *         "endCursor": null
+         *       }
+         *     }
+         */
+        WebhookEndpointConnection: {
+            /** Format: int32 */
+            totalCount: number;
+            edges: {
+                cursor: string;
+                node: components["schemas"]["WebhookEndpoint"];
+            }[];
+            pageInfo: components["schemas"]["PageInfo"];
+        };
+        /**
+         * @description A page of deliveries.
+         * @example {
+         *       "totalCount": 0,
+         *       "edges": [],
+         *       "pageInfo": {
+         *         "hasNextPage": false,
+         *         "endCursor": null
+         *       }
+         *     }
+         */
+        WebhookDeliveryConnection: {
+            /** Format: int32 */
+            totalCount: number;
+            edges: {
+                cursor: string;
+                node: components["schemas"]["WebhookDelivery"];
+            }[];
+            pageInfo: components["schemas"]["PageInfo"];
+        };
+        /**
+         * @description One webhook endpoint.
+         * @example {
+         *       "webhookEndpoint": {
+         *         "id": "0193a1c0-3a4b-7c5d-8e6f-7a8b9c0d1e2f",
+         *         "url": "https://hooks.example.com/works-api",
+         *         "description": "Production receiver",
+         *         "eventTypes": [],
+         *         "enabled": true,
+         *         "disabledReason": null,
+         *         "failingSince": null,
+         *         "previousSecretExpiresAt": null,
+         *         "createdAt": "2026-11-23T08:00:00.000Z",
+         *         "updatedAt": "2026-11-23T08:00:00.000Z"
+         *       }
+         *     }
+         */
+        WebhookEndpointEnvelope: {
+            webhookEndpoint: components["schemas"]["WebhookEndpoint"];
+        };
+        /**
+         * @description One webhook endpoint with its signing secret.
+         * @example {
+         *       "webhookEndpoint": {
+         *         "id": "0193a1c0-3a4b-7c5d-8e6f-7a8b9c0d1e2f",
+         *         "url": "https://hooks.example.com/works-api",
+         *         "description": "",
+         *         "eventTypes": [],
+         *         "enabled": true,
+         *         "disabledReason": null,
+         *         "failingSince": null,
+         *         "previousSecretExpiresAt": null,
+         *         "createdAt": "2026-11-23T08:00:00.000Z",
+         *         "updatedAt": "2026-11-23T08:00:00.000Z",
+         *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwC2Y5pL1pP4k="
+         *       }
+         *     }
+         */
+        CreatedWebhookEndpointEnvelope: {
+            webhookEndpoint: components["schemas"]["CreatedWebhookEndpoint"];
+        };
+        /**
+         * @description One delivery.
+         * @example {
+         *       "delivery": {
+         *         "id": "0193a1c1-5c6d-7e7f-8a9b-0c1d2e3f4a5b",
+         *         "event": {
+         *           "id": "0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b",
+         *           "type": "webhook_endpoint.test",
+         *           "createdAt": "2026-11-23T08:05:00.000Z",
+         *           "tenantId": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *           "data": {
+         *             "webhookEndpoint": {
+         *               "id": "0193a1c0-3a4b-7c5d-8e6f-7a8b9c0d1e2f",
+         *               "url": "https://hooks.example.com/works-api"
+         *             }
+         *           }
+         *         },
+         *         "status": "pending",
+         *         "attempts": 0,
+         *         "lastAttemptAt": null,
+         *         "lastStatusCode": null,
+         *         "lastDurationMs": null,
+         *         "lastError": null,
+         *         "lastResponseExcerpt": null,
+         *         "nextAttemptAt": "2026-11-23T08:05:00.000Z",
+         *         "deliveredAt": null,
+         *         "createdAt": "2026-11-23T08:05:00.000Z"
+         *       }
+         *     }
+         */
+        WebhookDeliveryEnvelope: {
+            delivery: components["schemas"]["WebhookDelivery"];
+        };
+        /**
+         * @example {
+         *       "url": "https://hooks.example.com/works-api",
+         *       "description": "Production receiver",
+         *       "eventTypes": [
+         *         "request.confirmed",
+         *         "request.validated"
+         *       ]
+         *     }
+         */
+        CreateWebhookEndpointBody: {
+            url: components["schemas"]["WebhookUrl"];
+            /** @description A note for people. Defaults to an empty string. */
+            description?: string;
+            /** @description The event types to send; empty or absent means every type. */
+            eventTypes?: components["schemas"]["WebhookEventType"][];
+            /** @description Defaults to true. */
+            enabled?: boolean;
+        };
+        /**
+         * @example {
+         *       "enabled": true
+         *     }
+         */
+        UpdateWebhookEndpointBody: {
+            url?: components["schemas"]["WebhookUrl"];
+            description?: string;
+            eventTypes?: components["schemas"]["WebhookEventType"][];
+            enabled?: boolean;
+        };
+        /**
+         * @description For invalid input, where and why.
+         * @example [
+         *       {
+         *         "path": "/body/name",
+         *         "message": "must NOT have fewer than 1 characters"
+         *       }
+         *     ]
+         */
+        FieldErrors: {
+            path: string;
+            message: string;
+        }[];
+        /**
+         * @description The actions the request's current status allows.
+         * @example [
+         *       "confirm",
+         *       "early_validate",
+         *       "cancel"
+         *     ]
+         */
+        AllowedActions: components["schemas"]["RequestAction"][];
+        /**
+         * @description The request id, to quote when reporting a problem.
+         * @example 4bf92f35-77b3-4da6-a3ce-929d0e0e4736
+         */
+        ProblemRequestId: string;
+        /**
+         * validation_failed
+         * @description A body, parameter or header breaks the contract: a missing or unknown property, a value of the wrong type or
+         *     out of its bounds. `errors` says where (a JSON pointer into `body`, `query`, `path` or `headers`) and why.
+         *     Fix the request; repeating it unchanged fails again.
+         * @example {
+         *       "type": "https://works-api.dev/problems/validation_failed",
+         *       "title": "Invalid request",
+         *       "status": 400,
+         *       "detail": "The request does not match the API contract.",
+         *       "instance": "/v1/tenants",
+         *       "code": "validation_failed",
+         *       "errors": [
+         *         {
+         *           "path": "/body/name",
+         *           "message": "must NOT have fewer than 1 characters"
+         *         }
+         *       ]
+         *     }
+         */
+        ValidationFailedProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "validation_failed";
+            /** @constant */
+            status: 400;
+            errors: components["schemas"]["FieldErrors"];
+        };
+        /**
+         * webhook_url_not_allowed
+         * @description The webhook URL is not `https`, carries credentials, or its host is (or resolves to) a loopback, private,
+         *     link-local or otherwise non-public address. `errors` points at `/body/url`. Use a public `https` URL.
+         * @example {
+         *       "type": "https://works-api.dev/problems/webhook_url_not_allowed",
+         *       "title": "Webhook URL not allowed",
+         *       "status": 400,
+         *       "detail": "The webhook URL must point to a public address.",
+         *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/webhook-endpoints",
+         *       "code": "webhook_url_not_allowed",
+         *       "errors": [
+         *         {
+         *           "path": "/body/url",
+         *           "message": "must point to a public address"
+         *         }
+         *       ]
+         *     }
+         */
+        WebhookUrlNotAllowedProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "webhook_url_not_allowed";
+            /** @constant */
+            status: 400;
+            errors: components["schemas"]["FieldErrors"];
+        };
+        /**
+         * malformed_json
+         * @description The body is not valid JSON.
+         * @example {
+         *       "type": "https://works-api.dev/problems/malformed_json",
+         *       "title": "Malformed JSON",
+         *       "status": 400,
+         *       "detail": "The body is not valid JSON.",
+         *       "instance": "/v1/tenants",
+         *       "code": "malformed_json"
+         *     }
+         */
+        MalformedJsonProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "malformed_json";
+            /** @constant */
+            status: 400;
+        };
+        /**
+         * invalid_cursor
+         * @description The `after` cursor is not an `endCursor` this API returned. Start again from the first page.
+         * @example {
+         *       "type": "https://works-api.dev/problems/invalid_cursor",
+         *       "title": "Invalid cursor",
+         *       "status": 400,
+         *       "detail": "The `after` cursor is not one this API returned.",
+         *       "instance": "/v1/tenants",
+         *       "code": "invalid_cursor",
+         *       "errors": [
+         *         {
+         *           "path": "/query/after",
+         *           "message": "must be the endCursor of a previous page"
+         *         }
+         *       ]
+         *     }
+         */
+        InvalidCursorProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "invalid_cursor";
+            /** @constant */
+            status: 400;
+        };
+        /**
+         * unauthenticated
+         * @description No valid API key (missing, malformed, unknown or revoked), or not the operator's token.
+         * @example {
+         *       "type": "https://works-api.dev/problems/unauthenticated",
+         *       "title": "Unauthenticated",
+         *       "status": 401,
+         *       "detail": "A valid API key is required.",
+         *       "instance": "/v1/me",
+         *       "code": "unauthenticated"
+         *     }
+         */
+        UnauthenticatedProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "unauthenticated";
+            /** @constant */
+            status: 401;
+        };
+        /**
+         * forbidden
+         * @description The caller is a member of the tenant, but their role does not allow the operation.
+         * @example {
+         *       "type": "https://works-api.dev/problems/forbidden",
+         *       "title": "Forbidden",
+         *       "status": 403,
+         *       "detail": "This operation needs the owner or admin role.",
+         *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *       "code": "forbidden"
+         *     }
+         */
+        ForbiddenProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "forbidden";
+            /** @constant */
+            status: 403;
+        };
+        /**
+         * not_found
+         * @description The resource does not exist, or the caller may not see it (to anyone but its members, a tenant and
+         *     everything in it do not exist).
+         * @example {
+         *       "type": "https://works-api.dev/problems/not_found",
+         *       "title": "Not found",
+         *       "status": 404,
+         *       "detail": "No tenant with this id.",
+         *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *       "code": "not_found"
+         *     }
+         */
+        NotFoundProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "not_found";
+            /** @constant */
+            status: 404;
+        };
+        /**
+         * invalid_transition
+         * @description The request's status does not allow this action. `currentStatus` is the status now and `allowedActions`
+         *     the actions it does allow (empty once the request is validated or cancelled).
+         * @example {
+         *       "type": "https://works-api.dev/problems/invalid_transition",
+         *       "title": "Conflict",
+         *       "status": 409,
+         *       "detail": "A pending request cannot be validated.",
+         *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works/0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c/requests/0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f/validate",
+         *       "code": "invalid_transition",
+         *       "currentStatus": "pending",
+         *       "allowedActions": [
+         *         "confirm",
+         *         "early_validate",
+         *         "cancel"
+         *       ]
+         *     }
+         */
+        InvalidTransitionProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "invalid_transition";
+            /** @constant */
+            status: 409;
+            currentStatus: components["schemas"]["RequestStatus"];
+            allowedActions: components["schemas"]["AllowedActions"];
+        };
+        /**
+         * work_discarded
+         * @description The work is discarded, so it and its requests are read-only. Restore it (`PUT .../undiscard`) first.
+         * @example {
+         *       "type": "https://works-api.dev/problems/work_discarded",
+         *       "title": "Conflict",
+         *       "status": 409,
+         *       "detail": "This work is discarded; restore it with PUT .../undiscard first.",
+         *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works/0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c/requests",
+         *       "code": "work_discarded"
+         *     }
+         */
+        WorkDiscardedProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "work_discarded";
+            /** @constant */
+            status: 409;
+        };
+        /**
+         * last_owner
+         * @description The change would remove or demote the tenant's last owner. Make another member an owner first.
+         * @example {
+         *       "type": "https://works-api.dev/problems/last_owner",
+         *       "title": "Conflict",
+         *       "status": 409,
+         *       "detail": "A tenant keeps at least one owner.",
+         *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/members/0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0",
+         *       "code": "last_owner"
+         *     }
+         */
+        LastOwnerProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "last_owner";
+            /** @constant */
+            status: 409;
+        };
+        /**
+         * already_member
+         * @description The user with this email is already a member of the tenant. Change their role instead.
+         * @example {
+         *       "type": "https://works-api.dev/problems/already_member",
+         *       "title": "Conflict",
+         *       "status": 409,
+         *       "detail": "This user is already a member.",
+         *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/members",
+         *       "code": "already_member"
+         *     }
+         */
+        AlreadyMemberProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "already_member";
+            /** @constant */
+            status: 409;
+        };
+        /**
+         * email_taken
+         * @description A user with this email already exists.
+         * @example {
+         *       "type": "https://works-api.dev/problems/email_taken",
+         *       "title": "Conflict",
+         *       "status": 409,
+         *       "detail": "A user with this email already exists.",
+         *       "instance": "/v1/admin/users",
+         *       "code": "email_taken"
+         *     }
+         */
+        EmailTakenProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "email_taken";
+            /** @constant */
+            status: 409;
+        };
+        /**
+         * idempotency_key_in_use
+         * @description A request with the same `Idempotency-Key` is still running. Retry shortly: once it has finished, the retry
+         *     gets its response.
+         * @example {
+         *       "type": "https://works-api.dev/problems/idempotency_key_in_use",
+         *       "title": "Idempotency key in use",
+         *       "status": 409,
+         *       "detail": "A request with this Idempotency-Key is still being processed; retry once it has finished.",
+         *       "instance": "/v1/tenants",
+         *       "code": "idempotency_key_in_use"
+         *     }
+         */
+        IdempotencyKeyInUseProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "idempotency_key_in_use";
+            /** @constant */
+            status: 409;
+        };
+        /**
+         * precondition_failed
+         * @description The resource's current `ETag` does not match `If-Match`; nothing changed. Read it again and retry.
+         * @example {
+         *       "type": "https://works-api.dev/problems/precondition_failed",
+         *       "title": "Precondition failed",
+         *       "status": 412,
+         *       "detail": "The resource has changed since the ETag in If-Match was issued.",
+         *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *       "code": "precondition_failed"
+         *     }
+         */
+        PreconditionFailedProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "precondition_failed";
+            /** @constant */
+            status: 412;
+        };
+        /**
+         * payload_too_large
+         * @description The body is over 64 KiB.
+         * @example {
+         *       "type": "https://works-api.dev/problems/payload_too_large",
+         *       "title": "Payload too large",
+         *       "status": 413,
+         *       "detail": "The body is over 65536 bytes.",
+         *       "instance": "/v1/tenants",
+         *       "code": "payload_too_large"
+         *     }
+         */
+        PayloadTooLargeProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "payload_too_large";
+            /** @constant */
+            status: 413;
+        };
+        /**
+         * unsupported_media_type
+         * @description The body is not UTF-8 `application/json`.
+         * @example {
+         *       "type": "https://works-api.dev/problems/unsupported_media_type",
+         *       "title": "Unsupported media type",
+         *       "status": 415,
+         *       "detail": "Send the body as application/json.",
+         *       "instance": "/v1/tenants",
+         *       "code": "unsupported_media_type"
+         *     }
+         */
+        UnsupportedMediaTypeProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "unsupported_media_type";
+            /** @constant */
+            status: 415;
+        };
+        /**
+         * idempotency_key_reused
+         * @description The `Idempotency-Key` was first used with another body or another operation. Use a new key.
+         * @example {
+         *       "type": "https://works-api.dev/problems/idempotency_key_reused",
+         *       "title": "Idempotency key reused",
+         *       "status": 422,
+         *       "detail": "This Idempotency-Key was first used with a different request body.",
+         *       "instance": "/v1/tenants",
+         *       "code": "idempotency_key_reused"
+         *     }
+         */
+        IdempotencyKeyReusedProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "idempotency_key_reused";
+            /** @constant */
+            status: 422;
+        };
+        /**
+         * rate_limited
+         * @description The API key has used its requests for the current window. Retry after `Retry-After` seconds.
+         * @example {
+         *       "type": "https://works-api.dev/problems/rate_limited",
+         *       "title": "Too many requests",
+         *       "status": 429,
+         *       "detail": "This API key has used its 600 requests for this minute; retry after 42 seconds.",
+         *       "instance": "/v1/tenants",
+         *       "code": "rate_limited"
+         *     }
+         */
+        RateLimitedProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "rate_limited";
+            /** @constant */
+            status: 429;
+        };
+        /**
+         * internal_error
+         * @description A bug on our side, logged with the request id. The body says nothing internal; quote `requestId` when you
+         *     report it.
+         * @example {
+         *       "type": "https://works-api.dev/problems/internal_error",
+         *       "title": "Internal server error",
+         *       "status": 500,
+         *       "detail": "Something went wrong on our side.",
+         *       "instance": "/v1/tenants",
+         *       "code": "internal_error",
+         *       "requestId": "4bf92f35-77b3-4da6-a3ce-929d0e0e4736"
+         *     }
+         */
+        InternalErrorProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "internal_error";
+            /** @constant */
+            status: 500;
+            requestId: components["schemas"]["ProblemRequestId"];
+        };
+        /**
+         * service_unavailable
+         * @description The database cannot be reached right now: not a bug, and nothing was changed. Retry after `Retry-After`
+         *     seconds (the TypeScript client does).
+         * @example {
+         *       "type": "https://works-api.dev/problems/service_unavailable",
+         *       "title": "Service unavailable",
+         *       "status": 503,
+         *       "detail": "The database is unreachable right now; retry after 5 seconds.",
+         *       "instance": "/v1/tenants",
+         *       "code": "service_unavailable"
+         *     }
+         */
+        ServiceUnavailableProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "service_unavailable";
+            /** @constant */
+            status: 503;
+        };
+        /**
+         * headers_too_large
+         * @description The request's header section is over 16 KiB (Node's limit). Send fewer or shorter headers.
+         * @example {
+         *       "type": "https://works-api.dev/problems/headers_too_large",
+         *       "title": "Request header fields too large",
+         *       "status": 431,
+         *       "detail": "The request's header section is over 16384 bytes.",
+         *       "instance": "/v1/tenants",
+         *       "code": "headers_too_large"
+         *     }
+         */
+        HeadersTooLargeProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "headers_too_large";
+            /** @constant */
+            status: 431;
+        };
+        /**
+         * malformed_request
+         * @description The bytes received are not an HTTP/1.1 request (a header line without a colon, a NUL in a header, two different Content-Lengths).
+         * @example {
+         *       "type": "https://works-api.dev/problems/malformed_request",
+         *       "title": "Malformed request",
+         *       "status": 400,
+         *       "detail": "The request is not valid HTTP/1.1.",
+         *       "instance": "/v1/tenants",
+         *       "code": "malformed_request"
+         *     }
+         */
+        MalformedRequestProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "malformed_request";
+            /** @constant */
+            status: 400;
         };
     };
     responses: {
@@ -1534,6 +3567,7 @@ export interface components {
             headers: {
                 ETag: components["headers"]["ETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
@@ -1542,10 +3576,17 @@ export interface components {
                 "application/json": components["schemas"]["Request"];
             };
         };
-        /** @description Malformed JSON, or a body or parameter that breaks the contract (`errors` says where). */
+        /**
+         * @description Malformed JSON or a body that is not UTF-8 (`malformed_json`), a body, parameter or header that breaks the
+         *     contract, or a singleton header sent twice (`validation_failed`, `errors` says where), a cursor that is not
+         *     ours (`invalid_cursor`), or bytes that are not HTTP/1.1 (`malformed_request`).
+         */
         BadRequest: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -1565,7 +3606,67 @@ export interface components {
                  *       ]
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["ValidationFailedProblem"] | components["schemas"]["MalformedJsonProblem"] | components["schemas"]["MalformedRequestProblem"];
+            };
+        };
+        /**
+         * @description Malformed JSON or a body that is not UTF-8 (`malformed_json`), a body, parameter or header that breaks the
+         *     contract, or a singleton header sent twice (`validation_failed`, `errors` says where), bytes that are not
+         *     HTTP/1.1 (`malformed_request`), or a webhook URL that is not `https` or does not resolve to public addresses
+         *     only (`webhook_url_not_allowed`).
+         */
+        WebhookEndpointBadRequest: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://works-api.dev/problems/webhook_url_not_allowed",
+                 *       "title": "Webhook URL not allowed",
+                 *       "status": 400,
+                 *       "detail": "The webhook URL must point to a public address.",
+                 *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/webhook-endpoints",
+                 *       "code": "webhook_url_not_allowed",
+                 *       "errors": [
+                 *         {
+                 *           "path": "/body/url",
+                 *           "message": "must point to a public address"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["ValidationFailedProblem"] | components["schemas"]["MalformedJsonProblem"] | components["schemas"]["MalformedRequestProblem"] | components["schemas"]["WebhookUrlNotAllowedProblem"];
+            };
+        };
+        /** @description A parameter or header that breaks the contract (`errors` says where). */
+        InvalidParameters: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ValidationFailedProblem"] | components["schemas"]["MalformedRequestProblem"];
+            };
+        };
+        /** @description A parameter that breaks the contract, or an `after` cursor this API did not return (`errors` says where). */
+        InvalidListParameters: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ValidationFailedProblem"] | components["schemas"]["InvalidCursorProblem"] | components["schemas"]["MalformedRequestProblem"];
             };
         };
         /** @description No valid API key (missing, malformed, unknown or revoked). */
@@ -1573,6 +3674,7 @@ export interface components {
             headers: {
                 "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                 "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -1586,13 +3688,16 @@ export interface components {
                  *       "code": "unauthenticated"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["UnauthenticatedProblem"];
             };
         };
         /** @description The caller is a member, but their role does not allow this operation. */
         Forbidden: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -1606,13 +3711,16 @@ export interface components {
                  *       "code": "forbidden"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["ForbiddenProblem"];
             };
         };
         /** @description The resource does not exist, or the caller may not see it. */
         NotFound: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -1626,27 +3734,97 @@ export interface components {
                  *       "code": "not_found"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["NotFoundProblem"];
             };
         };
-        /** @description The operation conflicts with the current state (`code` says how). */
-        Conflict: {
+        /**
+         * @description A request with the same `Idempotency-Key` is still running (`idempotency_key_in_use`); retry once it has
+         *     finished.
+         */
+        IdempotencyConflict: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "https://works-api.dev/problems/last_owner",
-                 *       "title": "Conflict",
-                 *       "status": 409,
-                 *       "detail": "A tenant keeps at least one owner.",
-                 *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/members/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5c",
-                 *       "code": "last_owner"
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["IdempotencyKeyInUseProblem"];
+            };
+        };
+        /**
+         * @description A user with this email already exists (`email_taken`), or a request with the same `Idempotency-Key` is still
+         *     running (`idempotency_key_in_use`).
+         */
+        UserConflict: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["EmailTakenProblem"] | components["schemas"]["IdempotencyKeyInUseProblem"];
+            };
+        };
+        /**
+         * @description The user is already a member (`already_member`), or a request with the same `Idempotency-Key` is still
+         *     running (`idempotency_key_in_use`).
+         */
+        MemberConflict: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["AlreadyMemberProblem"] | components["schemas"]["IdempotencyKeyInUseProblem"];
+            };
+        };
+        /** @description The change would leave the tenant without an owner (`last_owner`). */
+        LastOwnerConflict: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["LastOwnerProblem"];
+            };
+        };
+        /** @description The work is discarded (`work_discarded`); restore it first. */
+        DiscardedWorkConflict: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["WorkDiscardedProblem"];
+            };
+        };
+        /**
+         * @description The work is discarded (`work_discarded`), or a request with the same `Idempotency-Key` is still running
+         *     (`idempotency_key_in_use`).
+         */
+        RequestCreationConflict: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["WorkDiscardedProblem"] | components["schemas"]["IdempotencyKeyInUseProblem"];
             };
         };
         /**
@@ -1655,7 +3833,10 @@ export interface components {
          */
         TransitionConflict: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -1671,13 +3852,16 @@ export interface components {
                  *       "allowedActions": []
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["InvalidTransitionProblem"] | components["schemas"]["WorkDiscardedProblem"];
             };
         };
         /** @description The body is over 64 KiB. */
         PayloadTooLarge: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -1691,13 +3875,16 @@ export interface components {
                  *       "code": "payload_too_large"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["PayloadTooLargeProblem"];
             };
         };
         /** @description The body is not `application/json`. */
         UnsupportedMediaType: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -1711,13 +3898,14 @@ export interface components {
                  *       "code": "unsupported_media_type"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["UnsupportedMediaTypeProblem"];
             };
         };
         /** @description A bug on our side. It is logged with the request id; the body says nothing internal. */
         InternalError: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -1728,10 +3916,60 @@ export interface components {
                  *       "status": 500,
                  *       "detail": "Something went wrong on our side.",
                  *       "instance": "/v1/tenants",
-                 *       "code": "internal_error"
+                 *       "code": "internal_error",
+                 *       "requestId": "4bf92f35-77b3-4da6-a3ce-929d0e0e4736"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["InternalErrorProblem"];
+            };
+        };
+        /**
+         * @description The database cannot be reached right now (`service_unavailable`): not a bug, and nothing was changed. Retry
+         *     after `Retry-After` seconds; the service recovers by itself when the database is back.
+         */
+        ServiceUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://works-api.dev/problems/service_unavailable",
+                 *       "title": "Service unavailable",
+                 *       "status": 503,
+                 *       "detail": "The database is unreachable right now; retry after 5 seconds.",
+                 *       "instance": "/v1/tenants",
+                 *       "code": "service_unavailable"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+            };
+        };
+        /**
+         * @description The request's header section is over 16 KiB (`headers_too_large`). Answered before anything else, so no
+         *     other header is set, and the connection is closed.
+         */
+        HeadersTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://works-api.dev/problems/headers_too_large",
+                 *       "title": "Request header fields too large",
+                 *       "status": 431,
+                 *       "detail": "The request's header section is over 16384 bytes.",
+                 *       "instance": "/v1/tenants",
+                 *       "code": "headers_too_large"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
             };
         };
         /** @description The resource still has the `ETag` sent in `If-None-Match`; reuse the cached copy. */
@@ -1739,6 +3977,7 @@ export interface components {
             headers: {
                 ETag: components["headers"]["ETag"];
                 "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content?: never;
@@ -1746,7 +3985,10 @@ export interface components {
         /** @description The resource's current `ETag` does not match `If-Match`; nothing changed. Read it again and retry. */
         PreconditionFailed: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -1760,13 +4002,16 @@ export interface components {
                  *       "code": "precondition_failed"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["PreconditionFailedProblem"];
             };
         };
         /** @description The `Idempotency-Key` was first used with another body or another operation (`idempotency_key_reused`). */
         UnprocessableContent: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -1780,7 +4025,7 @@ export interface components {
                  *       "code": "idempotency_key_reused"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
             };
         };
         /** @description The API key has used up its request budget for the current window (`rate_limited`). */
@@ -1790,6 +4035,7 @@ export interface components {
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -1803,7 +4049,7 @@ export interface components {
                  *       "code": "rate_limited"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["RateLimitedProblem"];
             };
         };
     };
@@ -1812,34 +4058,34 @@ export interface components {
          * @description The identifier of a tenant.
          * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
          */
-        TenantId: components["schemas"]["Id"];
+        TenantId: components["schemas"]["IdInPath"];
         /**
          * @description The identifier of a work of the tenant.
          * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
          */
-        WorkId: components["schemas"]["Id"];
+        WorkId: components["schemas"]["IdInPath"];
         /**
          * @description The identifier of a request of the work.
          * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
          */
-        RequestId: components["schemas"]["Id"];
+        RequestId: components["schemas"]["IdInPath"];
         /**
          * @description The identifier of a user who is a member of the tenant.
          * @example 0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0
          */
-        UserId: components["schemas"]["Id"];
+        UserId: components["schemas"]["IdInPath"];
         /**
          * @description The identifier of one of the caller's API keys.
          * @example 0193a1b0-9f0a-7b1c-8d2e-3f4a5b6c7d8e
          */
-        ApiKeyId: components["schemas"]["Id"];
+        ApiKeyId: components["schemas"]["IdInPath"];
         /** @description How many items a page holds at most. */
         Limit: number;
         /** @description The `endCursor` of the previous page; the page starts after it. */
         After: string;
         /**
-         * @description Makes a retried creation safe: a unique value per intended creation (a UUID is ideal), kept for 24 hours
-         *     and scoped to the caller's user. Repeating the same key with the same body replays the first response
+         * @description Makes a retried creation safe: a unique value per intended creation (1 to 255 visible ASCII characters, no
+         *     spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
          *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
          *     another operation is `422`; the same key while the first request is still running is `409`.
          */
@@ -1854,6 +4100,33 @@ export interface components {
          *     `*`), so a cached copy can be reused.
          */
         IfNoneMatch: string;
+        /**
+         * @description The identifier of a webhook endpoint of the tenant.
+         * @example 0193a1c0-3a4b-7c5d-8e6f-7a8b9c0d1e2f
+         */
+        EndpointId: components["schemas"]["IdInPath"];
+        /**
+         * @description The identifier of a delivery to the endpoint.
+         * @example 0193a1c1-5c6d-7e7f-8a9b-0c1d2e3f4a5b
+         */
+        DeliveryId: components["schemas"]["IdInPath"];
+        /**
+         * @description The event's id; the same on every retry of the event, so use it to de-duplicate.
+         * @example 0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b
+         */
+        WebhookIdHeader: string;
+        /**
+         * @description When this attempt was signed, in seconds since the Unix epoch. Refuse stale ones (5 minutes is usual).
+         * @example 1795421100
+         */
+        WebhookTimestampHeader: string;
+        /**
+         * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`,
+         *     keyed with the base64-decoded part of the endpoint's `whsec_` secret: one, or two for 24 hours after a
+         *     rotation. Accept the event if any signature matches.
+         * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+         */
+        WebhookSignatureHeader: string;
     };
     requestBodies: never;
     headers: {
@@ -1886,6 +4159,11 @@ export interface components {
         /** @description Seconds to wait before the next request will be accepted. */
         RetryAfter: number;
         /**
+         * @description CORS: the calling page's origin, sent only when it is one of the server's allow-listed origins
+         *     (`CORS_ORIGINS`); absent otherwise, so browsers keep other sites out. Credentials mode is never on.
+         */
+        AccessControlAllowOrigin: string;
+        /**
          * @description `true` when this response is the stored response to an earlier request with the same `Idempotency-Key`
          *     (nothing was created this time). Absent on first responses.
          */
@@ -1900,8 +4178,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retried creation safe: a unique value per intended creation (a UUID is ideal), kept for 24 hours
-                 *     and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 * @description Makes a retried creation safe: a unique value per intended creation (1 to 255 visible ASCII characters, no
+                 *     spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
                  *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
                  *     another operation is `422`; the same key while the first request is still running is `409`.
                  */
@@ -1922,6 +4200,7 @@ export interface operations {
                     Location: components["headers"]["Location"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1934,11 +4213,13 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["UserConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getMe: {
@@ -1961,6 +4242,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1972,10 +4254,12 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listApiKeys: {
@@ -1996,6 +4280,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2006,10 +4291,12 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createApiKey: {
@@ -2017,8 +4304,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retried creation safe: a unique value per intended creation (a UUID is ideal), kept for 24 hours
-                 *     and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 * @description Makes a retried creation safe: a unique value per intended creation (1 to 255 visible ASCII characters, no
+                 *     spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
                  *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
                  *     another operation is `422`; the same key while the first request is still running is `409`.
                  */
@@ -2039,6 +4326,7 @@ export interface operations {
                     Location: components["headers"]["Location"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2051,12 +4339,14 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeApiKey: {
@@ -2078,6 +4368,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2088,11 +4379,13 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTenants: {
@@ -2113,6 +4406,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2123,10 +4417,12 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createTenant: {
@@ -2134,8 +4430,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retried creation safe: a unique value per intended creation (a UUID is ideal), kept for 24 hours
-                 *     and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 * @description Makes a retried creation safe: a unique value per intended creation (1 to 255 visible ASCII characters, no
+                 *     spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
                  *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
                  *     another operation is `422`; the same key while the first request is still running is `409`.
                  */
@@ -2157,6 +4453,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2167,12 +4464,14 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getTenant: {
@@ -2201,6 +4500,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2210,11 +4510,13 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateTenant: {
@@ -2247,6 +4549,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2263,7 +4566,9 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listMembers: {
@@ -2290,6 +4595,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2300,11 +4606,13 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     addMember: {
@@ -2312,8 +4620,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retried creation safe: a unique value per intended creation (a UUID is ideal), kept for 24 hours
-                 *     and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 * @description Makes a retried creation safe: a unique value per intended creation (1 to 255 visible ASCII characters, no
+                 *     spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
                  *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
                  *     another operation is `422`; the same key while the first request is still running is `409`.
                  */
@@ -2341,6 +4649,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2353,12 +4662,14 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["MemberConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     removeMember: {
@@ -2385,19 +4696,22 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["LastOwnerConflict"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateMember: {
@@ -2435,6 +4749,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2447,12 +4762,14 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["LastOwnerConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWorks: {
@@ -2481,6 +4798,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2491,11 +4809,13 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWork: {
@@ -2503,8 +4823,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retried creation safe: a unique value per intended creation (a UUID is ideal), kept for 24 hours
-                 *     and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 * @description Makes a retried creation safe: a unique value per intended creation (1 to 255 visible ASCII characters, no
+                 *     spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
                  *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
                  *     another operation is `422`; the same key while the first request is still running is `409`.
                  */
@@ -2532,6 +4852,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2543,12 +4864,14 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWork: {
@@ -2582,6 +4905,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2591,11 +4915,13 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     discardWork: {
@@ -2623,6 +4949,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2631,12 +4958,14 @@ export interface operations {
                     "application/json": components["schemas"]["WorkEnvelope"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateWork: {
@@ -2674,6 +5003,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2686,12 +5016,14 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["DiscardedWorkConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     undiscardWork: {
@@ -2719,6 +5051,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2727,12 +5060,14 @@ export interface operations {
                     "application/json": components["schemas"]["WorkEnvelope"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRequests: {
@@ -2766,6 +5101,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2776,11 +5112,13 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createRequest: {
@@ -2788,8 +5126,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retried creation safe: a unique value per intended creation (a UUID is ideal), kept for 24 hours
-                 *     and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 * @description Makes a retried creation safe: a unique value per intended creation (1 to 255 visible ASCII characters, no
+                 *     spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
                  *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
                  *     another operation is `422`; the same key while the first request is still running is `409`.
                  */
@@ -2822,6 +5160,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2833,12 +5172,14 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["RequestCreationConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getRequest: {
@@ -2877,6 +5218,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2886,11 +5228,13 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRequestEvents: {
@@ -2927,6 +5271,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2937,11 +5282,13 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     cancelRequest: {
@@ -2988,7 +5335,9 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     confirmRequest: {
@@ -3035,7 +5384,9 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     earlyValidateRequest: {
@@ -3082,7 +5433,9 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     validateRequest: {
@@ -3129,7 +5482,430 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds at most. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `endCursor` of the previous page; the page starts after it. */
+                after?: components["parameters"]["After"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of webhook endpoints. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhookEndpoints: components["schemas"]["WebhookEndpointConnection"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retried creation safe: a unique value per intended creation (1 to 255 visible ASCII characters, no
+                 *     spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
+                 *     another operation is `422`; the same key while the first request is still running is `409`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookEndpointBody"];
+            };
+        };
+        responses: {
+            /** @description The new endpoint, with its signing secret. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhookEndpointEnvelope"];
+                };
+            };
+            400: components["responses"]["WebhookEndpointBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /**
+                 * @description The identifier of a webhook endpoint of the tenant.
+                 * @example 0193a1c0-3a4b-7c5d-8e6f-7a8b9c0d1e2f
+                 */
+                endpoint_id: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointEnvelope"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /**
+                 * @description The identifier of a webhook endpoint of the tenant.
+                 * @example 0193a1c0-3a4b-7c5d-8e6f-7a8b9c0d1e2f
+                 */
+                endpoint_id: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint was deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /**
+                 * @description The identifier of a webhook endpoint of the tenant.
+                 * @example 0193a1c0-3a4b-7c5d-8e6f-7a8b9c0d1e2f
+                 */
+                endpoint_id: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookEndpointBody"];
+            };
+        };
+        responses: {
+            /** @description The endpoint after the change. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointEnvelope"];
+                };
+            };
+            400: components["responses"]["WebhookEndpointBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /**
+                 * @description The identifier of a webhook endpoint of the tenant.
+                 * @example 0193a1c0-3a4b-7c5d-8e6f-7a8b9c0d1e2f
+                 */
+                endpoint_id: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, with its new secret. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhookEndpointEnvelope"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    testWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /**
+                 * @description The identifier of a webhook endpoint of the tenant.
+                 * @example 0193a1c0-3a4b-7c5d-8e6f-7a8b9c0d1e2f
+                 */
+                endpoint_id: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The queued delivery. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryEnvelope"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds at most. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `endCursor` of the previous page; the page starts after it. */
+                after?: components["parameters"]["After"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /**
+                 * @description The identifier of a webhook endpoint of the tenant.
+                 * @example 0193a1c0-3a4b-7c5d-8e6f-7a8b9c0d1e2f
+                 */
+                endpoint_id: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveries: components["schemas"]["WebhookDeliveryConnection"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /**
+                 * @description The identifier of a webhook endpoint of the tenant.
+                 * @example 0193a1c0-3a4b-7c5d-8e6f-7a8b9c0d1e2f
+                 */
+                endpoint_id: components["parameters"]["EndpointId"];
+                /**
+                 * @description The identifier of a delivery to the endpoint.
+                 * @example 0193a1c1-5c6d-7e7f-8a9b-0c1d2e3f4a5b
+                 */
+                delivery_id: components["parameters"]["DeliveryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, queued. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryEnvelope"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

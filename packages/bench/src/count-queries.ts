@@ -14,6 +14,8 @@ const serverDir = path.resolve(__dirname, '../../server');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const pg = require(require.resolve('pg', { paths: [serverDir] })) as typeof import('pg');
 const log: QueryLog = { count: 0, statements: [] };
+// Kept to be called with the client as `this` (below), so it is taken off the prototype unbound on purpose.
+// eslint-disable-next-line @typescript-eslint/unbound-method
 const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
 
 pg.Client.prototype.query = function (this: unknown, ...args: unknown[]) {

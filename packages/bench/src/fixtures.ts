@@ -19,7 +19,8 @@ export async function createFixtures(baseUrl: string, adminToken: string, runId:
       headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
       body: JSON.stringify(body),
     });
-    if (res.status !== expected) throw new Error(`fixtures: ${method} ${path} answered ${res.status}: ${await res.text()}`);
+    if (res.status !== expected)
+      throw new Error(`fixtures: ${method} ${path} answered ${res.status}: ${await res.text()}`);
     return (await res.json()) as T;
   };
 
@@ -30,15 +31,27 @@ export async function createFixtures(baseUrl: string, adminToken: string, runId:
     adminToken,
   );
   const key = apiKey.secret;
-  const tenant = async (name: string) => (await call<{ tenant: { id: string } }>('POST', '/v1/tenants', { name }, key)).tenant.id;
+  const tenant = async (name: string) =>
+    (await call<{ tenant: { id: string } }>('POST', '/v1/tenants', { name }, key)).tenant.id;
   const work = async (tenantId: string, name: string) =>
-    (await call<{ work: { id: string } }>('POST', `/v1/tenants/${tenantId}/works`, { name, description: 'A benchmark fixture.' }, key))
-      .work.id;
+    (
+      await call<{ work: { id: string } }>(
+        'POST',
+        `/v1/tenants/${tenantId}/works`,
+        { name, description: 'A benchmark fixture.' },
+        key,
+      )
+    ).work.id;
 
   const readTenantId = await tenant(`Bench reads ${runId}`);
   for (const [i, name] of ['Grace Hopper', 'Alan Turing', 'Edsger Dijkstra'].entries()) {
     const [firstName, lastName] = name.split(' ');
-    await call('POST', `/v1/tenants/${readTenantId}/members`, { email: `member${i}-${runId}@example.com`, role: 'member', firstName, lastName }, key);
+    await call(
+      'POST',
+      `/v1/tenants/${readTenantId}/members`,
+      { email: `member${i}-${runId}@example.com`, role: 'member', firstName, lastName },
+      key,
+    );
   }
   for (let i = 1; i <= READ_TENANT_WORKS; i++) await work(readTenantId, `Fixture work ${i}`);
 

@@ -38,9 +38,12 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
       },
       (error, result) => {
         clearTimeout(timer);
-        if (error) return reject(error);
+        if (error) return reject(error instanceof Error ? error : new Error(String(error)));
         const statusCodes = Object.fromEntries(
-          Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, Number((stats as { count: number }).count)]),
+          Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [
+            code,
+            Number((stats as { count: number }).count),
+          ]),
         );
         resolve({
           requests: result.requests.total,
@@ -53,6 +56,9 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
         });
       },
     );
-    const timer = setTimeout(() => instance.stop(), (options.durationS + (options.amount === undefined ? 5 : 0)) * 1000);
+    const timer = setTimeout(
+      () => instance.stop(),
+      (options.durationS + (options.amount === undefined ? 5 : 0)) * 1000,
+    );
   });
 }

@@ -8,7 +8,17 @@ import { createFixtures, type Fixtures } from './fixtures';
 import { runLoad } from './load';
 import { type Options, parseOptions } from './options';
 import { runPaced } from './paced';
-import { baselineMain, cpuMsOf, repoRoot, rssOf, sampleRss, sampleRssStats, serverMain, type Service, startService } from './processes';
+import {
+  baselineMain,
+  cpuMsOf,
+  repoRoot,
+  rssOf,
+  sampleRss,
+  sampleRssStats,
+  serverMain,
+  type Service,
+  startService,
+} from './processes';
 import { formatProfile, summarizeProfile, type ProfileSummary } from './profile';
 import {
   type BenchReport,
@@ -24,6 +34,7 @@ import {
   type SoakPoint,
 } from './report';
 import { type Scenario, scenarios, type Target } from './scenarios';
+import { formatWebhooks, webhookComparison, type WebhookScenarioResult } from './webhooks';
 
 /**
  * `pnpm bench`: starts the built server (packages/server/dist/main.js) on loopback, creates its data through the
@@ -43,7 +54,11 @@ async function main(): Promise<void> {
   serverNodeArgs = options.serverNodeArgs;
   if (!existsSync(serverMain)) throw new Error(`${serverMain} is missing: run pnpm build first (pnpm bench does)`);
   const startedAt = new Date();
-  const report: BenchReport & { queries?: unknown; profiles?: Record<string, ProfileSummary> } = {
+  const report: BenchReport & {
+    queries?: unknown;
+    profiles?: Record<string, ProfileSummary>;
+    webhooks?: WebhookScenarioResult[];
+  } = {
     startedAt: startedAt.toISOString(),
     commit: gitCommit(),
     machine: machine(),
@@ -54,8 +69,8 @@ async function main(): Promise<void> {
 
   const pgVersion = options.databases.includes('postgres') ? await preparePostgres(options.postgresUrl) : undefined;
   if (pgVersion) report.machine.postgres = pgVersion;
-  const needsPostgres = options.soak || options.profile || options.countQueries;
-  if (needsPostgres && !pgVersion) throw new Error('--soak, --profile and --count-queries need PostgreSQL');
+  const needsPostgres = options.soak || options.profile || options.countQueries || options.webhooks;
+  if (needsPostgres && !pgVersion) throw new Error('--soak, --profile, --count-queries and --webhooks need PostgreSQL');
 
   if (options.soak) {
     report.soak = await soak(options);
@@ -64,6 +79,9 @@ async function main(): Promise<void> {
     report.profiles = await profile(options, chosen);
   } else if (options.countQueries) {
     report.queries = await countQueries(options, chosen);
+  } else if (options.webhooks) {
+    report.webhooks = await webhooks(options, chosen);
+    log(`\n${formatWebhooks(report.webhooks)}`);
   } else {
     if (pgVersion) {
       const [single, double] = await postgresModes(options, chosen);
@@ -71,8 +89,12 @@ async function main(): Promise<void> {
       if (double) report.modes.push(double);
     }
     if (options.databases.includes('pglite') && !options.against) report.modes.push(await pgliteMode(options, chosen));
-    log(`\nworks-api vs baseline (node:http + the driver, same SQL), ${options.connections} connections, ${options.durationS} s per run`);
-    log(`machine: ${report.machine.cpu} x${report.machine.cpus}, ${report.machine.memory}, Node ${report.machine.node}`);
+    log(
+      `\nworks-api vs baseline (node:http + the driver, same SQL), ${options.connections} connections, ${options.durationS} s per run`,
+    );
+    log(
+      `machine: ${report.machine.cpu} x${report.machine.cpus}, ${report.machine.memory}, Node ${report.machine.node}`,
+    );
     for (const mode of report.modes) log(`\n${formatMode(mode)}`);
     const single = report.modes.find((m) => m.id === 'postgres');
     const double = report.modes.find((m) => m.id === 'postgres-2-workers');
@@ -86,7 +108,9 @@ async function main(): Promise<void> {
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   log(`\nresults: ${path.relative(process.cwd(), file)} (${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s)`);
   if (options.compare) {
-    const before = JSON.parse(readFileSync(path.resolve(process.env.INIT_CWD ?? process.cwd(), options.compare), 'utf8')) as BenchReport;
+    const before = JSON.parse(
+      readFileSync(path.resolve(process.env.INIT_CWD ?? process.cwd(), options.compare), 'utf8'),
+    ) as BenchReport;
     log(`\n${formatComparison(before, report)}`);
   }
 }
@@ -107,16 +131,35 @@ async function postgresModes(options: Options, chosen: Scenario[]): Promise<[Mod
       env: { DATABASE_URL: options.postgresUrl, ADMIN_TOKEN },
       logFile: path.join(work, 'baseline-postgres.log'),
     });
-    const title = options.against ? `PostgreSQL, one process; "baseline" = ${options.against}` : 'PostgreSQL, one server process';
-    single = await runMode({ id: 'postgres', title, workers: 1 }, chosen, options, fixtures, server, baseline, options.halfRate);
+    const title = options.against
+      ? `PostgreSQL, one process; "baseline" = ${options.against}`
+      : 'PostgreSQL, one server process';
+    single = await runMode(
+      { id: 'postgres', title, workers: 1 },
+      chosen,
+      options,
+      fixtures,
+      server,
+      baseline,
+      options.halfRate,
+    );
     await baseline.stop();
     await server.stop();
     if (!options.cluster || options.against) return [single, undefined];
 
     log('\n== PostgreSQL, WEB_CONCURRENCY=2');
-    const cluster = await startServer('works-api (PostgreSQL, 2 workers)', { DATABASE_URL: options.postgresUrl, WEB_CONCURRENCY: '2' });
+    const cluster = await startServer('works-api (PostgreSQL, 2 workers)', {
+      DATABASE_URL: options.postgresUrl,
+      WEB_CONCURRENCY: '2',
+    });
     try {
-      const double = await runMode({ id: 'postgres-2-workers', title: 'PostgreSQL, 2 server processes', workers: 2 }, chosen, options, fixtures, cluster);
+      const double = await runMode(
+        { id: 'postgres-2-workers', title: 'PostgreSQL, 2 server processes', workers: 2 },
+        chosen,
+        options,
+        fixtures,
+        cluster,
+      );
       return [single, double];
     } finally {
       await cluster.stop();
@@ -149,7 +192,15 @@ async function pgliteMode(options: Options, chosen: Scenario[]): Promise<ModeRes
       env: { PGLITE_DIR: baselineDir },
       logFile: path.join(work, 'baseline-pglite.log'),
     });
-    return await runMode({ id: 'pglite', title: 'Embedded PGlite, one server process', workers: 1 }, chosen, options, fixtures, server, baseline, false);
+    return await runMode(
+      { id: 'pglite', title: 'Embedded PGlite, one server process', workers: 1 },
+      chosen,
+      options,
+      fixtures,
+      server,
+      baseline,
+      false,
+    );
   } finally {
     await baseline?.stop();
     await server.stop();
@@ -181,7 +232,12 @@ async function runMode(
       half ??= measured.half;
       if (baseline) baselineRounds.push((await measure(scenario, baseline, baselineTarget, options, false)).max);
     }
-    const result: ScenarioResult = { id: scenario.id, title: scenario.title, kind: scenario.kind, server: median(serverRounds) };
+    const result: ScenarioResult = {
+      id: scenario.id,
+      title: scenario.title,
+      kind: scenario.kind,
+      server: median(serverRounds),
+    };
     if (half) result.halfRate = half;
     if (baseline) {
       result.baseline = median(baselineRounds);
@@ -192,8 +248,12 @@ async function runMode(
     results.push(result);
     log(
       `  ${scenario.title.padEnd(20)} ${result.server.rps.toFixed(0).padStart(6)} req/s` +
-        (result.baseline ? `   baseline ${result.baseline.rps.toFixed(0).padStart(6)} req/s   ratio ${((result.ratio ?? 0) * 100).toFixed(0)}%` : '') +
-        (result.halfRate ? `   p99 at ${result.halfRate.targetRps} req/s: ${result.halfRate.p99Ms.toFixed(1)} ms` : '') +
+        (result.baseline
+          ? `   baseline ${result.baseline.rps.toFixed(0).padStart(6)} req/s   ratio ${((result.ratio ?? 0) * 100).toFixed(0)}%`
+          : '') +
+        (result.halfRate
+          ? `   p99 at ${result.halfRate.targetRps} req/s: ${result.halfRate.p99Ms.toFixed(1)} ms`
+          : '') +
         (result.note ? `   (${result.note})` : ''),
     );
   }
@@ -204,13 +264,24 @@ async function runMode(
 async function measure(scenario: Scenario, service: Service, target: Target, options: Options, halfRate: boolean) {
   const stopSampling = sampleRss(service.pid);
   const poolSize = (durationS: number, expectedRps?: number) =>
-    scenario.id === 'confirm-validate' ? poolFor(service, target, options, durationS, expectedRps) : Promise.resolve(undefined);
+    scenario.id === 'confirm-validate'
+      ? poolFor(service, target, options, durationS, expectedRps)
+      : Promise.resolve(undefined);
   const run = async (durationS: number, expectedRps?: number): Promise<Measurement> => {
     const amount = await poolSize(durationS, expectedRps);
     // After the pool top-up, which also runs on this server.
     const cpuBefore = cpuMsOf(service.pid);
-    const result = await runLoad({ url: service.url, requests: scenario.requests(target), connections: options.connections, durationS, amount });
-    return { ...result, cpuMsPerRequest: result.requests > 0 ? (cpuMsOf(service.pid) - cpuBefore) / result.requests : undefined };
+    const result = await runLoad({
+      url: service.url,
+      requests: scenario.requests(target),
+      connections: options.connections,
+      durationS,
+      amount,
+    });
+    return {
+      ...result,
+      cpuMsPerRequest: result.requests > 0 ? (cpuMsOf(service.pid) - cpuBefore) / result.requests : undefined,
+    };
   };
   const warmup = options.warmupS > 0 ? await run(options.warmupS) : undefined;
   const max = await run(options.durationS, warmup && warmup.requests > 0 ? warmup.rps * 1.5 : undefined);
@@ -218,7 +289,15 @@ async function measure(scenario: Scenario, service: Service, target: Target, opt
   if (halfRate) {
     const targetRps = Math.max(1, Math.round(max.rps / 2));
     await poolSize(options.durationS, targetRps);
-    half = { ...(await runPaced({ url: service.url, requests: scenario.requests(target), rate: targetRps, durationS: options.durationS })), targetRps };
+    half = {
+      ...(await runPaced({
+        url: service.url,
+        requests: scenario.requests(target),
+        rate: targetRps,
+        durationS: options.durationS,
+      })),
+      targetRps,
+    };
   }
   max.peakRssBytes = stopSampling();
   return { max, half };
@@ -228,7 +307,9 @@ async function measure(scenario: Scenario, service: Service, target: Target, opt
 function median(rounds: Measurement[]): Measurement {
   const sorted = [...rounds].sort((a, b) => a.rps - b.rps);
   const middle = sorted[Math.floor((sorted.length - 1) / 2)]!;
-  return rounds.length > 1 ? { ...middle, rounds: rounds.map((r) => ({ rps: r.rps, cpuMsPerRequest: r.cpuMsPerRequest })) } : middle;
+  return rounds.length > 1
+    ? { ...middle, rounds: rounds.map((r) => ({ rps: r.rps, cpuMsPerRequest: r.cpuMsPerRequest })) }
+    : middle;
 }
 
 const createRequest = scenarios.find((s) => s.id === 'create-request')!;
@@ -239,7 +320,13 @@ const FIRST_GUESS_RPS = 1500;
  * confirm-validate needs a fresh pending request per pair: tops the target's pool up through the API (unmeasured)
  * when the coming run may need more, and returns the number of requests the run may send.
  */
-async function poolFor(service: Service, target: Target, options: Options, durationS: number, expectedRps = FIRST_GUESS_RPS) {
+async function poolFor(
+  service: Service,
+  target: Target,
+  options: Options,
+  durationS: number,
+  expectedRps = FIRST_GUESS_RPS,
+) {
   const { connections } = options;
   const needed = Math.ceil(((expectedRps * durationS) / 2) * 1.3) + 2 * connections;
   if (target.pool.length < needed) {
@@ -265,17 +352,32 @@ async function soak(options: Options): Promise<SoakPoint[]> {
     const requests = scenarios.flatMap((s) => s.requests(target));
     const points: SoakPoint[] = [];
     const step = Math.max(1000, Math.round(options.soakRequests / 10 / requests.length) * requests.length);
-    for (let done = 0; done < options.soakRequests; ) {
+    for (let done = 0; done < options.soakRequests;) {
       const amount = Math.min(step, options.soakRequests - done);
       const stopSampling = sampleRssStats(server.pid);
-      const result = await runLoad({ url: server.url, requests, connections: options.connections, durationS: 600, amount });
+      const result = await runLoad({
+        url: server.url,
+        requests,
+        connections: options.connections,
+        durationS: 600,
+        amount,
+      });
       const rss = stopSampling();
       done += result.requests;
       // One reading moves by tens of MB with the garbage collector's rhythm: the mean over the chunk is the level.
-      const point = { requests: done, rssBytes: rss.mean ?? 0, peakRssBytes: rss.peak ?? 0, endRssBytes: rssOf(server.pid) ?? 0, rps: result.rps, errors: result.errors };
+      const point = {
+        requests: done,
+        rssBytes: rss.mean ?? 0,
+        peakRssBytes: rss.peak ?? 0,
+        endRssBytes: rssOf(server.pid) ?? 0,
+        rps: result.rps,
+        errors: result.errors,
+      };
       points.push(point);
       const mb = (bytes: number) => `${(bytes / 1048576).toFixed(0)} MB`;
-      log(`  ${String(done).padStart(7)} requests  RSS mean ${mb(point.rssBytes)}, peak ${mb(point.peakRssBytes)}  ${result.rps.toFixed(0)} req/s  errors ${result.errors}`);
+      log(
+        `  ${String(done).padStart(7)} requests  RSS mean ${mb(point.rssBytes)}, peak ${mb(point.peakRssBytes)}  ${result.rps.toFixed(0)} req/s  errors ${result.errors}`,
+      );
       if (result.requests === 0) throw new Error('the soak made no progress');
     }
     return points;
@@ -287,13 +389,16 @@ async function soak(options: Options): Promise<SoakPoint[]> {
 async function profile(options: Options, chosen: Scenario[]): Promise<Record<string, ProfileSummary>> {
   const dir = path.join(resultsDir, `profiles-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   mkdirSync(dir, { recursive: true });
-  log(`\n== CPU profiles of the server on PostgreSQL (one process per scenario) into ${path.relative(process.cwd(), dir)}`);
+  log(
+    `\n== CPU profiles of the server on PostgreSQL (one process per scenario) into ${path.relative(process.cwd(), dir)}`,
+  );
   const setup = await startServer('works-api (fixtures)', { DATABASE_URL: options.postgresUrl });
   const summaries: Record<string, ProfileSummary> = {};
   try {
     const target: Target = { fixtures: await createFixtures(setup.url, ADMIN_TOKEN, runId), pool: [] };
     for (const scenario of chosen) {
-      if (scenario.id === 'confirm-validate') await poolFor(setup, target, options, options.durationS + options.warmupS);
+      if (scenario.id === 'confirm-validate')
+        await poolFor(setup, target, options, options.durationS + options.warmupS);
       const name = `${scenario.id}.cpuprofile`;
       const server = await startServer(`works-api (profiling ${scenario.id})`, { DATABASE_URL: options.postgresUrl }, [
         '--cpu-prof',
@@ -308,12 +413,16 @@ async function profile(options: Options, chosen: Scenario[]): Promise<Record<str
       }
       // Start-up (loading modules, compiling the spec's schemas) is not what the scenario costs.
       summaries[scenario.id] = summarizeProfile(path.join(dir, name), server.readyAfterMs);
-      log(`\n${formatProfile(`${scenario.title} (${rps.toFixed(0)} req/s under the profiler)`, summaries[scenario.id]!)}`);
+      log(
+        `\n${formatProfile(`${scenario.title} (${rps.toFixed(0)} req/s under the profiler)`, summaries[scenario.id]!)}`,
+      );
     }
   } finally {
     await setup.stop();
   }
-  log(`\nOpen a .cpuprofile in Chrome DevTools (Performance → Load profile) or https://www.speedscope.app for a flame graph.`);
+  log(
+    `\nOpen a .cpuprofile in Chrome DevTools (Performance → Load profile) or https://www.speedscope.app for a flame graph.`,
+  );
   return summaries;
 }
 
@@ -334,10 +443,18 @@ async function countQueries(options: Options, chosen: Scenario[]) {
     const perRequest = async (service: Service, target: Target, scenario: Scenario) => {
       const iterations = 20;
       const requests = scenario.requests(target);
-      if (scenario.id === 'confirm-validate') await poolFor(service, target, { ...options, connections: 1 }, 1, iterations * 2);
+      if (scenario.id === 'confirm-validate')
+        await poolFor(service, target, { ...options, connections: 1 }, 1, iterations * 2);
       await service.queries();
-      const result = await runLoad({ url: service.url, requests, connections: 1, durationS: 60, amount: iterations * requests.length });
-      if (result.errors > 0) throw new Error(`${scenario.id} on ${service.name}: ${JSON.stringify(result.statusCodes)}`);
+      const result = await runLoad({
+        url: service.url,
+        requests,
+        connections: 1,
+        durationS: 60,
+        amount: iterations * requests.length,
+      });
+      if (result.errors > 0)
+        throw new Error(`${scenario.id} on ${service.name}: ${JSON.stringify(result.statusCodes)}`);
       const { count, statements } = await service.queries();
       const per = count / result.requests;
       return { per, last: statements.slice(-Math.round(per * requests.length)) };
@@ -361,7 +478,30 @@ async function countQueries(options: Options, chosen: Scenario[]) {
 // ---------------------------------------------------------------------------------------------------------------
 // Helpers
 
-function startServer(name: string, env: Record<string, string>, nodeArgs: string[] = [], countQueries = false): Promise<Service> {
+async function webhooks(options: Options, chosen: Scenario[]): Promise<WebhookScenarioResult[]> {
+  log(
+    `\n== webhooks: write scenarios without and with a subscribed endpoint, PostgreSQL (${redact(options.postgresUrl)})`,
+  );
+  const server = await startServer('works-api (webhooks)', {
+    DATABASE_URL: options.postgresUrl,
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+  });
+  try {
+    const fixtures = await createFixtures(server.url, ADMIN_TOKEN, runId);
+    const prepare = (scenario: Scenario, target: Target, durationS: number) =>
+      scenario.id === 'confirm-validate' ? poolFor(server, target, options, durationS) : Promise.resolve(undefined);
+    return await webhookComparison(server, fixtures, chosen, options, prepare, log);
+  } finally {
+    await server.stop();
+  }
+}
+
+function startServer(
+  name: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+  countQueries = false,
+): Promise<Service> {
   return startService({
     name,
     script: serverMain,
@@ -379,7 +519,9 @@ function startServer(name: string, env: Record<string, string>, nodeArgs: string
 async function preparePostgres(url: string): Promise<string | undefined> {
   const database = decodeURIComponent(new URL(url).pathname.slice(1));
   if (!/bench/i.test(database)) {
-    throw new Error(`BENCH_DATABASE_URL names the database "${database}": the benchmark empties it, so its name must contain "bench"`);
+    throw new Error(
+      `BENCH_DATABASE_URL names the database "${database}": the benchmark empties it, so its name must contain "bench"`,
+    );
   }
   const client = new Client({ connectionString: url });
   try {
@@ -393,7 +535,9 @@ async function preparePostgres(url: string): Promise<string | undefined> {
       await admin.end();
       return preparePostgres(url);
     }
-    log(`PostgreSQL at ${redact(url)} does not answer (${code ?? (error as Error).message}): skipping it. Set BENCH_DATABASE_URL to use another.`);
+    log(
+      `PostgreSQL at ${redact(url)} does not answer (${code ?? (error as Error).message}): skipping it. Set BENCH_DATABASE_URL to use another.`,
+    );
     return undefined;
   }
   try {
@@ -415,7 +559,10 @@ function redact(url: string): string {
 function gitCommit(): string | undefined {
   try {
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: repoRoot, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+    }).trim();
     return dirty ? `${commit}+changes` : commit;
   } catch {
     return undefined;

@@ -19,6 +19,8 @@ export interface Options {
   soakRequests: number;
   profile: boolean;
   countQueries: boolean;
+  /** Only the webhooks comparison: write scenarios without and with a subscribed endpoint, and delivery lag. */
+  webhooks: boolean;
   compare?: string;
   /** Another build of the server (its dist/main.js) in the baseline's place: an A/B test of a change. */
   against?: string;
@@ -37,6 +39,8 @@ const usage = `pnpm bench [-- options]
   --soak                 only the memory soak: ${'100,000'} mixed requests on PostgreSQL, RSS every 10,000
   --profile              only profiles: the server under --cpu-prof on PostgreSQL, one process per scenario
   --count-queries        only database round trips per request, server and baseline, on PostgreSQL
+  --webhooks             only webhooks: the write scenarios on PostgreSQL without and with an endpoint subscribed
+                         to every event (a healthy receiver on loopback), in turn, and delivery lag p50/p99
   --compare FILE         compare with an earlier bench-results/*.json
   --against MAIN_JS      A/B: another build of the server (its dist/main.js) takes the baseline's place, on
                          PostgreSQL, run in turn with this one on the same data (for before/after figures)
@@ -60,6 +64,7 @@ export function parseOptions(argv: string[]): Options {
       'soak-requests': { type: 'string', default: '100000' },
       profile: { type: 'boolean', default: false },
       'count-queries': { type: 'boolean', default: false },
+      webhooks: { type: 'boolean', default: false },
       compare: { type: 'string' },
       against: { type: 'string' },
       'server-node-args': { type: 'string', default: '' },
@@ -72,7 +77,8 @@ export function parseOptions(argv: string[]): Options {
   }
   const number = (name: string, value: string, min: number) => {
     const parsed = Number(value);
-    if (!Number.isFinite(parsed) || parsed < min) throw new Error(`--${name} must be a number of at least ${min}\n${usage}`);
+    if (!Number.isFinite(parsed) || parsed < min)
+      throw new Error(`--${name} must be a number of at least ${min}\n${usage}`);
     return parsed;
   };
   const known = new Set(scenarios.map((s) => s.id));
@@ -82,7 +88,7 @@ export function parseOptions(argv: string[]): Options {
     throw new Error(`--only takes postgres or pglite\n${usage}`);
   }
   return {
-    databases: values.only ? [values.only as 'postgres' | 'pglite'] : ['postgres', 'pglite'],
+    databases: values.only ? [values.only] : ['postgres', 'pglite'],
     scenarios: chosen as ScenarioId[],
     durationS: number('duration', values.duration, 1),
     warmupS: number('warmup', values.warmup, 0),
@@ -94,6 +100,7 @@ export function parseOptions(argv: string[]): Options {
     soakRequests: Math.round(number('soak-requests', values['soak-requests'], 1000)),
     profile: values.profile,
     countQueries: values['count-queries'],
+    webhooks: values.webhooks,
     compare: values.compare,
     against: values.against && path.resolve(process.env.INIT_CWD ?? process.cwd(), values.against),
     serverNodeArgs: values['server-node-args'].split(/\s+/).filter(Boolean),

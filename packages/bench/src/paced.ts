@@ -39,14 +39,18 @@ export async function runPaced(options: PacedOptions): Promise<LoadResult> {
           port: base.port,
           method: req.method ?? 'GET',
           path: req.path ?? '/',
-          headers: { ...(req.headers as Record<string, string>), ...(body !== undefined && { 'Content-Length': Buffer.byteLength(body) }) },
+          headers: {
+            ...(req.headers as Record<string, string>),
+            ...(body !== undefined && { 'Content-Length': Buffer.byteLength(body) }),
+          },
         },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
           res.on('end', () => {
             const status = res.statusCode ?? 0;
-            if (typeof req.onResponse === 'function') req.onResponse(status, Buffer.concat(chunks).toString('utf8'), {}, res.headers);
+            if (typeof req.onResponse === 'function')
+              req.onResponse(status, Buffer.concat(chunks).toString('utf8'), {}, res.headers);
             resolve(status);
           });
         },
@@ -59,7 +63,8 @@ export async function runPaced(options: PacedOptions): Promise<LoadResult> {
     const context: Record<string, unknown> = {};
     let startAt = plannedAt;
     for (const template of options.requests) {
-      const req = typeof template.setupRequest === 'function' ? template.setupRequest({ ...template }, context) : template;
+      const req =
+        typeof template.setupRequest === 'function' ? template.setupRequest({ ...template }, context) : template;
       const status = await send(req);
       const now = performance.now();
       latencies.push(now - startAt);

@@ -48,7 +48,14 @@ export async function startService(options: StartOptions): Promise<Service> {
   const out = openSync(options.logFile, 'a');
   const preload = options.countQueries ? ['-r', path.join(__dirname, 'count-queries.js')] : [];
   const child = spawn(process.execPath, [...preload, ...(options.nodeArgs ?? []), options.script], {
-    env: { ...cleanEnv(), NODE_ENV: 'production', RATE_LIMIT_PER_MINUTE: '0', ...options.env, PORT: String(port), HOST: '127.0.0.1' },
+    env: {
+      ...cleanEnv(),
+      NODE_ENV: 'production',
+      RATE_LIMIT_PER_MINUTE: '0',
+      ...options.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    },
     stdio: options.countQueries ? ['ignore', out, out, 'ipc'] : ['ignore', out, out],
   });
   closeSync(out);
@@ -62,7 +69,9 @@ export async function startService(options: StartOptions): Promise<Service> {
     if (await answers(url)) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`${options.name} did not answer within ${options.timeoutMs ?? 120_000} ms; log:\n${tail(options.logFile)}`);
+      throw new Error(
+        `${options.name} did not answer within ${options.timeoutMs ?? 120_000} ms; log:\n${tail(options.logFile)}`,
+      );
     }
     await delay(100);
   }
@@ -85,7 +94,8 @@ export async function startService(options: StartOptions): Promise<Service> {
 /** The environment without variables that would point the server elsewhere than the benchmark says. */
 function cleanEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const name of ['DATABASE_URL', 'PGLITE_DIR', 'REDIS_URL', 'WEB_CONCURRENCY', 'PORT', 'HOST', 'NODE_OPTIONS']) delete env[name];
+  for (const name of ['DATABASE_URL', 'PGLITE_DIR', 'REDIS_URL', 'WEB_CONCURRENCY', 'PORT', 'HOST', 'NODE_OPTIONS'])
+    delete env[name];
   return env;
 }
 

@@ -64,7 +64,9 @@ const num = (value: number | undefined, digits = 0) => (value === undefined ? '-
 function table(rows: string[][], alignLeft = 1): string {
   const widths = rows[0]!.map((_, col) => Math.max(...rows.map((row) => (row[col] ?? '').length)));
   return rows
-    .map((row) => row.map((cell, col) => (col < alignLeft ? cell.padEnd(widths[col]!) : cell.padStart(widths[col]!))).join('  '))
+    .map((row) =>
+      row.map((cell, col) => (col < alignLeft ? cell.padEnd(widths[col]!) : cell.padStart(widths[col]!))).join('  '),
+    )
     .join('\n');
 }
 
@@ -87,7 +89,15 @@ export function formatMode(mode: ModeResult): string {
     ];
     if (hasBaseline) {
       const b = s.baseline;
-      row.push('|', num(b?.rps), num(b?.p50Ms, 1), num(b?.p99Ms, 1), b ? String(b.errors) : '-', num(b?.cpuMsPerRequest, 2), mb(b?.peakRssBytes));
+      row.push(
+        '|',
+        num(b?.rps),
+        num(b?.p50Ms, 1),
+        num(b?.p99Ms, 1),
+        b ? String(b.errors) : '-',
+        num(b?.cpuMsPerRequest, 2),
+        mb(b?.peakRssBytes),
+      );
       row.push('|', s.ratio === undefined ? '-' : `${(s.ratio * 100).toFixed(0)}%`);
     }
     if (hasHalf) row.push('|', num(s.halfRate?.rps), num(s.halfRate?.p99Ms, 1));
@@ -100,18 +110,37 @@ export function formatMode(mode: ModeResult): string {
 export function formatCluster(single: ModeResult, double: ModeResult): string {
   // Cores the server kept busy: with one core left for the load generator and PostgreSQL, a second worker has
   // nothing to run on; this column says whether that was the limit.
-  const cores = (m?: Measurement) => (m?.cpuMsPerRequest === undefined ? '-' : ((m.cpuMsPerRequest * m.rps) / 1000).toFixed(2));
+  const cores = (m?: Measurement) =>
+    m?.cpuMsPerRequest === undefined ? '-' : ((m.cpuMsPerRequest * m.rps) / 1000).toFixed(2);
   const rows = [['scenario', '1 worker req/s', 'cores busy', '2 workers req/s', 'cores busy', '2 ÷ 1']];
   for (const s of double.scenarios) {
     const one = single.scenarios.find((x) => x.id === s.id);
-    rows.push([s.title, num(one?.server.rps), cores(one?.server), num(s.server.rps), cores(s.server), one ? `${(s.server.rps / one.server.rps).toFixed(2)}x` : '-']);
+    rows.push([
+      s.title,
+      num(one?.server.rps),
+      cores(one?.server),
+      num(s.server.rps),
+      cores(s.server),
+      one ? `${(s.server.rps / one.server.rps).toFixed(2)}x` : '-',
+    ]);
   }
-  return [`PostgreSQL: 1 vs 2 server processes (WEB_CONCURRENCY); this machine has ${os.availableParallelism()} CPUs for everything`, table(rows)].join('\n');
+  return [
+    `PostgreSQL: 1 vs 2 server processes (WEB_CONCURRENCY); this machine has ${os.availableParallelism()} CPUs for everything`,
+    table(rows),
+  ].join('\n');
 }
 
 export function formatSoak(points: SoakPoint[]): string {
   const rows = [['requests', 'RSS (mean of chunk)', 'peak', 'at end', 'req/s', 'errors']];
-  for (const p of points) rows.push([String(p.requests), mb(p.rssBytes), mb(p.peakRssBytes), mb(p.endRssBytes), num(p.rps), String(p.errors)]);
+  for (const p of points)
+    rows.push([
+      String(p.requests),
+      mb(p.rssBytes),
+      mb(p.peakRssBytes),
+      mb(p.endRssBytes),
+      num(p.rps),
+      String(p.errors),
+    ]);
   return ['Memory soak (PostgreSQL, one process, every scenario in turn)', table(rows)].join('\n');
 }
 
@@ -140,7 +169,11 @@ export function checkTargets(report: BenchReport): TargetCheck[] {
   const one = pg?.scenarios.find((s) => s.id === 'create-tenant');
   if (two && one) {
     const factor = two.server.rps / one.server.rps;
-    checks.push({ target: '2 workers at least 1.6x 1 worker on create tenant', value: `${factor.toFixed(2)}x`, met: factor >= 1.6 });
+    checks.push({
+      target: '2 workers at least 1.6x 1 worker on create tenant',
+      value: `${factor.toFixed(2)}x`,
+      met: factor >= 1.6,
+    });
   }
   const soak = report.soak;
   if (soak && soak.length > 0) {
@@ -179,7 +212,15 @@ export function formatComparison(before: BenchReport, after: BenchReport): strin
       if (!was) continue;
       const change = s.server.rps / was.server.rps - 1;
       const pct = (r?: number) => (r === undefined ? '-' : `${(r * 100).toFixed(0)}%`);
-      rows.push([mode.id, s.title, num(was.server.rps), num(s.server.rps), `${change >= 0 ? '+' : ''}${(change * 100).toFixed(0)}%`, pct(was.ratio), pct(s.ratio)]);
+      rows.push([
+        mode.id,
+        s.title,
+        num(was.server.rps),
+        num(s.server.rps),
+        `${change >= 0 ? '+' : ''}${(change * 100).toFixed(0)}%`,
+        pct(was.ratio),
+        pct(s.ratio),
+      ]);
     }
   }
   return [`Compared with ${before.startedAt} (${before.commit ?? 'unknown commit'})`, table(rows, 2)].join('\n');

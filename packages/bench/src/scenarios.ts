@@ -8,7 +8,8 @@ export interface Target {
   pool: string[];
 }
 
-export type ScenarioId = 'create-tenant' | 'create-work' | 'create-request' | 'confirm-validate' | 'get-tenant' | 'list-works';
+export type ScenarioId =
+  'create-tenant' | 'create-work' | 'create-request' | 'confirm-validate' | 'get-tenant' | 'list-works';
 
 export interface Scenario {
   id: ScenarioId;
@@ -98,7 +99,10 @@ export const scenarios: Scenario[] = [
         {
           method: 'PUT',
           headers: auth(fixtures.apiKey),
-          setupRequest: (req, context) => ({ ...req, path: `${base}/${String((context as { id?: string }).id)}/validate` }),
+          setupRequest: (req, context) => ({
+            ...req,
+            path: `${base}/${String((context as { id?: string }).id)}/validate`,
+          }),
         },
       ];
     },
@@ -107,7 +111,9 @@ export const scenarios: Scenario[] = [
     id: 'get-tenant',
     title: 'get tenant',
     kind: 'read',
-    requests: ({ fixtures }) => [{ method: 'GET', path: `/v1/tenants/${fixtures.readTenantId}`, headers: auth(fixtures.apiKey) }],
+    requests: ({ fixtures }) => [
+      { method: 'GET', path: `/v1/tenants/${fixtures.readTenantId}`, headers: auth(fixtures.apiKey) },
+    ],
   },
   {
     id: 'list-works',

@@ -19,7 +19,11 @@ const measured = (rps: number, p99Ms = 5, errors = 0): Measurement => ({
   statusCodes: {},
 });
 
-const scenario = (kind: 'write' | 'read', ratio: number, halfRate?: { p99Ms: number; errors?: number }): ScenarioResult => ({
+const scenario = (
+  kind: 'write' | 'read',
+  ratio: number,
+  halfRate?: { p99Ms: number; errors?: number },
+): ScenarioResult => ({
   id: kind === 'write' ? 'create-tenant' : 'get-tenant',
   title: kind === 'write' ? 'create tenant' : 'get tenant',
   kind,
@@ -30,7 +34,12 @@ const scenario = (kind: 'write' | 'read', ratio: number, halfRate?: { p99Ms: num
 });
 
 const report = (parts: Partial<BenchReport>): BenchReport => ({ modes: [], ...parts }) as BenchReport;
-const postgres = (...scenarios: ScenarioResult[]): ModeResult => ({ id: 'postgres', title: 'PostgreSQL', workers: 1, scenarios });
+const postgres = (...scenarios: ScenarioResult[]): ModeResult => ({
+  id: 'postgres',
+  title: 'PostgreSQL',
+  workers: 1,
+  scenarios,
+});
 const verdicts = (r: BenchReport) => checkTargets(r).map((check) => [check.target, check.met]);
 
 describe('checkTargets', () => {
@@ -41,12 +50,16 @@ describe('checkTargets', () => {
       ['get tenant: at least 40% of baseline throughput', true],
     ]);
     const under = verdicts(report({ modes: [postgres(scenario('write', 0.499), scenario('read', 0.399))] }));
-    assert.deepEqual(under.map(([, met]) => met), [false, false]);
+    assert.deepEqual(
+      under.map(([, met]) => met),
+      [false, false],
+    );
   });
 
   it('needs p99 under 20 ms at half rate, with no errors', () => {
     const met = (halfRate: { p99Ms: number; errors?: number }) =>
-      checkTargets(report({ modes: [postgres(scenario('write', 1, halfRate))] })).find((c) => c.target.includes('p99'))?.met;
+      checkTargets(report({ modes: [postgres(scenario('write', 1, halfRate))] })).find((c) => c.target.includes('p99'))
+        ?.met;
     assert.equal(met({ p99Ms: 19.9 }), true);
     assert.equal(met({ p99Ms: 20 }), false);
     assert.equal(met({ p99Ms: 5, errors: 1 }), false);
@@ -60,25 +73,46 @@ describe('checkTargets', () => {
         workers: 2,
         scenarios: [{ ...scenario('write', 1), server: measured(twoRps) }],
       };
-      return checkTargets(report({ modes: [postgres(scenario('write', 1)), two] })).find((c) => c.target.startsWith('2 workers'));
+      return checkTargets(report({ modes: [postgres(scenario('write', 1)), two] })).find((c) =>
+        c.target.startsWith('2 workers'),
+      );
     };
     assert.deepEqual([factor(1600)?.met, factor(1600)?.value], [true, '1.60x']);
     assert.equal(factor(1599)?.met, false);
   });
 
   it('judges the soak on the last chunk: under 200 MB, and at most 10% above the chunk at half way', () => {
-    const point = (requests: number, rssMb: number) =>
-      ({ requests, rssBytes: rssMb * MB, peakRssBytes: rssMb * MB, endRssBytes: rssMb * MB, rps: 400, errors: 0 });
-    const soak = (last: number) => verdicts(report({ soak: [point(50_000, 180), point(75_000, 185), point(100_000, last)] }));
+    const point = (requests: number, rssMb: number) => ({
+      requests,
+      rssBytes: rssMb * MB,
+      peakRssBytes: rssMb * MB,
+      endRssBytes: rssMb * MB,
+      rps: 400,
+      errors: 0,
+    });
+    const soak = (last: number) =>
+      verdicts(report({ soak: [point(50_000, 180), point(75_000, 185), point(100_000, last)] }));
     assert.deepEqual(soak(198), [
       ['RSS under 200 MB after 100000 requests (mean over the last chunk)', true],
       ['RSS growth at most 10% between 50000 and 100000 requests', true],
     ]);
-    assert.deepEqual(soak(199.9).map(([, met]) => met), [true, false]);
-    assert.deepEqual(soak(200).map(([, met]) => met), [false, false]);
+    assert.deepEqual(
+      soak(199.9).map(([, met]) => met),
+      [true, false],
+    );
+    assert.deepEqual(
+      soak(200).map(([, met]) => met),
+      [false, false],
+    );
     const fromHigher = (last: number) => verdicts(report({ soak: [point(50_000, 250), point(100_000, last)] }));
-    assert.deepEqual(fromHigher(275).map(([, met]) => met), [false, true]); // exactly 10%
-    assert.deepEqual(fromHigher(275.1).map(([, met]) => met), [false, false]);
+    assert.deepEqual(
+      fromHigher(275).map(([, met]) => met),
+      [false, true],
+    ); // exactly 10%
+    assert.deepEqual(
+      fromHigher(275.1).map(([, met]) => met),
+      [false, false],
+    );
   });
 
   it('leaves out what the run did not measure', () => {
@@ -96,7 +130,15 @@ describe('parseOptions', () => {
   });
 
   it('reads -- separated options and resolves --against from where pnpm was started', () => {
-    const options = parseOptions(['--', '--only', 'postgres', '--scenarios', 'create-work,list-works', '--against', 'x/main.js']);
+    const options = parseOptions([
+      '--',
+      '--only',
+      'postgres',
+      '--scenarios',
+      'create-work,list-works',
+      '--against',
+      'x/main.js',
+    ]);
     assert.deepEqual(options.databases, ['postgres']);
     assert.deepEqual(options.scenarios, ['create-work', 'list-works']);
     assert.equal(options.against, path.resolve(process.env.INIT_CWD ?? process.cwd(), 'x/main.js'));
@@ -112,7 +154,10 @@ describe('parseOptions', () => {
 
 describe('packageOf', () => {
   it('attributes profile time to npm packages, node, V8 and our own code', () => {
-    assert.equal(packageOf('file:///r/node_modules/.pnpm/x/node_modules/@prisma/client/runtime/client.js', 'f'), '@prisma/client');
+    assert.equal(
+      packageOf('file:///r/node_modules/.pnpm/x/node_modules/@prisma/client/runtime/client.js', 'f'),
+      '@prisma/client',
+    );
     assert.equal(packageOf('file:///r/node_modules/express/lib/router.js', 'f'), 'express');
     assert.equal(packageOf('node:net', 'f'), 'node internals');
     assert.equal(packageOf('', 'writev'), '(native / V8)');

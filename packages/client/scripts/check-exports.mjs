@@ -11,7 +11,10 @@ import path from 'node:path';
 // Both builds load and expose the same client, as `require` and as `import` see them.
 const fromCjs = createRequire(import.meta.url)('../dist/index.js');
 const fromEsm = await import('../dist/index.mjs');
-for (const [format, api] of [['CJS', fromCjs], ['ESM', fromEsm]]) {
+for (const [format, api] of [
+  ['CJS', fromCjs],
+  ['ESM', fromEsm],
+]) {
   const client = api.createClient({ baseUrl: 'http://127.0.0.1:9' });
   const missing = Object.keys(api.operationRoutes).filter((operationId) => typeof client[operationId] !== 'function');
   if (typeof api.unwrap !== 'function' || missing.length > 0) {

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Writes src/operations.ts from openapi/api.yaml: one entry per operationId with its method, path and whether it
 // creates something (a POST with a 201 response, or one that declares an Idempotency-Key header), which the
-// client needs at run time to name its methods, add Idempotency-Keys and decide what it may retry.
+// client needs at run time to name its methods, add Idempotency-Keys and decide what it may retry; and, for every
+// list operation (its 200 body is `{ <plural>: Connection }` and it takes an `after` cursor), where its page is and
+// how large a page may be, which `paginate` needs.
 // `--check` fails (exit 1) when the committed file is not what the spec produces.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -29,18 +31,39 @@ export function generate(specText) {
       const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map(resolve);
       const declaresKey = parameters.some((p) => p?.in === 'header' && p.name.toLowerCase() === 'idempotency-key');
       const creates = method === 'post' && ('201' in (operation.responses ?? {}) || declaresKey);
-      rows.push(`  ${operation.operationId}: { method: '${method}', path: '${path}', creates: ${creates} },`);
+      const list = listOf(operation, parameters, resolve);
+      const listed = list ? `, list: { connection: '${list.connection}', maxPageSize: ${list.maxPageSize} }` : '';
+      rows.push(`  ${operation.operationId}: { method: '${method}', path: '${path}', creates: ${creates}${listed} },`);
     }
   }
   return [
     '// Generated from openapi/api.yaml by scripts/generate-operations.mjs: do not edit. `pnpm generate` rewrites it.',
     '',
-    '/** Every operation of the contract: its method, its path and whether it creates something. */',
+    '/**',
+    ' * Every operation of the contract: its method, its path, whether it creates something, and for a list the',
+    ' * property that holds its page (a Connection) and the largest `limit` it takes.',
+    ' */',
     'export const operationRoutes = {',
     ...rows,
     '} as const;',
     '',
   ].join('\n');
+}
+
+/** A list operation: a query `after` cursor, and a 200 body with one property that is a Connection. */
+function listOf(operation, parameters, resolve) {
+  const query = (name) => parameters.find((p) => p?.in === 'query' && p.name === name);
+  if (!query('after')) return undefined;
+  const body = resolve(resolve(operation.responses?.['200'])?.content?.['application/json']?.schema);
+  const properties = Object.entries(body?.properties ?? {});
+  if (properties.length !== 1) return undefined;
+  const [[connection, schema]] = properties;
+  const page = resolve(schema);
+  if (!page?.properties?.edges || !page.properties.pageInfo) return undefined;
+  const maxPageSize = resolve(query('limit')?.schema)?.maximum;
+  if (!Number.isInteger(maxPageSize))
+    throw new Error(`${operation.operationId} takes \`after\` but no bounded \`limit\``);
+  return { connection, maxPageSize };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -1,22 +1,23 @@
 import createFetchClient, { type Client, type FetchOptions, type FetchResponse, type Middleware } from 'openapi-fetch';
 import type { operations, paths } from '@works-api/api-types';
 import { operationRoutes } from './operations';
-import { problemResponses } from './problem';
+import { type Paginate, paginator } from './paginate';
+import { problemResponses, type UnexpectedResponseProblem } from './problem';
 import { type RetryOptions, retryingFetch } from './retry';
 
 export interface ClientOptions {
   /** Where the server listens, with or without the `/v1` base path: `https://api.example.com`. */
   baseUrl: string;
   /** An API key (`wk_…`), sent as `Authorization: Bearer <apiKey>`. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** A fetch implementation (defaults to the global one). */
-  fetch?: typeof globalThis.fetch;
+  fetch?: typeof globalThis.fetch | undefined;
   /** Retries of 429, 503 and network errors for idempotent requests; `false` turns them off. */
-  retry?: RetryOptions | false;
+  retry?: RetryOptions | false | undefined;
   /** Makes the Idempotency-Key sent with creating POSTs that were given none (default `crypto.randomUUID()`). */
-  idempotencyKey?: () => string;
+  idempotencyKey?: (() => string) | undefined;
   /** Headers sent with every request (a `User-Agent` for your integration, say). */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
 }
 
 /** Error bodies are `application/problem+json`, successes `application/json`: this media pattern types both. */
@@ -25,12 +26,33 @@ type Routes = typeof operationRoutes;
 export type OperationId = keyof Routes;
 
 type RequiredKeysOf<T> = { [K in keyof T]-?: object extends Pick<T, K> ? never : K }[keyof T];
+/** Optional properties also take `undefined` (sent as absent), even under `exactOptionalPropertyTypes`. */
+type UndefinedAllowed<T> = { [P in keyof T]: object extends Pick<T, P> ? T[P] | undefined : T[P] };
+/**
+ * An operation whose optional query parameters also take `undefined`, so that `{ after: page.endCursor ?? undefined }`
+ * or a `string | undefined` variable can be passed as they are.
+ */
+type WithLooseQuery<Operation> = Operation extends { parameters: infer Parameters }
+  ? Omit<Operation, 'parameters'> & {
+      parameters: { [P in keyof Parameters]: P extends 'query' ? UndefinedAllowed<Parameters[P]> : Parameters[P] };
+    }
+  : Operation;
 type OperationInit<K extends OperationId> = Omit<
-  FetchOptions<operations[K]>,
+  FetchOptions<WithLooseQuery<operations[K]>>,
   'parseAs' | 'baseUrl' | 'fetch' | 'querySerializer' | 'bodySerializer' | 'pathSerializer'
 >;
-/** The result of an operation: `{ data, response }` on success, `{ error: Problem, response }` otherwise. */
-export type OperationResult<K extends OperationId> = FetchResponse<operations[K], object, Media>;
+type Fetched<K extends OperationId> = FetchResponse<operations[K], object, Media>;
+
+/**
+ * The errors of an operation: a union of the problem types it declares, discriminated by `code` (narrow on it to
+ * read a type's own fields, such as `currentStatus` on `invalid_transition`), or `unexpected_response`.
+ */
+export type OperationProblem<K extends OperationId> =
+  Extract<Fetched<K>, { error: unknown }>['error'] | UnexpectedResponseProblem;
+
+/** The result of an operation: `{ data, response }` on success, `{ error, response }` otherwise. */
+export type OperationResult<K extends OperationId> =
+  Exclude<Fetched<K>, { error: unknown }> | { data?: never; error: OperationProblem<K>; response: Response };
 
 /**
  * One method per operation of the contract, named by its operationId: `client.createTenant({ body })`,
@@ -43,8 +65,13 @@ export type OperationMethods = {
   ) => Promise<OperationResult<K>>;
 };
 
-/** The generic openapi-fetch methods (`GET`, `POST`, ... by path) plus one method per operation. */
-export type WorksApiClient = Client<paths, Media> & OperationMethods;
+/**
+ * The generic openapi-fetch methods (`GET`, `POST`, ... by path), one method per operation, and `paginate`: every
+ * item of a list operation, fetched page by page as the loop asks for them.
+ *
+ *     for await (const work of client.paginate('listWorks', { params: { path: { tenant_id } }, limit: 500 })) { … }
+ */
+export type WorksApiClient = Client<paths, Media> & OperationMethods & { paginate: Paginate };
 
 /** The table is generated from the spec; a stale one (an operation missing or left over) fails to compile. */
 type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -81,13 +108,17 @@ export function createClient(options: ClientOptions): WorksApiClient {
   client.use(problemResponses, idempotencyKeys(newKey));
   if (apiKey !== undefined) client.use(bearer(apiKey));
 
+  const call = (operationId: OperationId, init?: object) => {
+    const route = operationRoutes[operationId];
+    return client.request(route.method as never, route.path as never, init as never);
+  };
   const methods = Object.fromEntries(
-    Object.entries(operationRoutes).map(([operationId, route]) => [
+    Object.keys(operationRoutes).map((operationId) => [
       operationId,
-      (init?: object) => client.request(route.method as never, route.path as never, init as never),
+      (init?: object) => call(operationId as OperationId, init),
     ]),
   ) as unknown as OperationMethods;
-  return Object.assign(client, methods);
+  return Object.assign(client, methods, { paginate: paginator(call) });
 }
 
 const bearer = (token: string): Middleware => ({
@@ -99,7 +130,8 @@ const bearer = (token: string): Middleware => ({
 
 const idempotencyKeys = (newKey: () => string): Middleware => ({
   onRequest({ request, schemaPath }) {
-    if (!creatingRoutes.has(`${request.method} ${schemaPath}`) || request.headers.has('Idempotency-Key')) return undefined;
+    if (!creatingRoutes.has(`${request.method} ${schemaPath}`) || request.headers.has('Idempotency-Key'))
+      return undefined;
     request.headers.set('Idempotency-Key', newKey());
     return request;
   },

@@ -5,9 +5,28 @@ export {
   createClient,
   type OperationId,
   type OperationMethods,
+  type OperationProblem,
   type OperationResult,
   type WorksApiClient,
 } from './client';
 export { operationRoutes } from './operations';
-export { isProblem, type Problem, ProblemError, unwrap } from './problem';
+export type { ListNode, ListOperationId, Paginate, PaginateOptions } from './paginate';
+export {
+  type AnyProblem,
+  isProblem,
+  type Problem,
+  type ProblemCode,
+  ProblemError,
+  type UnexpectedResponseProblem,
+  unwrap,
+} from './problem';
 export { isRetryable, parseRetryAfter, type RetryOptions } from './retry';
+export {
+  verifyWebhook,
+  type VerifyWebhookOptions,
+  type WebhookEvent,
+  type WebhookEventType,
+  type WebhookHeaders,
+  type WebhookVerificationReason,
+  WebhookVerificationError,
+} from './webhooks';

@@ -1,32 +1,44 @@
 // Generated from openapi/api.yaml by scripts/generate-operations.mjs: do not edit. `pnpm generate` rewrites it.
 
-/** Every operation of the contract: its method, its path and whether it creates something. */
+/**
+ * Every operation of the contract: its method, its path, whether it creates something, and for a list the
+ * property that holds its page (a Connection) and the largest `limit` it takes.
+ */
 export const operationRoutes = {
   adminCreateUser: { method: 'post', path: '/admin/users', creates: true },
   getMe: { method: 'get', path: '/me', creates: false },
-  listApiKeys: { method: 'get', path: '/api-keys', creates: false },
+  listApiKeys: { method: 'get', path: '/api-keys', creates: false, list: { connection: 'apiKeys', maxPageSize: 100 } },
   createApiKey: { method: 'post', path: '/api-keys', creates: true },
   revokeApiKey: { method: 'delete', path: '/api-keys/{api_key_id}', creates: false },
-  listTenants: { method: 'get', path: '/tenants', creates: false },
+  listTenants: { method: 'get', path: '/tenants', creates: false, list: { connection: 'tenants', maxPageSize: 100 } },
   createTenant: { method: 'post', path: '/tenants', creates: true },
   getTenant: { method: 'get', path: '/tenants/{tenant_id}', creates: false },
   updateTenant: { method: 'patch', path: '/tenants/{tenant_id}', creates: false },
-  listMembers: { method: 'get', path: '/tenants/{tenant_id}/members', creates: false },
+  listMembers: { method: 'get', path: '/tenants/{tenant_id}/members', creates: false, list: { connection: 'members', maxPageSize: 100 } },
   addMember: { method: 'post', path: '/tenants/{tenant_id}/members', creates: true },
   removeMember: { method: 'delete', path: '/tenants/{tenant_id}/members/{user_id}', creates: false },
   updateMember: { method: 'patch', path: '/tenants/{tenant_id}/members/{user_id}', creates: false },
-  listWorks: { method: 'get', path: '/tenants/{tenant_id}/works', creates: false },
+  listWorks: { method: 'get', path: '/tenants/{tenant_id}/works', creates: false, list: { connection: 'works', maxPageSize: 100 } },
   createWork: { method: 'post', path: '/tenants/{tenant_id}/works', creates: true },
   getWork: { method: 'get', path: '/tenants/{tenant_id}/works/{work_id}', creates: false },
   discardWork: { method: 'delete', path: '/tenants/{tenant_id}/works/{work_id}', creates: false },
   updateWork: { method: 'patch', path: '/tenants/{tenant_id}/works/{work_id}', creates: false },
   undiscardWork: { method: 'put', path: '/tenants/{tenant_id}/works/{work_id}/undiscard', creates: false },
-  listRequests: { method: 'get', path: '/tenants/{tenant_id}/works/{work_id}/requests', creates: false },
+  listRequests: { method: 'get', path: '/tenants/{tenant_id}/works/{work_id}/requests', creates: false, list: { connection: 'requests', maxPageSize: 100 } },
   createRequest: { method: 'post', path: '/tenants/{tenant_id}/works/{work_id}/requests', creates: true },
   getRequest: { method: 'get', path: '/tenants/{tenant_id}/works/{work_id}/requests/{id}', creates: false },
-  listRequestEvents: { method: 'get', path: '/tenants/{tenant_id}/works/{work_id}/requests/{id}/events', creates: false },
+  listRequestEvents: { method: 'get', path: '/tenants/{tenant_id}/works/{work_id}/requests/{id}/events', creates: false, list: { connection: 'events', maxPageSize: 100 } },
   cancelRequest: { method: 'delete', path: '/tenants/{tenant_id}/works/{work_id}/requests/{id}/cancel', creates: false },
   confirmRequest: { method: 'put', path: '/tenants/{tenant_id}/works/{work_id}/requests/{id}/confirm', creates: false },
   earlyValidateRequest: { method: 'put', path: '/tenants/{tenant_id}/works/{work_id}/requests/{id}/early_validate', creates: false },
   validateRequest: { method: 'put', path: '/tenants/{tenant_id}/works/{work_id}/requests/{id}/validate', creates: false },
+  listWebhookEndpoints: { method: 'get', path: '/tenants/{tenant_id}/webhook-endpoints', creates: false, list: { connection: 'webhookEndpoints', maxPageSize: 100 } },
+  createWebhookEndpoint: { method: 'post', path: '/tenants/{tenant_id}/webhook-endpoints', creates: true },
+  getWebhookEndpoint: { method: 'get', path: '/tenants/{tenant_id}/webhook-endpoints/{endpoint_id}', creates: false },
+  deleteWebhookEndpoint: { method: 'delete', path: '/tenants/{tenant_id}/webhook-endpoints/{endpoint_id}', creates: false },
+  updateWebhookEndpoint: { method: 'patch', path: '/tenants/{tenant_id}/webhook-endpoints/{endpoint_id}', creates: false },
+  rotateWebhookEndpointSecret: { method: 'post', path: '/tenants/{tenant_id}/webhook-endpoints/{endpoint_id}/rotate-secret', creates: false },
+  testWebhookEndpoint: { method: 'post', path: '/tenants/{tenant_id}/webhook-endpoints/{endpoint_id}/test', creates: false },
+  listWebhookDeliveries: { method: 'get', path: '/tenants/{tenant_id}/webhook-endpoints/{endpoint_id}/deliveries', creates: false, list: { connection: 'deliveries', maxPageSize: 100 } },
+  retryWebhookDelivery: { method: 'post', path: '/tenants/{tenant_id}/webhook-endpoints/{endpoint_id}/deliveries/{delivery_id}/retry', creates: false },
 } as const;

@@ -1,8 +1,27 @@
-import type { Middleware } from 'openapi-fetch';
-import type { components } from '@works-api/api-types';
+import type { FetchResponse, Middleware } from 'openapi-fetch';
+import type { components, operations } from '@works-api/api-types';
 
-/** Every error the API answers with: RFC 9457 problem details with a stable snake_case `code` to switch on. */
+/**
+ * The shape every error shares: RFC 9457 problem details with a stable snake_case `code`. An operation's own
+ * error type is narrower (`OperationProblem<'getWork'>`): the union of the problem types it declares.
+ */
 export type Problem = components['schemas']['Problem'];
+
+/** What the client makes of an error response that is not a problem (an HTML 502 from a proxy, an empty 503). */
+export type UnexpectedResponseProblem = Problem & { code: 'unexpected_response' };
+
+/** Every problem type the API declares (one per `code`), plus the client's `unexpected_response`. */
+export type AnyProblem = DeclaredProblem | UnexpectedResponseProblem;
+
+/** Every `code` an error can carry: a closed set, so a misspelt code does not compile. */
+export type ProblemCode = AnyProblem['code'];
+
+type DeclaredProblem = {
+  [K in keyof operations]: Extract<
+    FetchResponse<operations[K], object, `${string}/${string}json`>,
+    { error: unknown }
+  >['error'];
+}[keyof operations];
 
 const PROBLEM_TYPE = /^application\/problem\+json\b/i;
 
@@ -10,17 +29,19 @@ const PROBLEM_TYPE = /^application\/problem\+json\b/i;
 export function isProblem(value: unknown): value is Problem {
   if (typeof value !== 'object' || value === null) return false;
   const candidate = value as Record<string, unknown>;
-  return typeof candidate.status === 'number' && typeof candidate.code === 'string' && typeof candidate.title === 'string';
+  return (
+    typeof candidate.status === 'number' && typeof candidate.code === 'string' && typeof candidate.title === 'string'
+  );
 }
 
 /** A Problem as a thrown error, for code that prefers exceptions (see `unwrap`). */
 export class ProblemError extends Error {
   override name = 'ProblemError';
   readonly status: number;
-  readonly code: string;
+  readonly code: ProblemCode;
 
   constructor(
-    readonly problem: Problem,
+    readonly problem: AnyProblem,
     readonly response?: Response,
   ) {
     super(`${problem.status} ${problem.code}: ${problem.detail}`);
@@ -36,7 +57,10 @@ export class ProblemError extends Error {
  */
 export function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T {
   if (result.error !== undefined || !result.response.ok) {
-    const problem = isProblem(result.error) ? result.error : unexpectedProblem(result.response, result.error);
+    // The server answers only the problems its contract declares (its tests check that every one it sends is).
+    const problem = isProblem(result.error)
+      ? (result.error as AnyProblem)
+      : unexpectedProblem(result.response, result.error);
     throw new ProblemError(problem, result.response);
   }
   return result.data as T;
@@ -49,7 +73,10 @@ export function unwrap<T>(result: { data?: T; error?: unknown; response: Respons
 export const problemResponses: Middleware = {
   async onResponse({ response }) {
     if (response.ok || PROBLEM_TYPE.test(response.headers.get('Content-Type') ?? '')) return undefined;
-    const text = await response.clone().text().catch(() => '');
+    const text = await response
+      .clone()
+      .text()
+      .catch(() => '');
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -68,7 +95,7 @@ export const problemResponses: Middleware = {
   },
 };
 
-function unexpectedProblem(response: Response, body: unknown): Problem {
+function unexpectedProblem(response: Response, body: unknown): UnexpectedResponseProblem {
   const detail = typeof body === 'string' ? body.slice(0, 500) : JSON.stringify(body ?? null).slice(0, 500);
   return {
     type: 'about:blank',

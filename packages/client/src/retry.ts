@@ -22,7 +22,9 @@ const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
  * Idempotency-Key (the server replays the first response for a repeated key instead of creating again).
  */
 export function isRetryable(request: Request): boolean {
-  return IDEMPOTENT_METHODS.has(request.method) || (request.method === 'POST' && request.headers.has('Idempotency-Key'));
+  return (
+    IDEMPOTENT_METHODS.has(request.method) || (request.method === 'POST' && request.headers.has('Idempotency-Key'))
+  );
 }
 
 /** `Retry-After` as milliseconds to wait: delay-seconds or an HTTP date (RFC 9110 §10.2.3); undefined if absent or invalid. */
@@ -37,9 +39,12 @@ export function parseRetryAfter(value: string | null, now: number): number | und
 
 export const defaultSleep = (ms: number, signal?: AbortSignal | null): Promise<void> =>
   new Promise((resolve, reject) => {
+    // An abort rejects with the signal's reason, as fetch does (an AbortError unless the caller gave another).
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
     if (signal?.aborted) return reject(signal.reason);
     const onAbort = () => {
       clearTimeout(timer);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       reject(signal?.reason);
     };
     const timer = setTimeout(() => {

@@ -30,7 +30,11 @@ describe('createClient', () => {
 
   it('accepts a baseUrl that already ends in /v1, and keeps the generic openapi-fetch methods', async () => {
     const server = await scriptedServer([{ status: 200, body: { user } }]);
-    const client = createClient({ baseUrl: `${server.baseUrl}/v1/`, apiKey: 'wk_secret', headers: { 'User-Agent': 'partner/1.0' } });
+    const client = createClient({
+      baseUrl: `${server.baseUrl}/v1/`,
+      apiKey: 'wk_secret',
+      headers: { 'User-Agent': 'partner/1.0' },
+    });
     expect((await client.GET('/me')).data).toEqual({ user });
     expect(server.received[0]).toMatchObject({ url: '/v1/me' });
     expect(server.received[0]!.headers['user-agent']).toBe('partner/1.0');
@@ -43,7 +47,10 @@ describe('Idempotency-Key', () => {
     const server = await scriptedServer([{ status: 201, body: { work } }]);
     const client = createClient({ baseUrl: server.baseUrl, apiKey: 'k' });
     await client.createWork({ params: { path: { tenant_id: 't1' } }, body: { name: 'Annual report' } });
-    await client.POST('/tenants/{tenant_id}/works', { params: { path: { tenant_id: 't1' } }, body: { name: 'Annual report' } });
+    await client.POST('/tenants/{tenant_id}/works', {
+      params: { path: { tenant_id: 't1' } },
+      body: { name: 'Annual report' },
+    });
     const keys = server.received.map((r) => r.headers['idempotency-key']);
     expect(keys[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(keys[1]).toMatch(/^[0-9a-f-]{36}$/);
@@ -101,7 +108,10 @@ describe('errors are typed Problems', () => {
   });
 
   it('unwrap() returns data, or throws a ProblemError with the typed problem', async () => {
-    const server = await scriptedServer([{ status: 200, body: { user } }, { status: 401, body: problem(401, 'unauthenticated') }]);
+    const server = await scriptedServer([
+      { status: 200, body: { user } },
+      { status: 401, body: problem(401, 'unauthenticated') },
+    ]);
     const client = createClient({ baseUrl: server.baseUrl, apiKey: 'k' });
     expect(unwrap(await client.getMe()).user.email).toBe('ada@example.com');
     const failed = await client.getMe();

@@ -18,7 +18,11 @@ const tenant = {
 async function setup(replies: Parameters<typeof scriptedServer>[0], retry: Record<string, unknown> = {}) {
   const server = await scriptedServer(replies);
   const { sleep, waits } = recordingSleep();
-  const client = createClient({ baseUrl: server.baseUrl, apiKey: 'wk_test', retry: { sleep, random: () => 0.5, ...retry } });
+  const client = createClient({
+    baseUrl: server.baseUrl,
+    apiKey: 'wk_test',
+    retry: { sleep, random: () => 0.5, ...retry },
+  });
   return { server, client, waits };
 }
 
@@ -46,7 +50,10 @@ describe('retries', () => {
   it('waits until a Retry-After HTTP date', async () => {
     const now = Date.parse('2026-11-22T10:15:00.000Z');
     const { server, client, waits } = await setup(
-      [{ status: 503, headers: { 'Retry-After': 'Sun, 22 Nov 2026 10:15:03 GMT' } }, { status: 200, body: { user } }],
+      [
+        { status: 503, headers: { 'Retry-After': 'Sun, 22 Nov 2026 10:15:03 GMT' } },
+        { status: 200, body: { user } },
+      ],
       { now: () => now },
     );
     expect((await client.getMe()).data).toEqual({ user });
@@ -68,7 +75,9 @@ describe('retries', () => {
   });
 
   it('gives up after maxAttempts and returns the last answer as a Problem', async () => {
-    const { server, client, waits } = await setup([{ status: 503, body: problem(503, 'unavailable') }], { maxAttempts: 4 });
+    const { server, client, waits } = await setup([{ status: 503, body: problem(503, 'unavailable') }], {
+      maxAttempts: 4,
+    });
     const result = await client.getMe();
     expect(result.error).toMatchObject({ status: 503, code: 'unavailable' });
     expect(server.received).toHaveLength(4);
@@ -106,12 +115,18 @@ describe('retries', () => {
   });
 
   it('retries a GET after a network error, but lets a PATCH network error through', async () => {
-    const { server, client, waits } = await setup([{ status: 0, destroy: true }, { status: 200, body: { user } }]);
+    const { server, client, waits } = await setup([
+      { status: 0, destroy: true },
+      { status: 200, body: { user } },
+    ]);
     expect((await client.getMe()).data).toEqual({ user });
     expect(server.received).toHaveLength(2);
     expect(waits).toEqual([125]);
 
-    const patching = await setup([{ status: 0, destroy: true }, { status: 200, body: { tenant } }]);
+    const patching = await setup([
+      { status: 0, destroy: true },
+      { status: 200, body: { tenant } },
+    ]);
     await expect(
       patching.client.updateTenant({ params: { path: { tenant_id: 't1' } }, body: { name: 'New name' } }),
     ).rejects.toMatchObject({ name: 'TypeError' });
@@ -128,7 +143,10 @@ describe('retries', () => {
   });
 
   it('stops waiting when the caller aborts', async () => {
-    const server = await scriptedServer([{ status: 503, headers: { 'Retry-After': '5' } }, { status: 200, body: { user } }]);
+    const server = await scriptedServer([
+      { status: 503, headers: { 'Retry-After': '5' } },
+      { status: 200, body: { user } },
+    ]);
     const client = createClient({ baseUrl: server.baseUrl, apiKey: 'wk_test' }); // the real sleep
     const controller = new AbortController();
     const started = Date.now();

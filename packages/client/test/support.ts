@@ -27,7 +27,9 @@ export async function closeScriptedServers(): Promise<void> {
   await Promise.all([...open].map((server) => server.close()));
 }
 
-export async function scriptedServer(replies: Reply[]): Promise<{ baseUrl: string; received: Received[]; close(): Promise<void> }> {
+export async function scriptedServer(
+  replies: Reply[],
+): Promise<{ baseUrl: string; received: Received[]; close(): Promise<void> }> {
   const received: Received[] = [];
   const server: Server = createServer((req, res) => {
     let body = '';
@@ -43,11 +45,14 @@ export async function scriptedServer(replies: Reply[]): Promise<{ baseUrl: strin
       const isProblem = reply.status >= 400 && reply.body !== undefined && typeof reply.body === 'object';
       res.writeHead(reply.status, {
         ...(reply.body !== undefined && {
-          'Content-Type': typeof reply.body === 'string' ? 'text/html' : isProblem ? 'application/problem+json' : 'application/json',
+          'Content-Type':
+            typeof reply.body === 'string' ? 'text/html' : isProblem ? 'application/problem+json' : 'application/json',
         }),
         ...reply.headers,
       });
-      res.end(reply.body === undefined ? undefined : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body));
+      res.end(
+        reply.body === undefined ? undefined : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body),
+      );
     });
   });
   server.listen(0, '127.0.0.1');
@@ -82,4 +87,10 @@ export const problem = (status: number, code: string) => ({
   code,
 });
 
-export const user = { id: 'u1', firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', createdAt: '2026-11-22T10:15:00.000Z' };
+export const user = {
+  id: 'u1',
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  email: 'ada@example.com',
+  createdAt: '2026-11-22T10:15:00.000Z',
+};

@@ -1,22 +1,40 @@
+import { isUtf8 } from 'node:buffer';
 import express, { type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Store } from 'express-rate-limit';
 import type { Db } from './db/client';
+import type { WebhookSettings } from './domain/webhooks/endpoints';
+import { OutageMonitor } from './db/outage';
+import { ProblemError } from './domain/errors';
 import { handlers } from './handlers';
 import { accessLog } from './http/access-log';
 import { requireAdminToken, requireApiKey } from './http/auth';
+import { consoleRoutes } from './http/console';
+import { declaredProblemCheck } from './http/declared-problems';
 import { docsRoutes } from './http/docs';
 import { Lifecycle } from './http/graceful-shutdown';
 import { HEALTH_PATHS, healthRoutes } from './http/health';
 import { type Logger, silentLogger } from './http/logger';
-import { notFoundHandler, problemHandler } from './http/problems';
+import { repeatedSingletonHeader } from './http/duplicate-headers';
+import { notFoundHandler, problemHandler, type ProblemLocals, sendProblem } from './http/problems';
 import { rateLimitPerApiKey } from './http/rate-limit';
 import { assignRequestId } from './http/request-id';
 import { contractRoutes, operatorPathMatcher } from './http/routes';
 import { corsFor, securityHeaders } from './http/security';
-import { loadSpec, routeTemplates, type Spec } from './http/spec';
+import { loadSpec, operationMatcher, routeTemplates, type Spec } from './http/spec';
 
 export const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * JSON must be UTF-8 (RFC 8259): another declared charset (UTF-16, which the parser would decode) is 415, and
+ * invalid bytes, such as an encoded lone surrogate, are 400 rather than turned into U+FFFD and stored. `isUtf8`
+ * is a single validating pass (simdutf).
+ */
+const refuseInvalidUtf8 = (_req: unknown, _res: unknown, body: Buffer, encoding: string): void => {
+  if (encoding.toLowerCase() !== 'utf-8')
+    throw new ProblemError('unsupported_media_type', 'Send the body as UTF-8 application/json.');
+  if (!isUtf8(body)) throw new ProblemError('malformed_json', 'The body is not valid UTF-8.');
+};
 
 export interface AppOptions {
   db: Db;
@@ -35,6 +53,8 @@ export interface AppOptions {
   corsOrigins?: string[];
   /** Flipped by main.ts on SIGTERM/SIGINT: readiness fails and connections close after their response. */
   lifecycle?: Lifecycle;
+  /** How webhook endpoint URLs are checked; private and plain-http URLs are refused by default. */
+  webhooks?: WebhookSettings;
   /** The readiness probe's database check; a trivial query by default. */
   ping?: () => Promise<void>;
 }
@@ -42,8 +62,9 @@ export interface AppOptions {
 /**
  * The middleware order is the design: request id, access log and shutdown tracking first, in one layer (so every
  * response, even a refusal, has an id and a log line; every Express layer costs several µs per request), security
- * headers and CORS, health probes (cheap, unauthenticated), then for `/v1`: authentication → rate limit by API
- * key → body parsing → contract validation → the operation's route.
+ * headers, a repeated singleton header refused, CORS, health probes (cheap, unauthenticated), then for `/v1`:
+ * authentication → rate limit by API key → body parsing (UTF-8 JSON only) → contract validation → the
+ * operation's route. Requests Node's parser refuses (huge headers) are answered by client-errors.ts.
  */
 export function createApp(options: AppOptions): express.Express {
   const spec = options.spec ?? loadSpec();
@@ -63,9 +84,28 @@ export function createApp(options: AppOptions): express.Express {
     next();
   });
   app.use(securityHeaders());
+  app.use((req, res, next) => {
+    const repeated = repeatedSingletonHeader(req.rawHeaders);
+    if (!repeated) return next();
+    sendProblem(res, 'validation_failed', `The ${repeated} header must be sent at most once.`, req.path, {
+      errors: [{ path: `/headers/${repeated}`, message: 'must be sent at most once' }],
+    });
+  });
   if (options.corsOrigins?.length) app.use(corsFor(options.corsOrigins));
-  app.use(healthRoutes(options.ping ?? (async () => void (await db.$queryRaw`SELECT 1`)), lifecycle));
+  const ping = options.ping ?? (async () => void (await db.$queryRaw`SELECT 1`));
+  const outage = new OutageMonitor(ping, logger);
+  app.use(healthRoutes(ping, lifecycle));
 
+  if (options.validateResponses) {
+    // A problem an operation does not declare (its status, its code, a required property) is a bug, like a
+    // response that breaks the contract.
+    const check = declaredProblemCheck(spec);
+    (app.locals as ProblemLocals).checkProblem = (req, body) => {
+      const wrong = check(req, body);
+      if (wrong) options.onBug?.(new Error(wrong));
+    };
+  }
+  const operationFor = operationMatcher(spec);
   const isOperatorPath = operatorPathMatcher(spec);
   const apiKeyAuth = requireApiKey(db);
   const adminAuth = requireAdminToken(options.adminToken);
@@ -73,11 +113,15 @@ export function createApp(options: AppOptions): express.Express {
     (isOperatorPath(req.path) ? adminAuth : apiKeyAuth)(req, res, next);
 
   app.use(docsRoutes()); // GET /docs and /openapi.yaml: public, outside the base path
+  app.use(consoleRoutes()); // GET /console: the web console's build, public (it asks for a key)
   app.use(spec.basePath, authenticate);
   if (options.rateLimit && options.rateLimit.perMinute > 0) {
     app.use(spec.basePath, rateLimitPerApiKey({ ...options.rateLimit, logger }));
   }
-  app.use(express.json({ limit: MAX_BODY_BYTES, strict: false }));
+  // Only the bodies of operations that take one are read: any other body is ignored, so a GET never answers
+  // 400 malformed_json or 413, which its contract does not declare.
+  const parseJson = express.json({ limit: MAX_BODY_BYTES, strict: false, verify: refuseInvalidUtf8 });
+  app.use((req, res, next) => (operationFor(req.method, req.path)?.takes.body ? parseJson(req, res, next) : next()));
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(spec.document) as never,
@@ -88,11 +132,17 @@ export function createApp(options: AppOptions): express.Express {
       $refParser: { mode: 'dereference' },
     }),
   );
-  app.use(spec.basePath, contractRoutes(spec, handlers, db, logger));
+  app.use(
+    spec.basePath,
+    contractRoutes(spec, handlers, db, logger, outage, options.webhooks ?? { allowPrivateUrls: false }),
+  );
   app.use(notFoundHandler);
   app.use(
-    problemHandler((error, req) => {
-      logger.error({ err: error, reqId: req.id, method: req.method, userId: req.actor?.userId ?? null }, 'internal error');
+    problemHandler(outage, (error, req) => {
+      logger.error(
+        { err: error, reqId: req.id, method: req.method, userId: req.actor?.userId ?? null },
+        'internal error',
+      );
       options.onBug?.(error);
     }),
   );

@@ -1,4 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
+import { ConfigError, loadConfig } from './config';
+import { entryPoints, startupBanner } from './http/entry-points';
+import { createLogger, type Logger, prettyStdout, resolveLogFormat } from './http/logger';
 
 /**
  * WEB_CONCURRENCY=N runs N server processes that share one port (node:cluster; the primary hands connections
@@ -8,6 +11,9 @@ import cluster, { type Worker } from 'node:cluster';
 const MAX_WORKERS = 64;
 // A worker that does not exit this long after SIGTERM is killed, so that the primary always ends.
 const SHUTDOWN_GRACE_MS = 30_000;
+
+/** True in a worker process of a cluster: the primary speaks for the cluster (its start-up lines, say). */
+export const isClusterWorker = (): boolean => cluster.isWorker;
 
 /**
  * Called first by main.ts. Returns true when this process became the primary of a cluster (it then only
@@ -28,7 +34,7 @@ export function startClusterPrimary(env: NodeJS.ProcessEnv): boolean {
     );
     return false;
   }
-  superviseWorkers(workers);
+  superviseWorkers(workers, env);
   return true;
 }
 
@@ -40,14 +46,32 @@ export function workerCount(value: string | undefined): number | undefined {
   return count >= 1 && count <= MAX_WORKERS ? count : undefined;
 }
 
-function superviseWorkers(count: number): void {
-  console.log(`works-api: starting ${count} worker processes (WEB_CONCURRENCY=${count})`);
+function superviseWorkers(count: number, env: NodeJS.ProcessEnv): void {
+  // The primary logs like the workers (JSON lines, or readable ones for a person), so stdout stays one format.
+  let config;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`works-api: invalid configuration: ${error.message}\n`);
+    process.exit(1);
+  }
+  const pretty = resolveLogFormat(config.logFormat, Boolean(process.stdout.isTTY)) === 'pretty';
+  const logger: Logger = createLogger(config.logLevel, pretty ? prettyStdout() : undefined).child({ role: 'primary' });
+  logger.info({ workers: count }, `starting ${count} worker processes (WEB_CONCURRENCY=${count})`);
   const listening = new WeakSet<Worker>();
   let stopping = false;
+  let announced = false;
 
   const fork = () => {
     const worker = cluster.fork();
-    worker.once('listening', () => listening.add(worker));
+    worker.once('listening', (address) => {
+      listening.add(worker);
+      if (announced || !pretty) return;
+      announced = true;
+      const points = entryPoints(`http://${config.host}:${address.port}`);
+      process.stdout.write(`${startupBanner(points, Boolean(config.adminToken)).join('\n')}\n`);
+    });
   };
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) {
@@ -56,11 +80,11 @@ function superviseWorkers(count: number): void {
     }
     if (!listening.has(worker)) {
       // It died while starting (bad configuration, database unreachable): the others will too, so stop.
-      console.error(`works-api: worker ${worker.process.pid} failed to start (exit ${code ?? signal}); stopping`);
+      logger.error({ worker: worker.process.pid, exit: code ?? signal }, 'a worker failed to start; stopping');
       stop('SIGTERM', 1);
       return;
     }
-    console.error(`works-api: worker ${worker.process.pid} died (exit ${code ?? signal}); starting another`);
+    logger.error({ worker: worker.process.pid, exit: code ?? signal }, 'a worker died; starting another');
     fork();
   });
 
@@ -74,7 +98,10 @@ function superviseWorkers(count: number): void {
     // SIGINT would skip their graceful shutdown.
     for (const worker of alive) worker.process.kill('SIGTERM');
     setTimeout(() => {
-      console.error(`works-api: workers still running ${SHUTDOWN_GRACE_MS} ms after ${signal}; killing them`);
+      logger.error(
+        { signal, graceMs: SHUTDOWN_GRACE_MS },
+        'workers still running after the grace period; killing them',
+      );
       for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
       process.exit(1);
     }, SHUTDOWN_GRACE_MS).unref();

@@ -9,10 +9,12 @@ describe('loadConfig', () => {
       database: { kind: 'pglite', dataDir: path.join(repoRoot, '.data/pglite') },
       adminToken: undefined,
       logLevel: 'info',
+      logFormat: 'auto',
       rateLimitPerMinute: 600,
       redis: undefined,
       corsOrigins: [],
       shutdownTimeoutMs: 10_000,
+      webhooks: { allowPrivateUrls: false, dispatcher: true, pollIntervalMs: 1000 },
     });
   });
 
@@ -23,27 +25,40 @@ describe('loadConfig', () => {
       DATABASE_URL: 'postgresql://app:pw@db:5432/works',
       ADMIN_TOKEN: 'a-long-operator-token',
       LOG_LEVEL: 'warn',
+      LOG_FORMAT: 'json',
       RATE_LIMIT_PER_MINUTE: '0',
       REDIS_URL: 'rediss://:pw@cache:6380/2',
       REDIS_PREFIX: 'prod:',
       CORS_ORIGINS: ' https://app.example.com ,http://localhost:5173,',
       SHUTDOWN_TIMEOUT_MS: '30000',
       PGLITE_DIR: '',
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_DISPATCHER: 'false',
+      WEBHOOK_POLL_INTERVAL_MS: '250',
     });
     expect(config).toMatchObject({
       port: 8080,
       host: '0.0.0.0',
       database: { kind: 'postgres', url: 'postgresql://app:pw@db:5432/works' },
       logLevel: 'warn',
+      logFormat: 'json',
       rateLimitPerMinute: 0,
       redis: { url: 'rediss://:pw@cache:6380/2', prefix: 'prod:' },
       corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
       shutdownTimeoutMs: 30_000,
+      webhooks: { allowPrivateUrls: true, dispatcher: false, pollIntervalMs: 250 },
     });
   });
 
+  it('takes only true or false for webhook switches', () => {
+    expect(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE_URLS: 'yes' })).toThrow(
+      'WEBHOOK_ALLOW_PRIVATE_URLS must be true or false (got "yes")',
+    );
+  });
+
   it('throws one ConfigError naming every bad variable, never echoing a secret', () => {
-    const attempt = () => loadConfig({ PORT: '3000x', REDIS_URL: 'memcached://:pw-secret@x', ADMIN_TOKEN: 'short-secret' });
+    const attempt = () =>
+      loadConfig({ PORT: '3000x', REDIS_URL: 'memcached://:pw-secret@x', ADMIN_TOKEN: 'short-secret' });
     expect(attempt).toThrow(ConfigError);
     expect(attempt).toThrow(
       'PORT must be a whole number from 0 to 65535 (got "3000x"); ADMIN_TOKEN must be at least 16 characters; REDIS_URL must be a redis:// or rediss:// URL',

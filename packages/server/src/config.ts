@@ -7,6 +7,9 @@ export const repoRoot = path.resolve(__dirname, '../../..');
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+/** `auto`: readable lines when stdout is a terminal (a person is watching), JSON lines otherwise. */
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /** Variables whose values are never echoed, not even in an error message. */
 const SECRET_VARIABLES = new Set(['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN']);
@@ -27,11 +30,18 @@ const urlWithScheme = (schemes: string[], message: string) =>
 /** `https://app.example.com,http://localhost:5173` → the exact origins a browser sends. */
 const originList = z
   .string()
-  .transform((value) => value.split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''))
+  .transform((value) =>
+    value
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter((origin) => origin !== ''),
+  )
   .refine(
     (origins) => origins.every((origin) => URL.canParse(origin) && new URL(origin).origin === origin),
     'must be a comma-separated list of origins such as https://app.example.com (scheme, host and port only)',
   );
+
+const flag = z.enum(['true', 'false'], 'must be true or false').transform((value) => value === 'true');
 
 const environment = z.object({
   PORT: wholeNumber(0, 65535).default(3000),
@@ -40,11 +50,15 @@ const environment = z.object({
   PGLITE_DIR: z.string().min(1).default(path.join(repoRoot, '.data/pglite')),
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`).default('info'),
+  LOG_FORMAT: z.enum(LOG_FORMATS, `must be one of ${LOG_FORMATS.join(', ')}`).default('auto'),
   RATE_LIMIT_PER_MINUTE: wholeNumber(0, 1_000_000).default(600),
   REDIS_URL: urlWithScheme(['redis:', 'rediss:'], 'must be a redis:// or rediss:// URL').optional(),
   REDIS_PREFIX: z.string().min(1).max(100, 'must be at most 100 characters').default('works-api:'),
   CORS_ORIGINS: originList.default([]),
   SHUTDOWN_TIMEOUT_MS: wholeNumber(0, 600_000).default(10_000),
+  WEBHOOK_ALLOW_PRIVATE_URLS: flag.default(false),
+  WEBHOOK_DISPATCHER: flag.default(true),
+  WEBHOOK_POLL_INTERVAL_MS: wholeNumber(50, 600_000).default(1000),
 });
 
 export interface Config {
@@ -53,6 +67,7 @@ export interface Config {
   database: DatabaseTarget;
   adminToken?: string;
   logLevel: LogLevel;
+  logFormat: LogFormat;
   /** Requests per minute per API key; 0 turns rate limiting off. */
   rateLimitPerMinute: number;
   /** Rate-limit counters live here when set, so every server process shares one budget per key. */
@@ -61,6 +76,14 @@ export interface Config {
   corsOrigins: string[];
   /** How long a SIGTERM/SIGINT waits for in-flight requests before cutting them off. */
   shutdownTimeoutMs: number;
+  webhooks: {
+    /** Accept http and loopback/private addresses for webhook endpoints (local development and tests only). */
+    allowPrivateUrls: boolean;
+    /** Run the webhook dispatcher in this process (off: the API only, with `pnpm worker` delivering). */
+    dispatcher: boolean;
+    /** How often the dispatcher looks for due deliveries when nothing wakes it sooner. */
+    pollIntervalMs: number;
+  };
 }
 
 /**
@@ -88,10 +111,16 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       : { kind: 'pglite', dataDir: path.resolve(vars.PGLITE_DIR) },
     adminToken: vars.ADMIN_TOKEN,
     logLevel: vars.LOG_LEVEL,
+    logFormat: vars.LOG_FORMAT,
     rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
     redis: vars.REDIS_URL ? { url: vars.REDIS_URL, prefix: vars.REDIS_PREFIX } : undefined,
     corsOrigins: vars.CORS_ORIGINS,
     shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
+    webhooks: {
+      allowPrivateUrls: vars.WEBHOOK_ALLOW_PRIVATE_URLS,
+      dispatcher: vars.WEBHOOK_DISPATCHER,
+      pollIntervalMs: vars.WEBHOOK_POLL_INTERVAL_MS,
+    },
   };
 }
 
@@ -127,6 +156,13 @@ export function describeConfig(config: Config) {
           }`,
     corsOrigins: config.corsOrigins,
     logLevel: config.logLevel,
+    logFormat: config.logFormat,
     shutdownTimeoutMs: config.shutdownTimeoutMs,
+    webhooks: {
+      dispatcher: config.webhooks.dispatcher ? `on, polling every ${config.webhooks.pollIntervalMs} ms` : 'off',
+      urls: config.webhooks.allowPrivateUrls
+        ? 'http and private addresses allowed (WEBHOOK_ALLOW_PRIVATE_URLS)'
+        : 'https, public addresses only',
+    },
   };
 }

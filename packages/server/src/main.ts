@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { ConfigError, describeConfig, describeRedis, loadConfig } from './config';
 import type { RedisConnection } from './http/rate-limit';
-import { startClusterPrimary } from './cluster';
+import { isClusterWorker, startClusterPrimary } from './cluster';
 
 /** A start-up failure the operator can act on: printed as one line, then exit 1. */
 class StartupError extends Error {}
@@ -23,17 +23,31 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env);
   // The rest (Express, Prisma, the validator) loads only once the configuration is known to be good, so a bad
   // value is reported at once.
-  const [{ createApp }, { openDatabase }, { drainServer, Lifecycle }, { startIdempotencyJanitor }, { createLogger }, { connectRedis }] =
-    await Promise.all([
-      import('./app.js'),
-      import('./db/client.js'),
-      import('./http/graceful-shutdown.js'),
-      import('./http/idempotency.js'),
-      import('./http/logger.js'),
-      import('./http/rate-limit.js'),
-    ]);
-  const logger = createLogger(config.logLevel);
-  logger.info({ config: describeConfig(config) }, 'works-api starting');
+  const [
+    { createApp },
+    { openDatabase },
+    { drainServer, Lifecycle },
+    { startIdempotencyJanitor },
+    { createLogger, prettyStdout, resolveLogFormat },
+    { connectRedis },
+    { entryPoints, createUserCommand, startupBanner },
+    { Dispatcher },
+    { answerClientErrors },
+  ] = await Promise.all([
+    import('./app.js'),
+    import('./db/client.js'),
+    import('./http/graceful-shutdown.js'),
+    import('./http/idempotency.js'),
+    import('./http/logger.js'),
+    import('./http/rate-limit.js'),
+    import('./http/entry-points.js'),
+    import('./webhooks/dispatcher.js'),
+    import('./http/client-errors.js'),
+  ]);
+  const pretty = resolveLogFormat(config.logFormat, Boolean(process.stdout.isTTY)) === 'pretty';
+  const logger = createLogger(config.logLevel, pretty ? prettyStdout() : undefined);
+  // Which Node runs it: pnpm scripts run the project's own (Node 24), a bare `node` whatever is on PATH.
+  logger.info({ node: process.version, config: describeConfig(config) }, 'works-api starting');
 
   const database = await openDatabase(config.database).catch((error: unknown) => {
     throw new StartupError(`cannot open the database: ${(error as Error).message}`);
@@ -57,8 +71,10 @@ async function main(): Promise<void> {
     ping: () => database.ping(),
     rateLimit: { perMinute: config.rateLimitPerMinute, store: redis?.store(`${config.redis?.prefix}rl:`) },
     corsOrigins: config.corsOrigins,
+    webhooks: { allowPrivateUrls: config.webhooks.allowPrivateUrls },
   });
   const server = app.listen(config.port, config.host);
+  answerClientErrors(server);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject)).catch(
     async (error: unknown) => {
       await redis?.close();
@@ -67,7 +83,19 @@ async function main(): Promise<void> {
     },
   );
   const janitor = startIdempotencyJanitor(database.prisma, logger);
-  const closeResources = async () => {
+  const dispatcher = config.webhooks.dispatcher
+    ? new Dispatcher({
+        db: database.prisma,
+        logger,
+        allowPrivateUrls: config.webhooks.allowPrivateUrls,
+        pollIntervalMs: config.webhooks.pollIntervalMs,
+      }).start()
+    : undefined;
+  const closeResources = async (deliveriesTimeoutMs = 0) => {
+    // Webhook attempts in flight finish (within the shutdown timeout) and are recorded before the database closes.
+    if (dispatcher && !(await dispatcher.stop(deliveriesTimeoutMs))) {
+      logger.warn('webhook deliveries still in flight were cut off; they are sent again after their lease');
+    }
     await janitor.stop();
     await redis?.close();
     // Always last, and always awaited: PGlite flushes and closes its files here.
@@ -88,10 +116,11 @@ async function main(): Promise<void> {
       { signal, timeoutMs: config.shutdownTimeoutMs },
       'shutting down: not accepting connections, finishing the requests in flight',
     );
+    const started = Date.now();
     void drained
       .then(async (inTime) => {
         if (!inTime) logger.warn({ timeoutMs: config.shutdownTimeoutMs }, 'requests still in flight were cut off');
-        await closeResources();
+        await closeResources(Math.max(0, config.shutdownTimeoutMs - (Date.now() - started)));
         logger.info('shut down: database closed');
         process.exit(inTime ? 0 : 1);
       })
@@ -106,13 +135,16 @@ async function main(): Promise<void> {
     void closeResources().finally(() => process.exit(1));
   });
 
-  const url = `http://${config.host}:${addressPort(server)}`;
-  logger.info({ url: `${url}/v1` }, `works-api listening on ${url}/v1`);
+  const points = entryPoints(`http://${config.host}:${addressPort(server)}`);
+  // One JSON line with every address (and the command to create a first user, as a field); a person at a
+  // terminal gets them as plain lines they can copy. Under WEB_CONCURRENCY the primary prints those, once.
   logger.info(
-    config.adminToken
-      ? `Create a user and an API key: curl -X POST ${url}/v1/admin/users -H "Authorization: Bearer $ADMIN_TOKEN" -H "Content-Type: application/json" -d '{"email":"you@example.com","firstName":"Ada","lastName":"Lovelace"}'`
-      : 'ADMIN_TOKEN is not set, so POST /v1/admin/users is off: restart with ADMIN_TOKEN=<16+ characters> to create users and keys.',
+    { url: points.api, docs: points.docs, openapi: points.openapi, console: points.console },
+    `works-api listening on ${points.api}`,
   );
+  if (pretty && !isClusterWorker())
+    process.stdout.write(`${startupBanner(points, Boolean(config.adminToken)).join('\n')}\n`);
+  else if (config.adminToken) logger.info({ command: createUserCommand(points.api) }, 'create a user and an API key');
   if (heldSignal) stop(heldSignal);
 }
 

@@ -60,7 +60,11 @@ async function authenticate(sql: Sql, authorization: string | undefined): Promis
     [prefix],
   );
   const hash = sha256(presented);
-  if (!key || key.secret_hash.length !== hash.length || !timingSafeEqual(Buffer.from(hash), Buffer.from(key.secret_hash))) {
+  if (
+    !key ||
+    key.secret_hash.length !== hash.length ||
+    !timingSafeEqual(Buffer.from(hash), Buffer.from(key.secret_hash))
+  ) {
     throw new HttpError(401, 'unauthenticated');
   }
   if (key.revoked_at) throw new HttpError(401, 'unauthenticated');
@@ -85,7 +89,12 @@ async function authorize(sql: Sql, actor: Actor, tenantId: string, minimum: keyo
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
 const likePrefix = (prefix: string) => `${prefix.replace(/[\\%_]/g, '\\$&')}%`;
 
-async function withUniqueSlug<T>(name: string, fallback: string, taken: (like: string) => Promise<string[]>, create: (slug: string) => Promise<T>) {
+async function withUniqueSlug<T>(
+  name: string,
+  fallback: string,
+  taken: (like: string) => Promise<string[]>,
+  create: (slug: string) => Promise<T>,
+) {
   // As the server does: the base slug first, the taken ones only after a collision.
   const base = slugify(name, fallback);
   let slug = base;
@@ -131,9 +140,10 @@ async function pageOfWorks(sql: Sql, tenantId: string, limit: number) {
        WHERE w.tenant_id = $1 AND w.discarded_at IS NULL ORDER BY w.id DESC LIMIT $2`,
       [tenantId, limit + 1],
     ),
-    sql.query<{ count: number }>('SELECT count(*)::int AS count FROM works WHERE tenant_id = $1 AND discarded_at IS NULL', [
-      tenantId,
-    ]),
+    sql.query<{ count: number }>(
+      'SELECT count(*)::int AS count FROM works WHERE tenant_id = $1 AND discarded_at IS NULL',
+      [tenantId],
+    ),
   ]);
   const hasNextPage = rows.length > limit;
   const edges = rows.slice(0, limit).map((row) => ({ cursor: cursorOf(row.id), node: presentWork(row, row) }));
@@ -145,7 +155,8 @@ async function createTenant(sql: Sql, actor: Actor, body: { name: string }) {
   const tenant = await withUniqueSlug(
     name,
     'tenant',
-    async (like) => (await sql.query<{ slug: string }>('SELECT slug FROM tenants WHERE slug LIKE $1', [like])).map((r) => r.slug),
+    async (like) =>
+      (await sql.query<{ slug: string }>('SELECT slug FROM tenants WHERE slug LIKE $1', [like])).map((r) => r.slug),
     async (slug) => {
       // The tenant and its owner's membership in one statement: atomic, one round trip.
       const [row] = await sql.query<{ id: string; name: string; slug: string; created_at: Date; updated_at: Date }>(
@@ -205,9 +216,12 @@ async function createWork(sql: Sql, actor: Actor, tenantId: string, body: { name
     name,
     'work',
     async (like) =>
-      (await sql.query<{ slug: string }>('SELECT slug FROM works WHERE tenant_id = $1 AND slug LIKE $2', [tenantId, like])).map(
-        (r) => r.slug,
-      ),
+      (
+        await sql.query<{ slug: string }>('SELECT slug FROM works WHERE tenant_id = $1 AND slug LIKE $2', [
+          tenantId,
+          like,
+        ])
+      ).map((r) => r.slug),
     async (slug) =>
       (
         await sql.query<WorkRow>(
@@ -268,10 +282,10 @@ interface CreateRequestBody {
 
 async function createRequest(sql: Sql, actor: Actor, tenantId: string, workId: string, body: CreateRequestBody) {
   await authorize(sql, actor, tenantId, 'member');
-  const [work] = await sql.query<{ discarded_at: Date | null }>('SELECT discarded_at FROM works WHERE id = $1 AND tenant_id = $2', [
-    workId,
-    tenantId,
-  ]);
+  const [work] = await sql.query<{ discarded_at: Date | null }>(
+    'SELECT discarded_at FROM works WHERE id = $1 AND tenant_id = $2',
+    [workId, tenantId],
+  );
   if (!work) throw new HttpError(404, 'not_found');
   if (work.discarded_at) throw new HttpError(409, 'work_discarded');
   const [row] = await sql.query<RequestRow>(
@@ -299,7 +313,15 @@ const actionSets: Record<Action, string> = {
   validate: "validated_at = $3, validation = 'standard'",
 };
 
-async function actOnRequest(sql: Sql, actor: Actor, tenantId: string, workId: string, requestId: string, action: Action, note?: string) {
+async function actOnRequest(
+  sql: Sql,
+  actor: Actor,
+  tenantId: string,
+  workId: string,
+  requestId: string,
+  action: Action,
+  note?: string,
+) {
   await authorize(sql, actor, tenantId, 'member');
   type Current = RequestRow & { work_discarded_at: Date | null; first_name: string; last_name: string; email: string };
   const [current] = await sql.query<Current>(
@@ -315,7 +337,10 @@ async function actOnRequest(sql: Sql, actor: Actor, tenantId: string, workId: st
   if (decision.kind === 'conflict') throw new HttpError(409, 'invalid_transition');
   const now = new Date();
   const updated = await sql.transaction(async (tx) => {
-    const params = action === 'confirm' ? [requestId, current.status, now, note ?? null, decision.to] : [requestId, current.status, now, decision.to];
+    const params =
+      action === 'confirm'
+        ? [requestId, current.status, now, note ?? null, decision.to]
+        : [requestId, current.status, now, decision.to];
     const next = action === 'confirm' ? '$5' : '$4';
     const [row] = await tx.query<RequestRow>(
       `UPDATE requests SET status = ${next}, updated_at = $3, ${actionSets[action]}
@@ -360,7 +385,8 @@ async function route(sql: Sql, req: IncomingMessage): Promise<{ status: number; 
   if (parts[0] !== 'v1' || parts[1] !== 'tenants') throw new HttpError(404, 'not_found');
   const actor = await authenticate(sql, req.headers.authorization);
   const [, , tenantId, works, workId, requests, requestId, action] = parts;
-  for (const id of [tenantId, workId, requestId]) if (id !== undefined && !UUID.test(id)) throw new HttpError(404, 'not_found');
+  for (const id of [tenantId, workId, requestId])
+    if (id !== undefined && !UUID.test(id)) throw new HttpError(404, 'not_found');
   const method = req.method;
   if (tenantId === undefined && method === 'POST') {
     const tenant = await createTenant(sql, actor, (await readJson(req)) as { name: string });
@@ -383,7 +409,11 @@ async function route(sql: Sql, req: IncomingMessage): Promise<{ status: number; 
   if (tenantId !== undefined && workId !== undefined && requests === 'requests') {
     if (requestId === undefined && method === 'POST') {
       const request = await createRequest(sql, actor, tenantId, workId, (await readJson(req)) as CreateRequestBody);
-      return { status: 201, body: { request }, location: `/v1/tenants/${tenantId}/works/${workId}/requests/${request.id}` };
+      return {
+        status: 201,
+        body: { request },
+        location: `/v1/tenants/${tenantId}/works/${workId}/requests/${request.id}`,
+      };
     }
     if (requestId !== undefined && method === 'PUT' && (action === 'confirm' || action === 'validate')) {
       const body = (await readJson(req)) as { answer?: string } | undefined;
@@ -395,7 +425,10 @@ async function route(sql: Sql, req: IncomingMessage): Promise<{ status: number; 
 
 function send(res: ServerResponse, status: number, body: unknown, contentType = 'application/json', location?: string) {
   const json = JSON.stringify(body);
-  const headers: Record<string, string | number> = { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(json) };
+  const headers: Record<string, string | number> = {
+    'Content-Type': contentType,
+    'Content-Length': Buffer.byteLength(json),
+  };
   if (location) headers.Location = location;
   res.writeHead(status, headers).end(json);
 }
@@ -414,7 +447,9 @@ async function main() {
       },
     );
   });
-  server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => console.log(`baseline listening on ${JSON.stringify(server.address())}`));
+  server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () =>
+    console.log(`baseline listening on ${JSON.stringify(server.address())}`),
+  );
   const stop = () => {
     server.close();
     server.closeIdleConnections();

@@ -17,7 +17,9 @@ export function postgresSql(url: string): Sql {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const result = await work({ query: async <Row>(text: string, params?: unknown[]) => (await client.query(text, params)).rows as Row[] });
+        const result = await work({
+          query: async <Row>(text: string, params?: unknown[]) => (await client.query(text, params)).rows as Row[],
+        });
         await client.query('COMMIT');
         return result;
       } catch (error) {
@@ -38,7 +40,9 @@ export async function pgliteSql(dataDir: string): Promise<Sql> {
   return {
     query: async <Row>(text: string, params?: unknown[]) => (await pglite.query<Row>(text, params)).rows,
     transaction: (work) =>
-      pglite.transaction((tx) => work({ query: async <Row>(text: string, params?: unknown[]) => (await tx.query<Row>(text, params)).rows })),
+      pglite.transaction((tx) =>
+        work({ query: async <Row>(text: string, params?: unknown[]) => (await tx.query<Row>(text, params)).rows }),
+      ),
     close: () => pglite.close(),
   };
 }

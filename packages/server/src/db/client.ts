@@ -1,10 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { Pool } from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import type { SqlDriverAdapterFactory } from '@prisma/client/runtime/client';
 import { PrismaClient } from './generated/client';
 import { applyMigrations, pgliteSession, withPgSession } from './migrate';
+import { createPgPool } from './pg-pool';
+import { lockPgliteFolder } from './pglite-lock';
 import { attachPlainStatement } from './plain-statement';
 
 export type Db = PrismaClient;
@@ -14,8 +16,7 @@ export type Db = PrismaClient;
  * `loadDataDir` starts it from a dump, which tests use to skip initdb).
  */
 export type DatabaseTarget =
-  | { kind: 'postgres'; url: string }
-  | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob };
+  { kind: 'postgres'; url: string } | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob };
 
 export interface Database {
   readonly prisma: Db;
@@ -32,15 +33,13 @@ export interface Database {
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   if (target.kind === 'postgres') {
     const migrated = await withPgSession(target.url, (session) => applyMigrations(session));
-    // Our own pool, so that plain statements share Prisma's connections.
-    const pool = new Pool({ connectionString: target.url });
-    // A connection the server drops while idle (restart, terminated backend) is an 'error' on the pool, fatal to
-    // the process when nobody listens. Prisma's adapter listens only while Prisma is connected; pg has already
-    // discarded the dead connection and the next query opens another, so there is nothing more to do (/readyz
-    // reports an outage).
-    pool.on('error', () => undefined);
+    // Our own pool, so that plain statements share Prisma's connections; made to survive outages (pg-pool.ts).
+    const pool = createPgPool({ connectionString: target.url });
     const prisma = newClient(new PrismaPg(pool));
-    attachPlainStatement(prisma, async (text, values) => (await pool.query(text, [...values])).rows);
+    attachPlainStatement(
+      prisma,
+      async <Row>(text: string, values: readonly unknown[]) => (await pool.query(text, [...values])).rows as Row[],
+    );
     await prisma.$connect();
     return databaseOf(prisma, 'postgres', migrated, async () => {
       await prisma.$disconnect();
@@ -48,22 +47,46 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     });
   }
   if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
-  const pglite = new PGlite(target.dataDir, target.loadDataDir ? { loadDataDir: target.loadDataDir } : {});
-  const migrated = await applyMigrations(pgliteSession(pglite));
-  // pglite-prisma-adapter is typed against an older @prisma/driver-adapter-utils; the runtime contract is the same.
-  const prisma = newClient(new PrismaPGlite(pglite) as unknown as PrismaPg);
-  attachPlainStatement(prisma, async <Row>(text: string, values: readonly unknown[]) => (await pglite.query<Row>(text, [...values])).rows);
-  return databaseOf(prisma, 'pglite', migrated, async () => {
-    await prisma.$disconnect();
-    await pglite.close();
-  });
+  // One process per folder: a second one would silently lose writes (pglite-lock.ts).
+  const lock = target.dataDir ? lockPgliteFolder(target.dataDir) : undefined;
+  try {
+    const pglite = new PGlite(target.dataDir, target.loadDataDir ? { loadDataDir: target.loadDataDir } : {});
+    const migrated = await applyMigrations(pgliteSession(pglite));
+    const prisma = newClient(new PrismaPGlite(pglite));
+    attachPlainStatement(
+      prisma,
+      async <Row>(text: string, values: readonly unknown[]) => (await pglite.query<Row>(text, [...values])).rows,
+    );
+    return databaseOf(prisma, 'pglite', migrated, async () => {
+      await prisma.$disconnect();
+      await pglite.close();
+      lock?.release();
+    });
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
 }
 
-// Errors are turned into problem+json, never printed: 'minimal' also spares the stack trace Prisma otherwise
-// captures on every call to point at the caller's line.
-const newClient = (adapter: PrismaPg): PrismaClient => new PrismaClient({ adapter, errorFormat: 'minimal' });
+/**
+ * Prisma 7 compiles each query shape into a plan once (in WebAssembly, 0.3–1 ms of CPU) and keeps the plan in an
+ * LRU; a hit skips the compile. The server has a few hundred shapes at most (values are parameters, not part of
+ * the shape), so Prisma's default of 1,000 keeps every one of them with room to spare, for a few MB. 0 would
+ * turn the cache off; we name it so that nobody does by accident.
+ */
+export const QUERY_PLAN_CACHE_SIZE = 1_000;
 
-function databaseOf(prisma: Db, kind: DatabaseTarget['kind'], migrated: string[], close: () => Promise<void>): Database {
+// Errors are turned into problem+json, never printed: 'minimal' also spares the stack trace Prisma 7 still captures
+// on every call to point at the caller's line (its default outside NODE_ENV=production).
+const newClient = (adapter: SqlDriverAdapterFactory): PrismaClient =>
+  new PrismaClient({ adapter, errorFormat: 'minimal', queryPlanCacheMaxSize: QUERY_PLAN_CACHE_SIZE });
+
+function databaseOf(
+  prisma: Db,
+  kind: DatabaseTarget['kind'],
+  migrated: string[],
+  close: () => Promise<void>,
+): Database {
   let closing: Promise<void> | undefined;
   return {
     prisma,

@@ -65,7 +65,10 @@ export async function claimIdempotencyKey(
     const abandoned = row.status === null && now.getTime() - row.lockedAt.getTime() > IDEMPOTENCY_LOCK_TIMEOUT_MS;
     if (expired || (abandoned && sameBody)) {
       // Retake it only if nobody else did since we read it.
-      const taken = await db.idempotencyKey.updateMany({ where: { ...id, lockedAt: row.lockedAt, status: row.status }, data: fresh });
+      const taken = await db.idempotencyKey.updateMany({
+        where: { ...id, lockedAt: row.lockedAt, status: row.status },
+        data: fresh,
+      });
       if (taken.count === 1) return { kind: 'claimed', lockedAt: now };
       continue;
     }

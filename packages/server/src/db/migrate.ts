@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { Client } from 'pg';
 
-/** prisma/migrations: one folder per migration, written by `prisma migrate diff` (see the README). */
+/** prisma/migrations: one folder per migration, written by `pnpm db:migration` (see the README). */
 export const migrationsDir = path.resolve(__dirname, '../../../../prisma/migrations');
 
 /** The little a migration needs from a connection: run a script, run a query. */
@@ -62,7 +62,8 @@ export async function applyMigrations(session: SqlSession, migrations = readMigr
     for (const migration of migrations) {
       const checksum = applied.get(migration.name);
       if (checksum !== undefined) {
-        if (checksum !== migration.checksum) throw new Error(`migration ${migration.name} was edited after it was applied`);
+        if (checksum !== migration.checksum)
+          throw new Error(`migration ${migration.name} was edited after it was applied`);
         continue;
       }
       await session.exec('BEGIN');

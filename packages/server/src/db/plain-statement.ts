@@ -3,9 +3,10 @@ import type { PrismaClient } from './generated/client';
 /**
  * A parameterised statement sent straight to the driver Prisma itself uses (the same pg pool, or the same PGlite).
  *
- * For the two lookups every request makes (the API key, the caller's membership). Each Prisma 6.19 call, `$queryRaw`
- * included, compiles a query plan in WebAssembly and interprets it: about 0.45 ms of CPU on top of the 0.2 ms the
- * driver costs (measured with `pnpm bench`), which on these two lookups was a fifth of a request's CPU time.
+ * For the two lookups every request makes (the API key, the caller's membership). Prisma 7's plan cache skips the
+ * compile, but a Prisma call still interprets its plan and maps the rows: done through `findUnique` instead, the two
+ * lookups cost 0.1-0.4 ms more CPU per request (`pnpm bench --against`, same run, 3 rounds: lower in all 18
+ * scenario-rounds, 10-30% of a request's CPU).
  */
 export type PlainStatement = <Row>(text: string, values: readonly unknown[]) => Promise<Row[]>;
 

@@ -17,6 +17,7 @@ describe('roles', () => {
       renameTenant: 'admin',
       manageWorks: 'admin',
       manageMembers: 'admin',
+      manageWebhooks: 'admin',
       manageOwners: 'owner',
     });
   });

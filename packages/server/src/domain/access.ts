@@ -18,6 +18,8 @@ export const minimumRole = {
   renameTenant: 'admin',
   manageWorks: 'admin',
   manageMembers: 'admin',
+  /** Webhook endpoints carry signing secrets and see every event of the tenant. */
+  manageWebhooks: 'admin',
   /** Granting, changing or taking away the owner role (on top of manageMembers). */
   manageOwners: 'owner',
 } as const satisfies Record<string, Role>;
@@ -63,6 +65,9 @@ export async function authorize(db: Db, actor: Actor, tenantId: string, permissi
 export function requirePermission(caller: Membership, permission: Permission, detail?: string): void {
   const needed = minimumRole[permission];
   if (!roleAtLeast(caller.role, needed)) {
-    throw new ProblemError('forbidden', detail ?? `This operation needs the ${needed === 'admin' ? 'owner or admin' : needed} role.`);
+    throw new ProblemError(
+      'forbidden',
+      detail ?? `This operation needs the ${needed === 'admin' ? 'owner or admin' : needed} role.`,
+    );
   }
 }

@@ -5,7 +5,9 @@
 export const problemCodes = {
   validation_failed: { status: 400, title: 'Invalid request' },
   malformed_json: { status: 400, title: 'Malformed JSON' },
+  malformed_request: { status: 400, title: 'Malformed request' },
   invalid_cursor: { status: 400, title: 'Invalid cursor' },
+  webhook_url_not_allowed: { status: 400, title: 'Webhook URL not allowed' },
   unauthenticated: { status: 401, title: 'Unauthenticated' },
   forbidden: { status: 403, title: 'Forbidden' },
   not_found: { status: 404, title: 'Not found' },
@@ -19,10 +21,12 @@ export const problemCodes = {
   precondition_failed: { status: 412, title: 'Precondition failed' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  headers_too_large: { status: 431, title: 'Request header fields too large' },
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused' },
   rate_limited: { status: 429, title: 'Too many requests' },
   internal_error: { status: 500, title: 'Internal server error' },
   not_ready: { status: 503, title: 'Service unavailable' },
+  service_unavailable: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ProblemCode = keyof typeof problemCodes;

@@ -6,7 +6,17 @@ export const SLUG_MAX_LENGTH = 60;
 
 // Letters that Unicode decomposition does not fold to ASCII on its own.
 const extraFolds: Record<string, string> = {
-  ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ð: 'd', þ: 'th', ł: 'l', ı: 'i', ħ: 'h', ŧ: 't',
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ł: 'l',
+  ı: 'i',
+  ħ: 'h',
+  ŧ: 't',
 };
 
 export function slugify(name: string, fallback: string): string {
@@ -20,15 +30,17 @@ export function slugify(name: string, fallback: string): string {
 }
 
 /**
- * The first free slug among `base`, `base-2`, `base-3`, … given the slugs already taken that start with `base`.
- * The base is shortened when needed so that a suffixed slug still fits in 60 characters.
+ * The first free slug among `base`, `base-2`, `base-3`, … given the slugs already taken that start with `base`
+ * (with `skip`, the one after `skip` other free ones). The base is shortened when needed so that a suffixed slug
+ * still fits in 60 characters.
  */
-export function nextFreeSlug(base: string, taken: ReadonlySet<string>): string {
-  if (!taken.has(base)) return base;
+export function nextFreeSlug(base: string, taken: ReadonlySet<string>, skip = 0): string {
+  let free = 0;
+  if (!taken.has(base) && free++ === skip) return base;
   for (let n = 2; ; n++) {
     const suffix = `-${n}`;
     const candidate = trimDashes(base.slice(0, SLUG_MAX_LENGTH - suffix.length)) + suffix;
-    if (!taken.has(candidate)) return candidate;
+    if (!taken.has(candidate) && free++ === skip) return candidate;
   }
 }
 

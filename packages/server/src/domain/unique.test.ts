@@ -36,16 +36,42 @@ describe('createWithUniqueSlug', () => {
 
   it('passes on errors other than a unique violation', async () => {
     const failure = new Error('connection lost');
-    await expect(createWithUniqueSlug('Acme', 'tenant', async () => [], async () => Promise.reject(failure))).rejects.toBe(failure);
+    await expect(
+      createWithUniqueSlug(
+        'Acme',
+        'tenant',
+        async () => [],
+        async () => Promise.reject(failure),
+      ),
+    ).rejects.toBe(failure);
   });
 
-  it('gives up after five collisions in a row', async () => {
+  it('gives up after twenty collisions in a row', async () => {
     let attempts = 0;
     const create = async () => {
       attempts++;
       throw uniqueViolation();
     };
-    await expect(createWithUniqueSlug('Acme', 'tenant', async () => [], create)).rejects.toMatchObject({ code: 'P2002' });
-    expect(attempts).toBe(5);
+    await expect(createWithUniqueSlug('Acme', 'tenant', async () => [], create)).rejects.toMatchObject({
+      code: 'P2002',
+    });
+    expect(attempts).toBe(20);
+  });
+
+  it('numbers eight creations of one name at once without gaps', async () => {
+    const t = table([]);
+    const created = await Promise.all(
+      Array.from({ length: 8 }, () => createWithUniqueSlug('Acme', 'tenant', t.taken, t.create)),
+    );
+    expect(created.sort()).toEqual(['acme', 'acme-2', 'acme-3', 'acme-4', 'acme-5', 'acme-6', 'acme-7', 'acme-8']);
+  });
+
+  it('gets 30 concurrent creations of one name all created, under 30 different slugs', async () => {
+    const t = table([]);
+    // Each creation reads the taken slugs and then inserts, as against the database: all 30 interleave.
+    const created = await Promise.all(
+      Array.from({ length: 30 }, () => createWithUniqueSlug('Acme', 'tenant', t.taken, t.create)),
+    );
+    expect(new Set(created).size).toBe(30);
   });
 });

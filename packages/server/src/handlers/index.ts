@@ -20,6 +20,15 @@ import { createTenant } from './tenants/create-tenant';
 import { getTenant } from './tenants/get-tenant';
 import { listTenants } from './tenants/list-tenants';
 import { updateTenant } from './tenants/update-tenant';
+import { createWebhookEndpoint } from './webhooks/create-webhook-endpoint';
+import { deleteWebhookEndpoint } from './webhooks/delete-webhook-endpoint';
+import { getWebhookEndpoint } from './webhooks/get-webhook-endpoint';
+import { listWebhookDeliveries } from './webhooks/list-webhook-deliveries';
+import { listWebhookEndpoints } from './webhooks/list-webhook-endpoints';
+import { retryWebhookDelivery } from './webhooks/retry-webhook-delivery';
+import { rotateWebhookEndpointSecret } from './webhooks/rotate-webhook-endpoint-secret';
+import { testWebhookEndpoint } from './webhooks/test-webhook-endpoint';
+import { updateWebhookEndpoint } from './webhooks/update-webhook-endpoint';
 import { createWork } from './works/create-work';
 import { discardWork } from './works/discard-work';
 import { getWork } from './works/get-work';
@@ -56,4 +65,13 @@ export const handlers = {
   confirmRequest,
   earlyValidateRequest,
   validateRequest,
+  listWebhookEndpoints,
+  createWebhookEndpoint,
+  getWebhookEndpoint,
+  updateWebhookEndpoint,
+  deleteWebhookEndpoint,
+  rotateWebhookEndpointSecret,
+  testWebhookEndpoint,
+  listWebhookDeliveries,
+  retryWebhookDelivery,
 } satisfies HandlerMap;

@@ -43,7 +43,9 @@ export function docsRoutes(files: { spec?: string; docs?: string } = {}): Router
  * exactly those scripts, by hash, and nothing from elsewhere: no CDN, no telemetry, no frames.
  */
 export function contentSecurityPolicy(html: string): string {
-  const hashes = inlineScripts(html).map((script) => `'sha256-${createHash('sha256').update(script, 'utf8').digest('base64')}'`);
+  const hashes = inlineScripts(html).map(
+    (script) => `'sha256-${createHash('sha256').update(script, 'utf8').digest('base64')}'`,
+  );
   return [
     "default-src 'none'",
     `script-src ${hashes.join(' ')}`,
@@ -68,7 +70,8 @@ export function inlineScripts(html: string): string[] {
   return scripts;
 }
 
-function secureHtml(res: Response, policy: string): void {
+/** Headers of every HTML page we serve (the reference, the console): its CSP, no sniffing, no referrer, no opener. */
+export function secureHtml(res: Response, policy: string): void {
   res
     .set('Content-Security-Policy', policy)
     .set('X-Content-Type-Options', 'nosniff')
@@ -76,9 +79,12 @@ function secureHtml(res: Response, policy: string): void {
     .set('Cross-Origin-Opener-Policy', 'same-origin');
 }
 
-const entityTag = (bytes: Buffer): string => `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
+/** A strong ETag for a file's bytes. */
+export const entityTag = (bytes: Buffer): string =>
+  `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
 
-function readIfPresent(file: string): Buffer | undefined {
+/** A file's bytes, or undefined when it is not there (a build that has not run). */
+export function readIfPresent(file: string): Buffer | undefined {
   try {
     return readFileSync(file);
   } catch (error) {

@@ -24,7 +24,10 @@ const TAG = /(W\/)?"[\x21\x23-\x7E\x80-\xFF]*"/g;
 /** `*`, or the tags of an `If-Match` / `If-None-Match` list (RFC 9110 §13.1). */
 function parseTags(header: string): '*' | Array<{ weak: boolean; opaque: string }> {
   if (header.trim() === '*') return '*';
-  return Array.from(header.matchAll(TAG), ([tag, weak]) => ({ weak: weak !== undefined, opaque: tag.slice(weak ? 2 : 0) }));
+  return Array.from(header.matchAll(TAG), ([tag, weak]) => ({
+    weak: weak !== undefined,
+    opaque: tag.slice(weak ? 2 : 0),
+  }));
 }
 
 /**

@@ -4,7 +4,9 @@ import type { HandlerMap } from './handler';
 
 describe('handler map', () => {
   it('has exactly one handler per operation of the contract', () => {
-    const operationIds = loadSpec().operations.map((operation) => operation.operationId).sort();
+    const operationIds = loadSpec()
+      .operations.map((operation) => operation.operationId)
+      .sort();
     expect(Object.keys(handlers).sort()).toEqual(operationIds);
   });
 

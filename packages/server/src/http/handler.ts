@@ -1,6 +1,7 @@
 import type { operations } from '@works-api/api-types';
 import type { Db } from '../db/client';
 import type { Actor } from '../domain/access';
+import type { WebhookSettings } from '../domain/webhooks/endpoints';
 
 /**
  * Handlers are typed by operationId from the generated types: their params, query and body are what the
@@ -22,7 +23,7 @@ type BodyOf<K extends OperationId> =
       ? JsonOf<NonNullable<Body>> | undefined
       : never;
 
-type SuccessStatus = 200 | 201 | 204;
+type SuccessStatus = 200 | 201 | 202 | 204;
 type SuccessOf<K extends OperationId> = Extract<keyof Operation<K>['responses'], SuccessStatus>;
 
 export type HandlerResult<K extends OperationId> = {
@@ -41,6 +42,8 @@ export interface HandlerContext<K extends OperationId> {
   /** The caller (absent on operator routes, which no user calls). */
   actor: K extends AdminOperationId ? null : Actor;
   db: Db;
+  /** How webhook endpoint URLs are checked (WEBHOOK_ALLOW_PRIVATE_URLS). */
+  webhooks: WebhookSettings;
   /**
    * The caller's `If-Match`, as a test of the resource's current representation (pass it to the domain, which
    * applies it atomically with the change). Undefined when the request has none or the operation takes none.

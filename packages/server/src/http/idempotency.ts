@@ -9,6 +9,7 @@ import {
   releaseIdempotencyKey,
   type StoredResponse,
 } from '../db/idempotency-keys';
+import { isDatabaseOutage, mayBeDatabaseOutage, type OutageMonitor } from '../db/outage';
 import { ProblemError } from '../domain/errors';
 import { entityTag, resourceOf } from './etag';
 import type { Logger } from './logger';
@@ -35,7 +36,11 @@ export function canonicalJson(value: unknown): string {
  * its response before sending it; a retry with the same key and body gets that response again, marked
  * `Idempotent-Replayed: true`, and creates nothing. A 5xx gives the key back so the retry runs again.
  */
-export function idempotentCreation(db: Db, logger: Logger, options: { etag: boolean }): RequestHandler {
+export function idempotentCreation(
+  db: Db,
+  logger: Logger,
+  options: { etag: boolean; outage: OutageMonitor },
+): RequestHandler {
   return async (req, res, next) => {
     const key = req.headers['idempotency-key'];
     if (typeof key !== 'string') return next();
@@ -65,7 +70,11 @@ export function idempotentCreation(db: Db, logger: Logger, options: { etag: bool
     const send = res.send;
     res.send = function storeThenSend(body?: unknown) {
       res.send = send;
-      const text = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : JSON.stringify(body);
+      const text = Buffer.isBuffer(body)
+        ? body.toString('utf8')
+        : typeof body === 'string'
+          ? body
+          : JSON.stringify(body);
       const status = res.statusCode;
       const stored: StoredResponse = {
         status,
@@ -74,9 +83,17 @@ export function idempotentCreation(db: Db, logger: Logger, options: { etag: bool
         body: text,
       };
       const saving =
-        status >= 500 ? releaseIdempotencyKey(db, id, claim.lockedAt) : completeIdempotencyKey(db, id, claim.lockedAt, stored);
+        status >= 500
+          ? releaseIdempotencyKey(db, id, claim.lockedAt)
+          : completeIdempotencyKey(db, id, claim.lockedAt, stored);
       saving
-        .catch((error: unknown) => logger.error({ err: error, reqId: req.id }, 'could not store the idempotent response'))
+        .catch(async (error: unknown) => {
+          // During an outage the monitor logs it once; a line per request would flood the log.
+          if (isDatabaseOutage(error) || (mayBeDatabaseOutage(error) && (await options.outage.isDown()))) {
+            return void options.outage.report(error);
+          }
+          logger.error({ err: error, reqId: req.id }, 'could not store the idempotent response');
+        })
         .finally(() => send.call(res, body));
       return res;
     };

@@ -1,5 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
-import type { LogLevel } from '../config';
+import type { LogFormat, LogLevel } from '../config';
 
 export type { Logger };
 
@@ -26,7 +26,27 @@ export const REDACTED_PATHS = [
   'token',
 ];
 
-/** Structured JSON logs, one object per line (pino), with secrets redacted. */
+/**
+ * JSON lines for machines (log shipping, `docker logs | jq`), readable lines for a person at a terminal: `auto`
+ * picks by whether stdout is a TTY. Under `pnpm dev` stdout is piped through turbo, so its script asks for pretty.
+ */
+export function resolveLogFormat(format: LogFormat, stdoutIsTTY: boolean): 'json' | 'pretty' {
+  if (format !== 'auto') return format;
+  return stdoutIsTTY ? 'pretty' : 'json';
+}
+
+/** Readable lines on stdout (pino-pretty, synchronous like the JSON destination): time, level, message, fields. */
+export function prettyStdout(
+  colorize = Boolean(process.stdout.isTTY),
+  destination: NodeJS.WritableStream | number = 1,
+): DestinationStream {
+  // Loaded only when asked for: a production process writing JSON never loads it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const pretty = require('pino-pretty') as typeof import('pino-pretty');
+  return pretty({ sync: true, colorize, destination, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+}
+
+/** Structured logs, one object per line (pino), with secrets redacted: JSON, or pretty for a person. */
 export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
   return pino(
     {

@@ -1,9 +1,16 @@
-import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { type FieldError, ProblemError, type ProblemCode, type ProblemExtensions, problemCodes } from '../domain/errors';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import { isDatabaseOutage, mayBeDatabaseOutage, OUTAGE_RETRY_AFTER_SECONDS, type OutageMonitor } from '../db/outage';
+import {
+  type FieldError,
+  ProblemError,
+  type ProblemCode,
+  type ProblemExtensions,
+  problemCodes,
+} from '../domain/errors';
 
 /** Problem details (RFC 9457) for every error, whoever raised it: our domain, the validator or the body parser. */
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
-const PROBLEM_TYPE_BASE = 'https://works-api.dev/problems/';
+export const PROBLEM_TYPE_BASE = 'https://works-api.dev/problems/';
 
 export function sendProblem(
   res: Response,
@@ -14,10 +21,14 @@ export function sendProblem(
 ): void {
   const { status, title } = problemCodes[code];
   if (code === 'unauthenticated') res.setHeader('WWW-Authenticate', 'Bearer realm="works-api"');
-  res
-    .status(status)
-    .type(PROBLEM_CONTENT_TYPE)
-    .send(JSON.stringify({ type: PROBLEM_TYPE_BASE + code, title, status, detail, instance, code, ...extensions }));
+  const body = { type: PROBLEM_TYPE_BASE + code, title, status, detail, instance, code, ...extensions };
+  (res.app.locals as ProblemLocals).checkProblem?.(res.req, body);
+  res.status(status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
+}
+
+/** Set by the app when it validates responses (tests): sees every problem before it is sent. */
+export interface ProblemLocals {
+  checkProblem?: (req: Request, body: { status: number; code: string }) => void;
 }
 
 /** Unknown routes outside the contract's base path. */
@@ -31,10 +42,20 @@ interface HttpLikeError {
   type?: string;
   message?: string;
   errors?: Array<{ path?: string; message?: string }>;
+  /** express-openapi-validator's 405 carries `Allow` (the path's methods, in lower case). */
+  headers?: { Allow?: string };
+}
+
+interface Classified {
+  code: ProblemCode;
+  detail: string;
+  errors?: FieldError[];
+  /** RFC 9110: a 405 lists the methods the path does allow. */
+  allow?: string;
 }
 
 /** Maps an error raised by express.json() or express-openapi-validator to one of our problem codes. */
-function classify(error: HttpLikeError): { code: ProblemCode; detail: string; errors?: FieldError[] } | undefined {
+function classify(error: HttpLikeError): Classified | undefined {
   if (error.type === 'entity.parse.failed') return { code: 'malformed_json', detail: 'The body is not valid JSON.' };
   if (error.type === 'entity.too.large') return { code: 'payload_too_large', detail: 'The body is over 65536 bytes.' };
   if (error.type === 'charset.unsupported' || error.type === 'encoding.unsupported') {
@@ -49,8 +70,14 @@ function classify(error: HttpLikeError): { code: ProblemCode; detail: string; er
       };
     case 404:
       return { code: 'not_found', detail: 'No such route.' };
-    case 405:
-      return { code: 'method_not_allowed', detail: 'This route does not support that method.' };
+    case 405: {
+      const allow = (error.headers?.Allow ?? '')
+        .split(',')
+        .map((method) => method.trim().toUpperCase())
+        .filter(Boolean)
+        .join(', ');
+      return { code: 'method_not_allowed', detail: `This route allows ${allow || 'no method'}.`, allow };
+    }
     case 413:
       return { code: 'payload_too_large', detail: 'The body is over 65536 bytes.' };
     case 415:
@@ -60,16 +87,39 @@ function classify(error: HttpLikeError): { code: ProblemCode; detail: string; er
   }
 }
 
-export function problemHandler(onBug: (error: unknown, req: Parameters<ErrorRequestHandler>[1]) => void): ErrorRequestHandler {
+/**
+ * The last error handler: our domain's problems, the body parser's and validator's errors, a database outage
+ * (503 with Retry-After, logged once per outage by `outage`), and anything else, which is a bug (500).
+ */
+export function problemHandler(
+  outage: OutageMonitor,
+  onBug: (error: unknown, req: Parameters<ErrorRequestHandler>[1]) => void,
+): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);
     const instance = req.originalUrl.split('?')[0] ?? req.path;
     if (error instanceof ProblemError) return sendProblem(res, error.code, error.detail, instance, error.extensions);
-    const known = typeof error === 'object' && error !== null ? classify(error as HttpLikeError) : undefined;
+    const known = typeof error === 'object' && error !== null ? classify(error) : undefined;
     if (known) {
+      if (known.allow !== undefined) res.setHeader('Allow', known.allow);
       return sendProblem(res, known.code, known.detail, instance, known.errors ? { errors: known.errors } : {});
     }
-    onBug(error, req);
-    sendProblem(res, 'internal_error', 'Something went wrong on our side.', instance, { requestId: req.id });
+    const unavailable = () => {
+      outage.report(error);
+      res.setHeader('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS));
+      sendProblem(
+        res,
+        'service_unavailable',
+        `The database is unreachable right now; retry after ${OUTAGE_RETRY_AFTER_SECONDS} seconds.`,
+        instance,
+      );
+    };
+    const bug = () => {
+      onBug(error, req);
+      sendProblem(res, 'internal_error', 'Something went wrong on our side.', instance, { requestId: req.id });
+    };
+    if (isDatabaseOutage(error)) return unavailable();
+    if (mayBeDatabaseOutage(error)) return void outage.isDown().then((down) => (down ? unavailable() : bug()));
+    bug();
   };
 }

@@ -39,7 +39,10 @@ export function rateLimitPerApiKey({ perMinute, store, logger }: RateLimitOption
       );
     },
     passOnStoreError: true,
-    logger: { error: (error, message) => logger.error({ err: error }, message), warn: (message) => logger.warn(message) },
+    logger: {
+      error: (error, message) => logger.error({ err: error }, message),
+      warn: (message) => logger.warn(message),
+    },
     // The key is an API key id, never an IP address: the IP-related checks do not apply.
     validate: { ip: false, trustProxy: false, xForwardedForHeader: false, keyGeneratorIpFallback: false },
   });
@@ -63,7 +66,8 @@ export async function connectRedis(url: string, logger: Logger): Promise<RedisCo
     disableOfflineQueue: true,
     socket: {
       connectTimeout: 5_000,
-      reconnectStrategy: (retries, cause) => (connected ? Math.min(100 * 2 ** retries, 5_000) : retries >= 2 ? cause : 200),
+      reconnectStrategy: (retries, cause) =>
+        connected ? Math.min(100 * 2 ** retries, 5_000) : retries >= 2 ? cause : 200,
     },
   });
   client.on('error', (error: unknown) => {
@@ -73,7 +77,7 @@ export async function connectRedis(url: string, logger: Logger): Promise<RedisCo
   connected = true;
   return {
     store: (prefix) =>
-      new RedisStore({ prefix, sendCommand: (...args: string[]) => client.sendCommand(args) as Promise<RedisReply> }),
+      new RedisStore({ prefix, sendCommand: (...args: string[]) => client.sendCommand<RedisReply>(args) }),
     async close() {
       if (client.isOpen) await client.close();
     },

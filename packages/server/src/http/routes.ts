@@ -1,5 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import type { Db } from '../db/client';
+import type { WebhookSettings } from '../domain/webhooks/endpoints';
+import type { OutageMonitor } from '../db/outage';
 import { entityTag, ifMatchCondition, noneMatchHit, resourceOf } from './etag';
 import type { HandlerContext, HandlerMap, OperationId } from './handler';
 import { idempotentCreation } from './idempotency';
@@ -11,32 +13,47 @@ import { type Spec, type SpecOperation, toExpressPath } from './spec';
  * the spec switches its HTTP behaviour on: `Idempotency-Key` → replayable creations, an `ETag` response header
  * → entity tags (and `304` for `If-None-Match`), `If-Match` → a precondition handed to the domain.
  */
-export function contractRoutes(spec: Spec, handlers: HandlerMap, db: Db, logger: Logger): Router {
+export function contractRoutes(
+  spec: Spec,
+  handlers: HandlerMap,
+  db: Db,
+  logger: Logger,
+  outage: OutageMonitor,
+  webhooks: WebhookSettings,
+): Router {
   const router = Router();
   for (const operation of spec.operations) {
     const handler = handlers[operation.operationId] as unknown as RuntimeHandler | undefined;
     if (!handler) throw new Error(`openapi/api.yaml has ${operation.operationId}, which has no handler`);
     const chain: RequestHandler[] = [];
-    if (operation.takes.idempotencyKey) chain.push(idempotentCreation(db, logger, { etag: operation.etag }));
-    chain.push(respondWith(operation, handler, db));
+    if (operation.takes.idempotencyKey) chain.push(idempotentCreation(db, logger, { etag: operation.etag, outage }));
+    chain.push(respondWith(operation, handler, db, webhooks));
     router[operation.method](toExpressPath(operation.path), ...chain);
   }
   return router;
 }
 
 /** A handler as the router sees it: the validator has already made the request match the handler's types. */
-type RuntimeHandler = (context: HandlerContext<OperationId>) => Promise<{ status: number; body?: unknown; location?: string }>;
+type RuntimeHandler = (
+  context: HandlerContext<OperationId>,
+) => Promise<{ status: number; body?: unknown; location?: string }>;
 
-function respondWith(operation: SpecOperation, handler: RuntimeHandler, db: Db): RequestHandler {
+function respondWith(
+  operation: SpecOperation,
+  handler: RuntimeHandler,
+  db: Db,
+  webhooks: WebhookSettings,
+): RequestHandler {
   const { etag, takes } = operation;
   return async (req, res) => {
     const ifMatch = takes.ifMatch ? req.headers['if-match'] : undefined;
     const result = await handler({
       params: req.params as never,
-      query: req.query as never,
+      query: req.query,
       body: req.body as never,
-      actor: (req.actor ?? null) as never,
+      actor: req.actor ?? null,
       db,
+      webhooks,
       ifMatch: ifMatch === undefined ? undefined : ifMatchCondition(ifMatch),
     });
     if (result.location) res.location(result.location);

@@ -13,7 +13,14 @@ export const securityHeaders = (): RequestHandler =>
   });
 
 /** What a browser frontend may send and read across origins. */
-const ALLOWED_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'X-Request-Id'];
+const ALLOWED_REQUEST_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'Idempotency-Key',
+  'If-Match',
+  'If-None-Match',
+  'X-Request-Id',
+];
 const EXPOSED_RESPONSE_HEADERS = [
   'ETag',
   'Location',

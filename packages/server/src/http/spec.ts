@@ -18,7 +18,7 @@ export interface SpecOperation {
   /** The security schemes that may authenticate it. */
   security: string[];
   /** The HTTP behaviours the spec declares for it (they switch the matching middleware on). */
-  takes: { idempotencyKey: boolean; ifMatch: boolean; ifNoneMatch: boolean };
+  takes: { idempotencyKey: boolean; ifMatch: boolean; ifNoneMatch: boolean; body: boolean };
   /** Its success response carries an `ETag`. */
   etag: boolean;
 }
@@ -46,6 +46,7 @@ interface OperationObject {
   operationId: OperationId;
   security?: Array<Record<string, string[]>>;
   parameters?: ParameterObject[];
+  requestBody?: unknown;
   responses?: Record<string, ResponseObject>;
 }
 
@@ -89,6 +90,7 @@ export function loadSpec(file = specPath): Spec {
             idempotencyKey: headerParameters.has('idempotency-key'),
             ifMatch: headerParameters.has('if-match'),
             ifNoneMatch: headerParameters.has('if-none-match'),
+            body: operation.requestBody !== undefined,
           },
           etag: success.some((response) => response.headers?.['ETag'] !== undefined),
         },
@@ -117,6 +119,20 @@ export function routeTemplates(spec: Spec, fixedPaths: readonly string[] = []): 
     if (fixed.has(path)) return path;
     return templates.find(({ pattern }) => pattern.test(path))?.template ?? null;
   };
+}
+
+/**
+ * The operation a request is for, by method and path (the path as the server sees it, base path included), or
+ * undefined when none matches (unknown routes, other methods, paths outside the contract).
+ */
+export function operationMatcher(spec: Spec): (method: string, path: string) => SpecOperation | undefined {
+  const byMethod = new Map<string, Array<{ operation: SpecOperation; pattern: RegExp }>>();
+  for (const operation of spec.operations) {
+    const method = operation.method.toUpperCase();
+    const pattern = new RegExp(`^${spec.basePath}${operation.path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
+    byMethod.set(method, [...(byMethod.get(method) ?? []), { operation, pattern }]);
+  }
+  return (method, path) => byMethod.get(method.toUpperCase())?.find(({ pattern }) => pattern.test(path))?.operation;
 }
 
 /** `/tenants/{tenant_id}` → `/tenants/:tenant_id` */

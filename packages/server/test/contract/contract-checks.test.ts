@@ -17,8 +17,21 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 
-const user = { id: 'u1', firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', createdAt: '2026-11-22T10:15:00.000Z' };
-const problem = { type: 'https://works-api.dev/problems/not_found', title: 'Not found', status: 404, detail: 'x', instance: '/v1/me', code: 'not_found' };
+const user = {
+  id: '0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b',
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  email: 'ada@example.com',
+  createdAt: '2026-11-22T10:15:00.000Z',
+};
+const problem = {
+  type: 'https://works-api.dev/problems/not_found',
+  title: 'Not found',
+  status: 404,
+  detail: 'x',
+  instance: '/v1/me',
+  code: 'not_found',
+};
 
 async function call(): Promise<{ recorder: ContractRecorder; outcome: Promise<unknown> }> {
   const recorder = new ContractRecorder();
@@ -33,11 +46,35 @@ it('accepts and records a response that matches the contract', async () => {
 });
 
 it.each([
-  ['an undeclared property', { status: 200, type: 'application/json', body: JSON.stringify({ user: { ...user, age: 3 } }) }, /must NOT have additional properties/],
-  ['a wrong format', { status: 200, type: 'application/json', body: JSON.stringify({ user: { ...user, email: 'nope' } }) }, /must match format "email"/],
-  ['an undocumented status', { status: 404, type: 'application/problem+json', body: JSON.stringify(problem) }, /not documented/],
-  ['a problem with the wrong media type', { status: 401, type: 'application/json', body: JSON.stringify({ ...problem, status: 401 }) }, /Content-Type application\/json/],
-  ['a problem without its code', { status: 401, type: 'application/problem+json', body: JSON.stringify({ ...problem, status: 401, code: undefined }) }, /must have required property 'code'/],
+  [
+    'an undeclared property',
+    { status: 200, type: 'application/json', body: JSON.stringify({ user: { ...user, age: 3 } }) },
+    /must NOT have additional properties/,
+  ],
+  [
+    'a wrong format',
+    { status: 200, type: 'application/json', body: JSON.stringify({ user: { ...user, email: 'nope' } }) },
+    /must match format "email"/,
+  ],
+  [
+    'an undocumented status',
+    { status: 404, type: 'application/problem+json', body: JSON.stringify(problem) },
+    /not documented/,
+  ],
+  [
+    'a problem with the wrong media type',
+    { status: 401, type: 'application/json', body: JSON.stringify({ ...problem, status: 401 }) },
+    /Content-Type application\/json/,
+  ],
+  [
+    'a problem without its code',
+    {
+      status: 401,
+      type: 'application/problem+json',
+      body: JSON.stringify({ ...problem, status: 401, code: undefined }),
+    },
+    /must have required property 'code'/,
+  ],
 ])('fails the call on %s', async (_name, response, message) => {
   reply = response;
   const { recorder, outcome } = await call();

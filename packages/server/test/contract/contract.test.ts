@@ -136,7 +136,9 @@ describe('Tenants', () => {
   });
 
   it('updateTenant: renames, the slug stays', async () => {
-    const { tenant: renamed } = unwrap(await ada.updateTenant({ params: { path: tenantPath() }, body: { name: 'Acme Research Lab' } }));
+    const { tenant: renamed } = unwrap(
+      await ada.updateTenant({ params: { path: tenantPath() }, body: { name: 'Acme Research Lab' } }),
+    );
     expect(renamed).toMatchObject({ name: 'Acme Research Lab', slug: tenant.slug });
     tenant = renamed;
   });
@@ -152,7 +154,9 @@ describe('Members', () => {
 
   it('addMember: the same user again is 409', async () => {
     const { user } = unwrap(await grace.getMe());
-    const problem = problemOf(await ada.addMember({ params: { path: tenantPath() }, body: { email: user.email, role: 'admin' } }));
+    const problem = problemOf(
+      await ada.addMember({ params: { path: tenantPath() }, body: { email: user.email, role: 'admin' } }),
+    );
     expect(problem).toMatchObject({ status: 409, code: 'already_member' });
   });
 
@@ -175,8 +179,12 @@ describe('Members', () => {
   });
 
   it('removeMember: 204; the last owner cannot be removed (409)', async () => {
-    const newcomer = unwrap(await ada.addMember({ params: { path: tenantPath() }, body: { email: unique('newcomer'), role: 'member' } }));
-    const removed = await grace.removeMember({ params: { path: { ...tenantPath(), user_id: newcomer.member.user.id } } });
+    const newcomer = unwrap(
+      await ada.addMember({ params: { path: tenantPath() }, body: { email: unique('newcomer'), role: 'member' } }),
+    );
+    const removed = await grace.removeMember({
+      params: { path: { ...tenantPath(), user_id: newcomer.member.user.id } },
+    });
     expect(removed.response.status).toBe(204);
 
     const { user: adaUser } = unwrap(await ada.getMe());
@@ -199,7 +207,9 @@ describe('Works', () => {
   });
 
   it('updateWork: changes the description', async () => {
-    const { work: updated } = unwrap(await ada.updateWork({ params: { path: workPath() }, body: { description: 'Figures and sign-off.' } }));
+    const { work: updated } = unwrap(
+      await ada.updateWork({ params: { path: workPath() }, body: { description: 'Figures and sign-off.' } }),
+    );
     expect(updated).toMatchObject({ id: work.id, slug: work.slug, description: 'Figures and sign-off.' });
     work = updated;
   });
@@ -214,11 +224,20 @@ describe('Requests', () => {
   it('createRequest: a pending request; 201', async () => {
     const result = await ada.createRequest({
       params: { path: workPath() },
-      body: { title: 'Confirm Q3 figures', recipient: { email: 'recipient@example.com', firstName: 'Rae' }, dueAt: '2026-12-01T17:00:00.000Z' },
+      body: {
+        title: 'Confirm Q3 figures',
+        recipient: { email: 'recipient@example.com', firstName: 'Rae' },
+        dueAt: '2026-12-01T17:00:00.000Z',
+      },
     });
     request = unwrap(result).request;
     expect(result.response.status).toBe(201);
-    expect(request).toMatchObject({ status: 'pending', workId: work.id, message: '', dueAt: '2026-12-01T17:00:00.000Z' });
+    expect(request).toMatchObject({
+      status: 'pending',
+      workId: work.id,
+      message: '',
+      dueAt: '2026-12-01T17:00:00.000Z',
+    });
   });
 
   it('getRequest', async () => {
@@ -232,7 +251,9 @@ describe('Requests', () => {
   });
 
   it('confirmRequest: pending → confirmed with the answer', async () => {
-    const confirmed = unwrap(await ada.confirmRequest({ params: { path: requestPath() }, body: { answer: 'The figures are correct.' } }));
+    const confirmed = unwrap(
+      await ada.confirmRequest({ params: { path: requestPath() }, body: { answer: 'The figures are correct.' } }),
+    );
     expect(confirmed).toMatchObject({ status: 'confirmed', answer: 'The figures are correct.' });
     expect(confirmed.confirmedAt).not.toBeNull();
   });
@@ -244,7 +265,10 @@ describe('Requests', () => {
 
   it('earlyValidateRequest: pending → validated (early)', async () => {
     const other = unwrap(
-      await ada.createRequest({ params: { path: workPath() }, body: { title: 'Sign the appendix', recipient: { email: 'r2@example.com' } } }),
+      await ada.createRequest({
+        params: { path: workPath() },
+        body: { title: 'Sign the appendix', recipient: { email: 'r2@example.com' } },
+      }),
     ).request;
     const validated = unwrap(await ada.earlyValidateRequest({ params: { path: requestPath(other.id) } }));
     expect(validated).toMatchObject({ id: other.id, status: 'validated', validation: 'early' });
@@ -252,15 +276,25 @@ describe('Requests', () => {
 
   it('cancelRequest: pending → cancelled with the reason; repeating it returns it unchanged', async () => {
     const other = unwrap(
-      await ada.createRequest({ params: { path: workPath() }, body: { title: 'Old request', recipient: { email: 'r3@example.com' } } }),
+      await ada.createRequest({
+        params: { path: workPath() },
+        body: { title: 'Old request', recipient: { email: 'r3@example.com' } },
+      }),
     ).request;
-    const cancelled = unwrap(await ada.cancelRequest({ params: { path: requestPath(other.id) }, body: { reason: 'Sent to the wrong person.' } }));
+    const cancelled = unwrap(
+      await ada.cancelRequest({
+        params: { path: requestPath(other.id) },
+        body: { reason: 'Sent to the wrong person.' },
+      }),
+    );
     expect(cancelled).toMatchObject({ status: 'cancelled', cancelReason: 'Sent to the wrong person.' });
     expect(unwrap(await ada.cancelRequest({ params: { path: requestPath(other.id) } }))).toEqual(cancelled);
   });
 
   it('listRequests: filtered by status', async () => {
-    const { requests } = unwrap(await ada.listRequests({ params: { path: workPath(), query: { status: 'validated', limit: 10 } } }));
+    const { requests } = unwrap(
+      await ada.listRequests({ params: { path: workPath(), query: { status: 'validated', limit: 10 } } }),
+    );
     expect(requests.totalCount).toBe(2);
     expect(requests.edges.every((edge) => edge.node.status === 'validated')).toBe(true);
   });
@@ -268,7 +302,11 @@ describe('Requests', () => {
   it('listRequestEvents: one event per transition, newest first', async () => {
     const { events } = unwrap(await ada.listRequestEvents({ params: { path: requestPath() } }));
     expect(events.edges.map((edge) => edge.node.action)).toEqual(['validate', 'confirm']);
-    expect(events.edges[1]!.node).toMatchObject({ fromStatus: 'pending', toStatus: 'confirmed', note: 'The figures are correct.' });
+    expect(events.edges[1]!.node).toMatchObject({
+      fromStatus: 'pending',
+      toStatus: 'confirmed',
+      note: 'The figures are correct.',
+    });
   });
 });
 
@@ -277,7 +315,10 @@ describe('Works, discarded', () => {
     const { work: discarded } = unwrap(await ada.discardWork({ params: { path: workPath() } }));
     expect(discarded.discardedAt).not.toBeNull();
     const problem = problemOf(
-      await ada.createRequest({ params: { path: workPath() }, body: { title: 'Too late', recipient: { email: 'r4@example.com' } } }),
+      await ada.createRequest({
+        params: { path: workPath() },
+        body: { title: 'Too late', recipient: { email: 'r4@example.com' } },
+      }),
     );
     expect(problem).toMatchObject({ status: 409, code: 'work_discarded' });
     const { works } = unwrap(await ada.listWorks({ params: { path: tenantPath(), query: { discarded: 'true' } } }));
@@ -287,6 +328,70 @@ describe('Works, discarded', () => {
   it('undiscardWork: restores it', async () => {
     const { work: restored } = unwrap(await ada.undiscardWork({ params: { path: workPath() } }));
     expect(restored.discardedAt).toBeNull();
+  });
+});
+
+describe('Webhooks', () => {
+  let endpoint: Schemas['CreatedWebhookEndpoint'];
+  const endpointPath = () => ({ tenant_id: tenant.id, endpoint_id: endpoint.id });
+
+  it('createWebhookEndpoint: shows the whsec_ secret once', async () => {
+    const result = await ada.createWebhookEndpoint({
+      params: { path: tenantPath() },
+      body: { url: 'http://127.0.0.1:9/hooks', description: 'Contract', eventTypes: ['request.confirmed'] },
+    });
+    endpoint = unwrap(result).webhookEndpoint;
+    expect(result.response.status).toBe(201);
+    expect(endpoint).toMatchObject({ enabled: true, disabledReason: null, eventTypes: ['request.confirmed'] });
+    expect(endpoint.secret).toMatch(/^whsec_/);
+  });
+
+  it('listWebhookEndpoints / getWebhookEndpoint: never show the secret', async () => {
+    const { webhookEndpoints } = unwrap(await ada.listWebhookEndpoints({ params: { path: tenantPath() } }));
+    expect(webhookEndpoints.edges.map((edge) => edge.node.id)).toContain(endpoint.id);
+    const { webhookEndpoint } = unwrap(await ada.getWebhookEndpoint({ params: { path: endpointPath() } }));
+    expect(webhookEndpoint).not.toHaveProperty('secret');
+  });
+
+  it('updateWebhookEndpoint: disabling says why', async () => {
+    const { webhookEndpoint } = unwrap(
+      await ada.updateWebhookEndpoint({ params: { path: endpointPath() }, body: { enabled: false } }),
+    );
+    expect(webhookEndpoint).toMatchObject({ enabled: false, disabledReason: 'by_user' });
+  });
+
+  it('rotateWebhookEndpointSecret: a new secret, the old one signing for 24 hours more', async () => {
+    const { webhookEndpoint } = unwrap(await ada.rotateWebhookEndpointSecret({ params: { path: endpointPath() } }));
+    expect(webhookEndpoint.secret).not.toBe(endpoint.secret);
+    expect(webhookEndpoint.previousSecretExpiresAt).not.toBeNull();
+  });
+
+  it('testWebhookEndpoint / listWebhookDeliveries / retryWebhookDelivery: a queued test event', async () => {
+    const { delivery } = unwrap(await ada.testWebhookEndpoint({ params: { path: endpointPath() } }));
+    expect(delivery).toMatchObject({
+      status: 'pending',
+      event: { type: 'webhook_endpoint.test', tenantId: tenant.id },
+    });
+    const { deliveries } = unwrap(await ada.listWebhookDeliveries({ params: { path: endpointPath() } }));
+    expect(deliveries.edges.map((edge) => edge.node.id)).toEqual([delivery.id]);
+    const retried = unwrap(
+      await ada.retryWebhookDelivery({ params: { path: { ...endpointPath(), delivery_id: delivery.id } } }),
+    );
+    expect(retried.delivery.id).toBe(delivery.id);
+  });
+
+  it('createWebhookEndpoint: an outsider sees no tenant (404)', async () => {
+    const body = { url: 'http://127.0.0.1:9/hooks' };
+    const member = await stranger.createWebhookEndpoint({ params: { path: tenantPath() }, body });
+    expect(problemOf(member)).toMatchObject({ status: 404, code: 'not_found' });
+  });
+
+  it('deleteWebhookEndpoint: gone afterwards', async () => {
+    const result = await ada.deleteWebhookEndpoint({ params: { path: endpointPath() } });
+    expect(result.response.status).toBe(204);
+    expect(problemOf(await ada.getWebhookEndpoint({ params: { path: endpointPath() } }))).toMatchObject({
+      status: 404,
+    });
   });
 });
 

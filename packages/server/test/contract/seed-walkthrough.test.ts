@@ -49,10 +49,14 @@ it('walks from a new user to a validated request', async () => {
   });
   expect(confirmed.data).toMatchObject({ status: 'confirmed', answer: 'Confirmed.' });
 
-  const validated = await client.PUT('/tenants/{tenant_id}/works/{work_id}/requests/{id}/validate', { params: { path } });
+  const validated = await client.PUT('/tenants/{tenant_id}/works/{work_id}/requests/{id}/validate', {
+    params: { path },
+  });
   expect(validated.data).toMatchObject({ status: 'validated', validation: 'standard' });
 
-  const refused = await client.DELETE('/tenants/{tenant_id}/works/{work_id}/requests/{id}/cancel', { params: { path } });
+  const refused = await client.DELETE('/tenants/{tenant_id}/works/{work_id}/requests/{id}/cancel', {
+    params: { path },
+  });
   expect(refused.response.status).toBe(409);
   expect(refused.error).toMatchObject({ code: 'invalid_transition', currentStatus: 'validated', allowedActions: [] });
 });

@@ -12,7 +12,13 @@ afterAll(() => server.close());
 
 const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-async function call(apiKey: string | undefined, method: string, url: string, json?: unknown, headers: Record<string, string> = {}) {
+async function call(
+  apiKey: string | undefined,
+  method: string,
+  url: string,
+  json?: unknown,
+  headers: Record<string, string> = {},
+) {
   const res = await server.call(url, { method, apiKey, json, headers });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
@@ -30,7 +36,13 @@ describe('GET /me', () => {
     const { status, body } = await call(ada.apiKey, 'GET', '/v1/me');
     expect(status).toBe(200);
     expect(body).toEqual({
-      user: { id: ada.id, firstName: 'ada', lastName: 'Tester', email: ada.email, createdAt: expect.stringMatching(iso) },
+      user: {
+        id: ada.id,
+        firstName: 'ada',
+        lastName: 'Tester',
+        email: ada.email,
+        createdAt: expect.stringMatching(iso),
+      },
     });
   });
 });
@@ -83,7 +95,10 @@ describe('API keys', () => {
     await call(bob.apiKey, 'DELETE', `/v1/api-keys/${second.id}`);
     const { body } = await call(bob.apiKey, 'GET', '/v1/api-keys');
     expect(body.apiKeys.totalCount).toBe(2);
-    expect(body.apiKeys.edges.map((edge: { node: { name: string } }) => edge.node.name)).toEqual(['Second', 'Default key']);
+    expect(body.apiKeys.edges.map((edge: { node: { name: string } }) => edge.node.name)).toEqual([
+      'Second',
+      'Default key',
+    ]);
     expect(body.apiKeys.edges[0].node.revokedAt).toMatch(iso);
     expect(body.apiKeys.edges[1].node.revokedAt).toBeNull();
   });
@@ -94,7 +109,11 @@ describe('API keys', () => {
 
     const revoked = await call(ada.apiKey, 'DELETE', `/v1/api-keys/${apiKey.id}`);
     expect(revoked.status).toBe(200);
-    expect(revoked.body.apiKey).toMatchObject({ id: apiKey.id, name: 'Short-lived', revokedAt: expect.stringMatching(iso) });
+    expect(revoked.body.apiKey).toMatchObject({
+      id: apiKey.id,
+      name: 'Short-lived',
+      revokedAt: expect.stringMatching(iso),
+    });
     expect(revoked.body.apiKey.secret).toBeUndefined();
 
     await expectUnauthenticated(call(apiKey.secret, 'GET', '/v1/me'));
@@ -131,7 +150,9 @@ describe('authentication', () => {
     ['a malformed key', 'Bearer not-a-key'],
     ['an unknown well-formed key', `Bearer wk_abcdefghij_${'A'.repeat(43)}`],
   ])('answers 401 with WWW-Authenticate for %s', async (_what, authorization) => {
-    await expectUnauthenticated(call(undefined, 'GET', '/v1/me', undefined, authorization ? { Authorization: authorization } : {}));
+    await expectUnauthenticated(
+      call(undefined, 'GET', '/v1/me', undefined, authorization ? { Authorization: authorization } : {}),
+    );
   });
 
   it('answers 401 for a real prefix with a wrong secret', async () => {
@@ -149,13 +170,27 @@ describe('authentication', () => {
 describe('POST /admin/users (operator)', () => {
   it('creates a user and their first key, shown once', async () => {
     const email = `operator-${process.pid}-${Date.now()}@example.com`;
-    const created = await call(ADMIN_TOKEN, 'POST', '/v1/admin/users', { email, firstName: ' Grace ', lastName: 'Hopper' });
+    const created = await call(ADMIN_TOKEN, 'POST', '/v1/admin/users', {
+      email,
+      firstName: ' Grace ',
+      lastName: 'Hopper',
+    });
     expect(created.status).toBe(201);
-    expect(created.body.user).toEqual({ id: expect.any(String), firstName: 'Grace', lastName: 'Hopper', email, createdAt: expect.stringMatching(iso) });
+    expect(created.body.user).toEqual({
+      id: expect.any(String),
+      firstName: 'Grace',
+      lastName: 'Hopper',
+      email,
+      createdAt: expect.stringMatching(iso),
+    });
     expect(created.body.apiKey).toMatchObject({ name: 'Default key', revokedAt: null, secret: expect.any(String) });
     expect((await call(created.body.apiKey.secret, 'GET', '/v1/me')).body.user.id).toBe(created.body.user.id);
 
-    const again = await call(ADMIN_TOKEN, 'POST', '/v1/admin/users', { email: email.toUpperCase(), firstName: 'G', lastName: 'H' });
+    const again = await call(ADMIN_TOKEN, 'POST', '/v1/admin/users', {
+      email: email.toUpperCase(),
+      firstName: 'G',
+      lastName: 'H',
+    });
     expect([again.status, again.body.code]).toEqual([409, 'email_taken']);
   });
 

@@ -28,7 +28,8 @@ const outcome: Record<Exclude<RequestAction, 'confirm'>, { status: RequestStatus
   cancel: { status: 'cancelled', validation: null },
 };
 
-const requestUrl = (id: string, tenantId = roles.tenant.id, work = workId) => `/v1/tenants/${tenantId}/works/${work}/requests/${id}`;
+const requestUrl = (id: string, tenantId = roles.tenant.id, work = workId) =>
+  `/v1/tenants/${tenantId}/works/${work}/requests/${id}`;
 
 async function newRequest(status: 'pending' | 'confirmed', work = workId): Promise<string> {
   const request = await createRequest(roles.owner, roles.tenant.id, work);
@@ -47,13 +48,20 @@ function act(user: TestUser, requestId: string, action: RequestAction, work = wo
 }
 
 async function eventsOf(requestId: string, work = workId) {
-  const res = await server.call(`${requestUrl(requestId, roles.tenant.id, work)}/events?limit=100`, { apiKey: roles.owner.apiKey });
+  const res = await server.call(`${requestUrl(requestId, roles.tenant.id, work)}/events?limit=100`, {
+    apiKey: roles.owner.apiKey,
+  });
   const { events } = await res.json();
-  return events as { totalCount: number; edges: Array<{ node: { action: RequestAction; fromStatus: string; toStatus: string } }> };
+  return events as {
+    totalCount: number;
+    edges: Array<{ node: { action: RequestAction; fromStatus: string; toStatus: string } }>;
+  };
 }
 
 async function current(requestId: string, work = workId) {
-  return (await (await server.call(requestUrl(requestId, roles.tenant.id, work), { apiKey: roles.owner.apiKey })).json()).request;
+  return (
+    await (await server.call(requestUrl(requestId, roles.tenant.id, work), { apiKey: roles.owner.apiKey })).json()
+  ).request;
 }
 
 /** Sends every action at once, each from one of the tenant's three users in turn; returns statuses and bodies. */
@@ -68,7 +76,10 @@ async function race(requestId: string, actions: readonly RequestAction[]) {
 describe('20 parallel conflicting actions on one confirmed request', () => {
   // From `confirmed`, validate, early_validate and cancel are each allowed, and each leads to a final status:
   // whichever lands first wins, and the request can move no further.
-  const actions: RequestAction[] = Array.from({ length: 20 }, (_, i) => (['validate', 'early_validate', 'cancel'] as const)[i % 3]!);
+  const actions: RequestAction[] = Array.from(
+    { length: 20 },
+    (_, i) => (['validate', 'early_validate', 'cancel'] as const)[i % 3]!,
+  );
 
   it.each([1, 2, 3])('make exactly one transition and one event (run %i)', async () => {
     const requestId = await newRequest('confirmed');
@@ -140,7 +151,9 @@ describe('the same race straight into the domain layer, all 20 started in one ti
     const tenant = ok(await roles.owner.client.POST('/tenants', { body: { name: 'Two owners, no HTTP' } })).tenant;
     const second = await server.createUser('second-owner');
     await addMember(roles.owner, tenant.id, second.email, 'owner');
-    const [first, other] = await Promise.all([roles.owner, second].map((user) => authenticate(db, `Bearer ${user.apiKey}`)));
+    const [first, other] = await Promise.all(
+      [roles.owner, second].map((user) => authenticate(db, `Bearer ${user.apiKey}`)),
+    );
     const settled = await Promise.allSettled([
       updateMember(db, first!, tenant.id, second.id, 'admin'),
       updateMember(db, other!, tenant.id, roles.owner.id, 'admin'),
@@ -175,7 +188,11 @@ describe('three distinct actions at once, once each, on many requests at the sam
       expect(final).toMatchObject(outcome[winner]);
       expect(wins[0]!.body).toEqual(final);
       for (const loser of results.filter((result) => result.status === 409)) {
-        expect(loser.body).toMatchObject({ code: 'invalid_transition', currentStatus: final.status, allowedActions: [] });
+        expect(loser.body).toMatchObject({
+          code: 'invalid_transition',
+          currentStatus: final.status,
+          allowedActions: [],
+        });
       }
       const raceEvents = (await eventsOf(requestId)).edges.filter((edge) => edge.node.fromStatus === 'confirmed');
       expect(raceEvents.map((edge) => edge.node.action)).toEqual([winner]);
@@ -224,11 +241,13 @@ describe('discarding a work while its request is being acted on', () => {
       server.call(`/v1/tenants/${roles.tenant.id}/works/${work.id}`, { method: 'DELETE', apiKey: roles.admin.apiKey }),
       ...actions.map((action) => act(roles.member, requestId, action, work.id)),
     ]);
-    expect(discard!.status).toBe(200);
+    expect(discard.status).toBe(200);
     const codes = await Promise.all(results.map(async (res) => (res.status === 200 ? 'ok' : (await res.json()).code)));
     for (const code of codes) expect(['ok', 'invalid_transition', 'work_discarded']).toContain(code);
 
-    const raceEvents = (await eventsOf(requestId, work.id)).edges.filter((edge) => edge.node.fromStatus === 'confirmed');
+    const raceEvents = (await eventsOf(requestId, work.id)).edges.filter(
+      (edge) => edge.node.fromStatus === 'confirmed',
+    );
     expect(raceEvents.length).toBeLessThanOrEqual(1);
     const final = await current(requestId, work.id);
     expect(final.status).toBe(raceEvents.length === 1 ? raceEvents[0]!.node.toStatus : 'confirmed');
@@ -249,10 +268,18 @@ describe('two owners demoting each other at once', () => {
 
     for (let round = 0; round < 3; round++) {
       const [a, b] = await Promise.all([
-        server.call(`/v1/tenants/${tenant.id}/members/${second.id}`, { method: 'PATCH', apiKey: roles.owner.apiKey, json: { role: 'admin' } }),
-        server.call(`/v1/tenants/${tenant.id}/members/${roles.owner.id}`, { method: 'PATCH', apiKey: second.apiKey, json: { role: 'admin' } }),
+        server.call(`/v1/tenants/${tenant.id}/members/${second.id}`, {
+          method: 'PATCH',
+          apiKey: roles.owner.apiKey,
+          json: { role: 'admin' },
+        }),
+        server.call(`/v1/tenants/${tenant.id}/members/${roles.owner.id}`, {
+          method: 'PATCH',
+          apiKey: second.apiKey,
+          json: { role: 'admin' },
+        }),
       ]);
-      const statuses = [a!.status, b!.status].sort();
+      const statuses = [a.status, b.status].sort();
       // The loser either finds itself no longer an owner (403: only owners touch the owner role) or finds the
       // other already demoted and itself the last owner (409 last_owner). Never both demoted.
       expect(statuses[0]).toBe(200);

@@ -102,7 +102,9 @@ describe('If-Match on request actions', () => {
 
     // Weak tags never match If-Match; a list may hold the current tag; * matches any existing request.
     const confirmedTag = confirmed.headers.get('etag')!;
-    await expectPreconditionFailed(await send('PUT', `${url}/validate`, undefined, { 'If-Match': `W/${confirmedTag}` }));
+    await expectPreconditionFailed(
+      await send('PUT', `${url}/validate`, undefined, { 'If-Match': `W/${confirmedTag}` }),
+    );
     const validated = await send('PUT', `${url}/validate`, undefined, { 'If-Match': `"stale", ${confirmedTag}` });
     expect(validated.status).toBe(200);
     expect((await send('PUT', `${url}/validate`, undefined, { 'If-Match': '*' })).status).toBe(200);
@@ -174,7 +176,10 @@ describe('If-Match on PATCH', () => {
 
   it("changes a member's role only while the member's tag (from adding or changing them) is current", async () => {
     const tenant = await createTenant(ada);
-    const added = await send('POST', `/v1/tenants/${tenant.id}/members`, { email: `m-${Date.now()}@example.com`, role: 'member' });
+    const added = await send('POST', `/v1/tenants/${tenant.id}/members`, {
+      email: `m-${Date.now()}@example.com`,
+      role: 'member',
+    });
     expect(added.status).toBe(201);
     const addedTag = added.headers.get('etag')!;
     const { member } = await added.json();

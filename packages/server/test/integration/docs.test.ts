@@ -50,8 +50,12 @@ describe('GET /docs', () => {
 
   it('renders every operation of the spec, with the Redoc bundle inlined (no CDN)', async () => {
     const html = await (await server.call('/docs')).text();
-    const spec = parse(readFileSync(specPath, 'utf8')) as { paths: Record<string, Record<string, { operationId?: string }>> };
-    const operationIds = Object.values(spec.paths).flatMap((item) => Object.values(item).flatMap((op) => op.operationId ?? []));
+    const spec = parse(readFileSync(specPath, 'utf8')) as {
+      paths: Record<string, Record<string, { operationId?: string }>>;
+    };
+    const operationIds = Object.values(spec.paths).flatMap((item) =>
+      Object.values(item).flatMap((op) => op.operationId ?? []),
+    );
     expect(operationIds.length).toBeGreaterThan(20);
     // The page embeds the whole spec for Redoc to render; each operation is in it.
     for (const operationId of operationIds) expect(html).toContain(`"operationId":"${operationId}"`);

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { startTestServer, type TestResponse, type TestServer, type TestUser } from '../support/server';
 
 /** Every error is problem+json with a stable code, whoever raised it. */
@@ -39,14 +40,26 @@ describe('authentication errors', () => {
   });
 
   it('checks the key before the body, so strangers learn nothing about the contract', async () => {
-    await expectProblem(await server.call('/v1/tenants', { method: 'POST', json: { nope: 1 } }), 401, 'unauthenticated');
+    await expectProblem(
+      await server.call('/v1/tenants', { method: 'POST', json: { nope: 1 } }),
+      401,
+      'unauthenticated',
+    );
   });
 
   it('refuses API keys on operator routes and a wrong operator token', async () => {
     const body = { email: 'op@example.com', firstName: 'O', lastName: 'P' };
-    await expectProblem(await server.call('/v1/admin/users', { method: 'POST', apiKey: ada.apiKey, json: body }), 401, 'unauthenticated');
     await expectProblem(
-      await server.call('/v1/admin/users', { method: 'POST', headers: { Authorization: 'Bearer wrong-token-wrong-token' }, json: body }),
+      await server.call('/v1/admin/users', { method: 'POST', apiKey: ada.apiKey, json: body }),
+      401,
+      'unauthenticated',
+    );
+    await expectProblem(
+      await server.call('/v1/admin/users', {
+        method: 'POST',
+        headers: { Authorization: 'Bearer wrong-token-wrong-token' },
+        json: body,
+      }),
       401,
       'unauthenticated',
     );
@@ -74,7 +87,11 @@ describe('malformed requests', () => {
     await expectProblem(await server.call('/v1/tenants?limit=0', { apiKey: ada.apiKey }), 400, 'validation_failed');
     await expectProblem(await server.call('/v1/tenants?limit=101', { apiKey: ada.apiKey }), 400, 'validation_failed');
     await expectProblem(await server.call('/v1/tenants?unknown=1', { apiKey: ada.apiKey }), 400, 'validation_failed');
-    await expectProblem(await server.call('/v1/tenants/not%20an%20id', { apiKey: ada.apiKey }), 400, 'validation_failed');
+    await expectProblem(
+      await server.call('/v1/tenants/not%20an%20id', { apiKey: ada.apiKey }),
+      400,
+      'validation_failed',
+    );
   });
 
   it('answers 400 invalid_cursor for a cursor the API never returned', async () => {
@@ -126,7 +143,11 @@ describe('malformed requests', () => {
   });
 
   it('answers 405 for a known route with another method', async () => {
-    await expectProblem(await server.call('/v1/me', { method: 'DELETE', apiKey: ada.apiKey }), 405, 'method_not_allowed');
+    await expectProblem(
+      await server.call('/v1/me', { method: 'DELETE', apiKey: ada.apiKey }),
+      405,
+      'method_not_allowed',
+    );
   });
 });
 
@@ -154,5 +175,46 @@ describe('users', () => {
       json: { email: ada.email.toUpperCase(), firstName: 'Ada', lastName: 'Again' },
     });
     await expectProblem(res, 409, 'email_taken');
+  });
+});
+
+describe('bodies of operations that take none', () => {
+  // An operation answers only the problems its contract declares: a GET, or a DELETE that takes no body, never reads
+  // one, so it cannot answer malformed_json or payload_too_large (which the server's own check would report).
+  it('are ignored, malformed or too large', async () => {
+    // fetch() sends no body with a GET: node:http does.
+    const send = (method: string, path: string, body: string) =>
+      new Promise<number>((resolve, reject) => {
+        const request = http.request(`${server.baseUrl}${path}`, {
+          method,
+          headers: {
+            Authorization: `Bearer ${ada.apiKey}`,
+            'Content-Type': 'application/json',
+            'Content-Length': Buffer.byteLength(body),
+          },
+        });
+        request.once('response', (res) => {
+          res.resume();
+          res.once('end', () => resolve(res.statusCode!));
+        });
+        request.once('error', reject);
+        request.end(body);
+      });
+    expect(await send('GET', '/v1/me', '{not json')).toBe(200);
+    expect(await send('GET', '/v1/api-keys', `"${'a'.repeat(70_000)}"`)).toBe(200);
+    expect(await send('DELETE', '/v1/api-keys/0193a1b0-9f0a-7b1c-8d2e-3f4a5b6c7d8e', '{not json')).toBe(404);
+  });
+
+  it('are still read, and refused, where the operation takes one', async () => {
+    await expectProblem(
+      await server.call('/v1/tenants', {
+        apiKey: ada.apiKey,
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{not json',
+      }),
+      400,
+      'malformed_json',
+    );
   });
 });

@@ -1,6 +1,12 @@
 import { hash, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { claimIdempotencyKey, completeIdempotencyKey, deleteExpiredIdempotencyKeys, IDEMPOTENCY_LOCK_TIMEOUT_MS, releaseIdempotencyKey } from '../../src/db/idempotency-keys';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  deleteExpiredIdempotencyKeys,
+  IDEMPOTENCY_LOCK_TIMEOUT_MS,
+  releaseIdempotencyKey,
+} from '../../src/db/idempotency-keys';
 import { canonicalJson } from '../../src/http/idempotency';
 import { createTenant, requestInNewWork } from '../support/fixtures';
 import { ADMIN_TOKEN, startTestServer, type TestServer, type TestUser } from '../support/server';
@@ -67,7 +73,11 @@ describe('replay', () => {
     const creations: Array<[string, TestUser | null, unknown]> = [
       ['/v1/tenants', ada, { name: 'Idempotent tenant' }],
       [`/v1/tenants/${tenant.id}/works`, ada, { name: 'Idempotent work' }],
-      [`/v1/tenants/${tenant.id}/works/${work.id}/requests`, ada, { title: 'Once', recipient: { email: 'r@example.com' } }],
+      [
+        `/v1/tenants/${tenant.id}/works/${work.id}/requests`,
+        ada,
+        { title: 'Once', recipient: { email: 'r@example.com' } },
+      ],
       [`/v1/tenants/${tenant.id}/members`, ada, { email: `m-${randomUUID()}@example.com`, role: 'member' }],
       ['/v1/api-keys', ada, { name: 'Idempotent key' }],
       ['/v1/admin/users', null, { email: `u-${randomUUID()}@example.com`, firstName: 'U', lastName: 'V' }],
@@ -88,7 +98,10 @@ describe('replay', () => {
   it('is a typed header parameter of the client', async () => {
     const key = newKey();
     const send = () =>
-      ada.client.POST('/tenants', { params: { header: { 'Idempotency-Key': key } }, body: { name: 'Through the client' } });
+      ada.client.POST('/tenants', {
+        params: { header: { 'Idempotency-Key': key } },
+        body: { name: 'Through the client' },
+      });
     const first = await send();
     const retry = await send();
     expect(first.response.status).toBe(201);
@@ -188,7 +201,11 @@ describe('concurrent use', () => {
     const path = `/v1/tenants/${tenant.id}/works`;
     const responses = await Promise.all(Array.from({ length: 12 }, () => post(path, ada, { name: 'Burst' }, key)));
     const outcomes = await Promise.all(
-      responses.map(async (res) => ({ status: res.status, replayed: res.headers.get('idempotent-replayed'), body: await res.json() })),
+      responses.map(async (res) => ({
+        status: res.status,
+        replayed: res.headers.get('idempotent-replayed'),
+        body: await res.json(),
+      })),
     );
     const originals = outcomes.filter((o) => o.status === 201 && o.replayed === null);
     const replays = outcomes.filter((o) => o.status === 201 && o.replayed === 'true');
@@ -205,7 +222,6 @@ describe('concurrent use', () => {
 
   const onPostgres = process.env.DATABASE_URL ? it : it.skip;
   if (!process.env.DATABASE_URL) {
-    // eslint-disable-next-line no-console
     console.log('idempotency: the row-lock test of a slow first request runs on PostgreSQL only (set DATABASE_URL)');
   }
   onPostgres('answers 409 to a retry while the first request waits inside the database, then replays it', async () => {
@@ -263,15 +279,25 @@ describe('expiry and the key store', () => {
     const claim = await claimIdempotencyKey(db(), id, 'POST /v1/tenants', 'a'.repeat(64), now);
     if (claim.kind !== 'claimed') throw new Error(claim.kind);
     expect((await claimIdempotencyKey(db(), id, 'POST /v1/tenants', 'a'.repeat(64), now)).kind).toBe('in_use');
-    expect(await claimIdempotencyKey(db(), id, 'POST /v1/tenants', 'b'.repeat(64), now)).toMatchObject({ kind: 'reused', sameRequest: true });
+    expect(await claimIdempotencyKey(db(), id, 'POST /v1/tenants', 'b'.repeat(64), now)).toMatchObject({
+      kind: 'reused',
+      sameRequest: true,
+    });
 
     // A lock older than the timeout belongs to a dead request: the same request may take it over...
     const later = new Date(now.getTime() + IDEMPOTENCY_LOCK_TIMEOUT_MS + 1);
-    expect(await claimIdempotencyKey(db(), id, 'POST /v1/tenants', 'b'.repeat(64), later)).toMatchObject({ kind: 'reused' });
+    expect(await claimIdempotencyKey(db(), id, 'POST /v1/tenants', 'b'.repeat(64), later)).toMatchObject({
+      kind: 'reused',
+    });
     const retaken = await claimIdempotencyKey(db(), id, 'POST /v1/tenants', 'a'.repeat(64), later);
     expect(retaken.kind).toBe('claimed');
     // ...and the dead request's late completion no longer lands.
-    await completeIdempotencyKey(db(), id, claim.lockedAt, { status: 201, contentType: 'application/json', location: null, body: '{"late":true}' });
+    await completeIdempotencyKey(db(), id, claim.lockedAt, {
+      status: 201,
+      contentType: 'application/json',
+      location: null,
+      body: '{"late":true}',
+    });
     expect((await claimIdempotencyKey(db(), id, 'POST /v1/tenants', 'a'.repeat(64), later)).kind).toBe('in_use');
 
     // A 5xx gives the key back.
@@ -279,7 +305,12 @@ describe('expiry and the key store', () => {
     await releaseIdempotencyKey(db(), id, retaken.lockedAt);
     const fresh = await claimIdempotencyKey(db(), id, 'POST /v1/tenants', 'a'.repeat(64), later);
     if (fresh.kind !== 'claimed') throw new Error(fresh.kind);
-    await completeIdempotencyKey(db(), id, fresh.lockedAt, { status: 201, contentType: 'application/json', location: '/v1/x', body: '{}' });
+    await completeIdempotencyKey(db(), id, fresh.lockedAt, {
+      status: 201,
+      contentType: 'application/json',
+      location: '/v1/x',
+      body: '{}',
+    });
     expect(await claimIdempotencyKey(db(), id, 'POST /v1/tenants', 'a'.repeat(64), later)).toEqual({
       kind: 'done',
       response: { status: 201, contentType: 'application/json', location: '/v1/x', body: '{}' },
@@ -302,7 +333,8 @@ describe('expiry and the key store', () => {
       data: [...['e1', 'e2', 'e3'].map((key) => row(key, past)), row('live', future)],
     });
     // Other test files share this database: count only what this test owns.
-    const mine = () => db().idempotencyKey.findMany({ where: { scope }, select: { key: true }, orderBy: { key: 'asc' } });
+    const mine = () =>
+      db().idempotencyKey.findMany({ where: { scope }, select: { key: true }, orderBy: { key: 'asc' } });
     while ((await deleteExpiredIdempotencyKeys(db(), new Date(), 2)) === 2) {
       // Keep going while full batches come back.
     }

@@ -45,9 +45,24 @@ async function freshRequestPath(): Promise<string> {
 }
 
 const nameFields: Field[] = [
-  { name: 'tenant name (create)', path: '/body/name', send: (v) => post('/v1/tenants', { name: v }), stored: (b) => (b.tenant as Json).name },
-  { name: 'tenant name (rename)', path: '/body/name', send: (v) => patch(tenantPath(), { name: v }), stored: (b) => (b.tenant as Json).name },
-  { name: 'work name (create)', path: '/body/name', send: (v) => post(worksPath(), { name: v }), stored: (b) => (b.work as Json).name },
+  {
+    name: 'tenant name (create)',
+    path: '/body/name',
+    send: (v) => post('/v1/tenants', { name: v }),
+    stored: (b) => (b.tenant as Json).name,
+  },
+  {
+    name: 'tenant name (rename)',
+    path: '/body/name',
+    send: (v) => patch(tenantPath(), { name: v }),
+    stored: (b) => (b.tenant as Json).name,
+  },
+  {
+    name: 'work name (create)',
+    path: '/body/name',
+    send: (v) => post(worksPath(), { name: v }),
+    stored: (b) => (b.work as Json).name,
+  },
   {
     name: 'work name (update)',
     path: '/body/name',
@@ -60,7 +75,12 @@ const nameFields: Field[] = [
     send: (v) => post(requestsPath(), { title: v, recipient: { email: 'r@example.com' } }),
     stored: (b) => (b.request as Json).title,
   },
-  { name: 'API key name', path: '/body/name', send: (v) => post('/v1/api-keys', { name: v }), stored: (b) => (b.apiKey as Json).name },
+  {
+    name: 'API key name',
+    path: '/body/name',
+    send: (v) => post('/v1/api-keys', { name: v }),
+    stored: (b) => (b.apiKey as Json).name,
+  },
 ];
 
 const longTextFields: Field[] = [
@@ -85,7 +105,8 @@ const longTextFields: Field[] = [
   {
     name: 'confirm answer',
     path: '/body/answer',
-    send: async (v) => server.call(`${await freshRequestPath()}/confirm`, { method: 'PUT', apiKey: ada.apiKey, json: { answer: v } }),
+    send: async (v) =>
+      server.call(`${await freshRequestPath()}/confirm`, { method: 'PUT', apiKey: ada.apiKey, json: { answer: v } }),
     stored: (b) => b.answer,
   },
   {
@@ -346,12 +367,36 @@ describe('unknown properties are refused, at any depth', () => {
     ['POST /tenants', 'POST', (): string => '/v1/tenants', { name: 'T', slug: 'mine' }, '/body/slug'],
     ['PATCH /tenants/{id}', 'PATCH', (): string => tenantPath(), { name: 'T', owner: 'me' }, '/body/owner'],
     ['POST /api-keys', 'POST', (): string => '/v1/api-keys', { name: 'K', secret: 'x' }, '/body/secret'],
-    ['POST .../members', 'POST', (): string => `${tenantPath()}/members`, { email: 'm@example.com', role: 'member', admin: true }, '/body/admin'],
+    [
+      'POST .../members',
+      'POST',
+      (): string => `${tenantPath()}/members`,
+      { email: 'm@example.com', role: 'member', admin: true },
+      '/body/admin',
+    ],
     ['POST .../works', 'POST', (): string => worksPath(), { name: 'W', discardedAt: null }, '/body/discardedAt'],
     ['PATCH .../works/{id}', 'PATCH', (): string => `${worksPath()}/${workId}`, { name: 'W', slug: 'w' }, '/body/slug'],
-    ['POST .../requests', 'POST', (): string => requestsPath(), { title: 'T', recipient: { email: 'r@example.com' }, status: 'validated' }, '/body/status'],
-    ['POST .../requests', 'POST', (): string => requestsPath(), { title: 'T', recipient: { email: 'r@example.com', phone: '1' } }, '/body/recipient/phone'],
-    ['POST /admin/users', 'POST', (): string => '/v1/admin/users', { email: 'o@example.com', firstName: 'F', lastName: 'L', role: 'owner' }, '/body/role'],
+    [
+      'POST .../requests',
+      'POST',
+      (): string => requestsPath(),
+      { title: 'T', recipient: { email: 'r@example.com' }, status: 'validated' },
+      '/body/status',
+    ],
+    [
+      'POST .../requests',
+      'POST',
+      (): string => requestsPath(),
+      { title: 'T', recipient: { email: 'r@example.com', phone: '1' } },
+      '/body/recipient/phone',
+    ],
+    [
+      'POST /admin/users',
+      'POST',
+      (): string => '/v1/admin/users',
+      { email: 'o@example.com', firstName: 'F', lastName: 'L', role: 'owner' },
+      '/body/role',
+    ],
   ] as const)('%s refuses an unknown property', async (_label, method, path, json, errorPath) => {
     const apiKey = path() === '/v1/admin/users' ? ADMIN_TOKEN : ada.apiKey;
     const res = await server.call(path(), { method, apiKey, json });
@@ -367,7 +412,12 @@ describe('unknown properties are refused, at any depth', () => {
   ] as const)('on %s, and leave the request unchanged', async (action, method, json, errorPath) => {
     const { path } = await requestInNewWork(ada);
     const url = `/v1/tenants/${path.tenant_id}/works/${path.work_id}/requests/${path.id}`;
-    await expectProblem(await server.call(`${url}/${action}`, { method, apiKey: ada.apiKey, json }), 400, 'validation_failed', errorPath);
+    await expectProblem(
+      await server.call(`${url}/${action}`, { method, apiKey: ada.apiKey, json }),
+      400,
+      'validation_failed',
+      errorPath,
+    );
     const after = (await (await server.call(url, { apiKey: ada.apiKey })).json()) as { request: Json };
     expect(after.request.status).toBe('pending');
   });
@@ -386,10 +436,25 @@ describe('wrong types and shapes', () => {
     ['a role of the wrong type', `members`, { email: 'x@example.com', role: 1 }, '/body/role'],
     ['a missing role', `members`, { email: 'x@example.com' }, '/body/role'],
     ['a missing email', `members`, { role: 'member' }, '/body/email'],
-    ['a recipient that is a string', `works/{work}/requests`, { title: 'T', recipient: 'r@example.com' }, '/body/recipient'],
+    [
+      'a recipient that is a string',
+      `works/{work}/requests`,
+      { title: 'T', recipient: 'r@example.com' },
+      '/body/recipient',
+    ],
     ['a missing recipient', `works/{work}/requests`, { title: 'T' }, '/body/recipient'],
-    ['a dueAt that is not a timestamp', `works/{work}/requests`, { title: 'T', recipient: { email: 'r@example.com' }, dueAt: 'tomorrow' }, '/body/dueAt'],
-    ['a dueAt that is a number', `works/{work}/requests`, { title: 'T', recipient: { email: 'r@example.com' }, dueAt: 1764608400000 }, '/body/dueAt'],
+    [
+      'a dueAt that is not a timestamp',
+      `works/{work}/requests`,
+      { title: 'T', recipient: { email: 'r@example.com' }, dueAt: 'tomorrow' },
+      '/body/dueAt',
+    ],
+    [
+      'a dueAt that is a number',
+      `works/{work}/requests`,
+      { title: 'T', recipient: { email: 'r@example.com' }, dueAt: 1764608400000 },
+      '/body/dueAt',
+    ],
     ['a missing name', `works`, { description: 'd' }, '/body/name'],
   ])('refuses %s', async (_what, suffix, json, errorPath) => {
     const res = await post(`${tenantPath()}/${suffix.replace('{work}', workId)}`, json);
@@ -449,7 +514,12 @@ describe('parameters', () => {
     ['discarded=TRUE', '/query/discarded'],
     ['sort=name', '/query/sort'],
   ])('refuses ?%s with validation_failed', async (query, errorPath) => {
-    await expectProblem(await server.call(`${worksPath()}?${query}`, { apiKey: ada.apiKey }), 400, 'validation_failed', errorPath);
+    await expectProblem(
+      await server.call(`${worksPath()}?${query}`, { apiKey: ada.apiKey }),
+      400,
+      'validation_failed',
+      errorPath,
+    );
   });
 
   it('accepts limit=1 and limit=100', async () => {
@@ -479,7 +549,12 @@ describe('parameters', () => {
     ['an upper-case UUID', '01A20000-0000-7000-8000-000000000000'],
     ['a 64-character id', 'a'.repeat(64)],
   ])('answers 404 for a path id that is %s', async (_what, id) => {
-    for (const path of [`/v1/tenants/${id}`, `${worksPath()}/${id}`, `${requestsPath()}/${id}`, `${requestsPath()}/${id}/events`]) {
+    for (const path of [
+      `/v1/tenants/${id}`,
+      `${worksPath()}/${id}`,
+      `${requestsPath()}/${id}`,
+      `${requestsPath()}/${id}/events`,
+    ]) {
       await expectProblem(await server.call(path, { apiKey: ada.apiKey }), 404, 'not_found');
     }
     const member = await server.call(`${tenantPath()}/members/${id}`, { method: 'DELETE', apiKey: ada.apiKey });

@@ -29,7 +29,8 @@ const add = (by: TestUser, email: string, role: string, extra: object = {}, tena
   call(by, 'POST', membersUrl(tenantId), { email, role, ...extra });
 const setRole = (by: TestUser, userId: string, role: string, tenantId = roles.tenant.id) =>
   call(by, 'PATCH', memberUrl(userId, tenantId), { role });
-const remove = (by: TestUser, userId: string, tenantId = roles.tenant.id) => call(by, 'DELETE', memberUrl(userId, tenantId));
+const remove = (by: TestUser, userId: string, tenantId = roles.tenant.id) =>
+  call(by, 'DELETE', memberUrl(userId, tenantId));
 
 async function roleOf(userId: string, tenantId = roles.tenant.id): Promise<string | undefined> {
   const { body } = await call(roles.owner, 'GET', `${membersUrl(tenantId)}?limit=100`);
@@ -46,7 +47,13 @@ describe('GET /tenants/{id}/members', () => {
       expect.arrayContaining([
         {
           role: 'owner',
-          user: { id: roles.owner.id, firstName: 'owner', lastName: 'Tester', email: roles.owner.email, createdAt: expect.stringMatching(iso) },
+          user: {
+            id: roles.owner.id,
+            firstName: 'owner',
+            lastName: 'Tester',
+            email: roles.owner.email,
+            createdAt: expect.stringMatching(iso),
+          },
           createdAt: expect.stringMatching(iso),
         },
         expect.objectContaining({ role: 'admin', user: expect.objectContaining({ id: roles.admin.id }) }),
@@ -61,13 +68,21 @@ describe('GET /tenants/{id}/members', () => {
 describe('POST /tenants/{id}/members', () => {
   it('adds an existing user by email (any case), keeping their names, with a Location', async () => {
     const user = await server.createUser('existing');
-    const { status, body, headers } = await add(roles.admin, user.email.toUpperCase(), 'member', { firstName: 'Ignored' });
+    const { status, body, headers } = await add(roles.admin, user.email.toUpperCase(), 'member', {
+      firstName: 'Ignored',
+    });
     expect(status).toBe(201);
     expect(headers.get('location')).toBe(memberUrl(user.id));
     expect(body).toEqual({
       member: {
         role: 'member',
-        user: { id: user.id, firstName: 'existing', lastName: 'Tester', email: user.email, createdAt: expect.stringMatching(iso) },
+        user: {
+          id: user.id,
+          firstName: 'existing',
+          lastName: 'Tester',
+          email: user.email,
+          createdAt: expect.stringMatching(iso),
+        },
         createdAt: expect.stringMatching(iso),
       },
     });
@@ -82,7 +97,10 @@ describe('POST /tenants/{id}/members', () => {
     const email = freshEmail('Unnamed');
     const unnamed = await add(roles.owner, email, 'member');
     expect(unnamed.status).toBe(201);
-    expect(unnamed.body.member).toMatchObject({ role: 'member', user: { firstName: '', lastName: '', email: email.toLowerCase() } });
+    expect(unnamed.body.member).toMatchObject({
+      role: 'member',
+      user: { firstName: '', lastName: '', email: email.toLowerCase() },
+    });
 
     // The same record is reused in another tenant.
     const other = await createTenant(roles.admin, 'Elsewhere');
@@ -122,7 +140,9 @@ describe('POST /tenants/{id}/members', () => {
     expect((await add(roles.member, email, 'member')).status).toBe(403);
     expect((await add(roles.stranger, email, 'member')).status).toBe(404);
     const { body } = await call(roles.owner, 'GET', `${membersUrl()}?limit=100`);
-    expect(body.members.edges.map((edge: { node: { user: { email: string } } }) => edge.node.user.email)).not.toContain(email);
+    expect(body.members.edges.map((edge: { node: { user: { email: string } } }) => edge.node.user.email)).not.toContain(
+      email,
+    );
   });
 });
 

@@ -19,13 +19,19 @@ const accessLines = () => server.logs.filter((line) => line.msg === 'request');
 
 describe('X-Request-Id', () => {
   it('echoes a valid incoming id', async () => {
-    const res = await server.call('/v1/me', { apiKey: ada.apiKey, headers: { 'X-Request-Id': 'partner-trace:42/a.b@c=d+e' } });
+    const res = await server.call('/v1/me', {
+      apiKey: ada.apiKey,
+      headers: { 'X-Request-Id': 'partner-trace:42/a.b@c=d+e' },
+    });
     expect(res.headers.get('x-request-id')).toBe('partner-trace:42/a.b@c=d+e');
   });
 
   it('makes a new id when there is none or the incoming one is not acceptable', async () => {
     for (const incoming of [undefined, '', 'x'.repeat(129), 'has space', 'quote"s', '-leading-dash']) {
-      const res = await server.call('/v1/me', { apiKey: ada.apiKey, headers: incoming === undefined ? {} : { 'X-Request-Id': incoming } });
+      const res = await server.call('/v1/me', {
+        apiKey: ada.apiKey,
+        headers: incoming === undefined ? {} : { 'X-Request-Id': incoming },
+      });
       expect(res.headers.get('x-request-id')).toMatch(UUID);
     }
   });
@@ -34,7 +40,12 @@ describe('X-Request-Id', () => {
     const responses = await Promise.all([
       server.call('/v1/me'),
       server.call('/v1/tenants', { method: 'POST', apiKey: ada.apiKey, json: { name: '' } }),
-      server.call('/v1/tenants', { method: 'POST', apiKey: ada.apiKey, body: '{', headers: { 'Content-Type': 'application/json' } }),
+      server.call('/v1/tenants', {
+        method: 'POST',
+        apiKey: ada.apiKey,
+        body: '{',
+        headers: { 'Content-Type': 'application/json' },
+      }),
       server.call('/v1/nowhere', { apiKey: ada.apiKey }),
       server.call('/not-an-api-path'),
       server.call('/healthz'),
@@ -47,7 +58,10 @@ describe('X-Request-Id', () => {
 describe('access log', () => {
   it('writes one JSON line per request: method, route template, status, duration, request id, user id', async () => {
     const tenant = await createTenant(ada);
-    const res = await server.call(`/v1/tenants/${tenant.id}`, { apiKey: ada.apiKey, headers: { 'X-Request-Id': 'log-check-1' } });
+    const res = await server.call(`/v1/tenants/${tenant.id}`, {
+      apiKey: ada.apiKey,
+      headers: { 'X-Request-Id': 'log-check-1' },
+    });
     expect(res.status).toBe(200);
     await res.text();
     const lines = accessLines().filter((line) => line.reqId === 'log-check-1');
@@ -65,7 +79,11 @@ describe('access log', () => {
   });
 
   it('names the route template even for requests refused before validation, and none for unknown paths', async () => {
-    await (await server.call('/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works', { headers: { 'X-Request-Id': 'log-check-401' } })).text();
+    await (
+      await server.call('/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works', {
+        headers: { 'X-Request-Id': 'log-check-401' },
+      })
+    ).text();
     await (await server.call('/wp-login.php?x=1', { headers: { 'X-Request-Id': 'log-check-404' } })).text();
     const byId = (id: string) => accessLines().find((line) => line.reqId === id);
     expect(byId('log-check-401')).toMatchObject({ route: '/v1/tenants/{tenant_id}/works', status: 401, userId: null });
@@ -81,19 +99,27 @@ describe('access log', () => {
     });
     const { apiKey } = await created.json();
     await (await server.call('/v1/me', { headers: { Authorization: `Bearer ${apiKey.secret}` } })).text();
-    await (await server.call('/v1/me', { headers: { Authorization: 'Bearer wk_wrongwrong_notavalidsecretatall' } })).text();
+    await (
+      await server.call('/v1/me', { headers: { Authorization: 'Bearer wk_wrongwrong_notavalidsecretatall' } })
+    ).text();
     const everything = server.rawLogs.join('\n');
     expect(server.rawLogs.length).toBeGreaterThan(5);
     for (const secret of [ada.apiKey, apiKey.secret, ADMIN_TOKEN, 'notavalidsecretatall']) {
       expect(everything).not.toContain(secret);
     }
     expect(everything).not.toMatch(/authorization/i);
-    expect(accessLines().find((line) => line.reqId === 'log-check-secret')).toMatchObject({ status: 201, route: '/v1/api-keys' });
+    expect(accessLines().find((line) => line.reqId === 'log-check-secret')).toMatchObject({
+      status: 201,
+      route: '/v1/api-keys',
+    });
   });
 
   it('redacts secrets in anything else logged with the same logger (error lines, request details)', () => {
     const lines: string[] = [];
-    const logger = createLogger('info', new Writable({ write: (chunk, _e, done) => void (lines.push(String(chunk)), done()) }));
+    const logger = createLogger(
+      'info',
+      new Writable({ write: (chunk, _e, done) => void (lines.push(String(chunk)), done()) }),
+    );
     logger.error(
       {
         req: { headers: { authorization: 'Bearer wk_leak_leak', cookie: 'session=leak' } },

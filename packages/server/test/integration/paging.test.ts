@@ -27,9 +27,14 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function page(user: TestUser, url: string, key: string, query: Record<string, string | number> = {}): Promise<Connection> {
+async function page(
+  user: TestUser,
+  url: string,
+  key: string,
+  query: Record<string, string | number> = {},
+): Promise<Connection> {
   const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
-  const res = await server.call(`${url}${search.size > 0 ? `?${search}` : ''}`, { apiKey: user.apiKey });
+  const res = await server.call(`${url}${search.size > 0 ? `?${search.toString()}` : ''}`, { apiKey: user.apiKey });
   const body = await res.json();
   if (res.status !== 200) throw new Error(`${url}: ${res.status} ${JSON.stringify(body)}`);
   expect(Object.keys(body)).toEqual([key]);
@@ -97,7 +102,10 @@ describe('walking 250 works while another client inserts', () => {
       ownerId: owner.id,
     }));
     await server.database.prisma.work.createMany({ data: works });
-    existing = works.map((work) => work.id).sort().reverse();
+    existing = works
+      .map((work) => work.id)
+      .sort()
+      .reverse();
   });
 
   it.each([7, 20, 100])('skips and repeats nothing with limit=%i', async (limit) => {
@@ -139,7 +147,10 @@ describe('walking 250 works while another client inserts', () => {
     expect(tenant.works.totalCount).toBe(list.totalCount);
     expect(tenant.works.edges).toEqual(list.edges.slice(0, 20));
     expect(tenant.works.pageInfo).toEqual({ hasNextPage: true, endCursor: list.edges[19]!.cursor });
-    const next = await page(ada, `/v1/tenants/${tenantId}/works`, 'works', { limit: 1, after: tenant.works.pageInfo.endCursor! });
+    const next = await page(ada, `/v1/tenants/${tenantId}/works`, 'works', {
+      limit: 1,
+      after: tenant.works.pageInfo.endCursor!,
+    });
     expect(next.edges[0]).toEqual(list.edges[20]);
   });
 });

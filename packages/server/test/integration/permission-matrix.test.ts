@@ -28,7 +28,15 @@ const anyUser = (status: number): Row => byRole(status, status, status, status);
 
 const expected: Record<OperationId, Row> = {
   // The operator route takes the ADMIN_TOKEN, never an API key, however powerful its holder.
-  adminCreateUser: { owner: 401, admin: 401, member: 401, nonMember: 401, revokedKey: 401, noKey: 401, operatorToken: 201 },
+  adminCreateUser: {
+    owner: 401,
+    admin: 401,
+    member: 401,
+    nonMember: 401,
+    revokedKey: 401,
+    noKey: 401,
+    operatorToken: 201,
+  },
   getMe: anyUser(200),
   listApiKeys: anyUser(200),
   createApiKey: anyUser(201),
@@ -55,6 +63,16 @@ const expected: Record<OperationId, Row> = {
   confirmRequest: byRole(200, 200, 200, 404),
   earlyValidateRequest: byRole(200, 200, 200, 404),
   validateRequest: byRole(200, 200, 200, 404),
+  // Webhook endpoints carry signing secrets and see every event of the tenant: owners and admins only.
+  listWebhookEndpoints: byRole(200, 200, 403, 404),
+  createWebhookEndpoint: byRole(201, 201, 403, 404),
+  getWebhookEndpoint: byRole(200, 200, 403, 404),
+  updateWebhookEndpoint: byRole(200, 200, 403, 404),
+  deleteWebhookEndpoint: byRole(204, 204, 403, 404),
+  rotateWebhookEndpointSecret: byRole(200, 200, 403, 404),
+  testWebhookEndpoint: byRole(202, 202, 403, 404),
+  listWebhookDeliveries: byRole(200, 200, 403, 404),
+  retryWebhookDelivery: byRole(202, 202, 403, 404),
 };
 
 interface Input {
@@ -70,7 +88,11 @@ let emails = 0;
 const freshEmail = () => `matrix-${process.pid}-${++emails}-${Date.now()}@example.com`;
 
 const userOf = (caller: Caller) =>
-  caller === 'owner' || caller === 'admin' || caller === 'member' ? roles[caller] : caller === 'nonMember' ? roles.stranger : undefined;
+  caller === 'owner' || caller === 'admin' || caller === 'member'
+    ? roles[caller]
+    : caller === 'nonMember'
+      ? roles.stranger
+      : undefined;
 
 /** Valid input for each operation; what a cell changes is made for that cell alone. */
 const inputs: Record<OperationId, (caller: Caller) => Promise<Input>> = {
@@ -96,7 +118,10 @@ const inputs: Record<OperationId, (caller: Caller) => Promise<Input>> = {
   }),
   removeMember: async () => ({ params: { tenant_id: shared.tenant_id, user_id: await freshMember() } }),
   listWorks: async () => ({ params: { tenant_id: shared.tenant_id } }),
-  createWork: async () => ({ params: { tenant_id: shared.tenant_id }, body: { name: 'Matrix work', description: 'd' } }),
+  createWork: async () => ({
+    params: { tenant_id: shared.tenant_id },
+    body: { name: 'Matrix work', description: 'd' },
+  }),
   getWork: async () => ({ params: { tenant_id: shared.tenant_id, work_id: shared.work_id } }),
   updateWork: async () => ({
     params: { tenant_id: shared.tenant_id, work_id: shared.work_id },
@@ -115,7 +140,41 @@ const inputs: Record<OperationId, (caller: Caller) => Promise<Input>> = {
   confirmRequest: async () => ({ params: await freshRequest('pending'), body: { answer: 'Yes' } }),
   earlyValidateRequest: async () => ({ params: await freshRequest('pending') }),
   validateRequest: async () => ({ params: await freshRequest('confirmed') }),
+  listWebhookEndpoints: async () => ({ params: { tenant_id: shared.tenant_id } }),
+  // A URL nothing listens on: no dispatcher runs in this file, so nothing is sent anyway.
+  createWebhookEndpoint: async () => ({
+    params: { tenant_id: shared.tenant_id },
+    body: { url: 'http://127.0.0.1:9/hooks' },
+  }),
+  getWebhookEndpoint: async () => ({ params: await freshEndpoint() }),
+  updateWebhookEndpoint: async () => ({
+    params: await freshEndpoint(),
+    body: { description: 'Updated by the matrix' },
+  }),
+  deleteWebhookEndpoint: async () => ({ params: await freshEndpoint() }),
+  rotateWebhookEndpointSecret: async () => ({ params: await freshEndpoint() }),
+  testWebhookEndpoint: async () => ({ params: await freshEndpoint() }),
+  listWebhookDeliveries: async () => ({ params: await freshEndpoint() }),
+  retryWebhookDelivery: async () => {
+    const params = await freshEndpoint();
+    const { delivery } = ok(
+      await roles.owner.client.POST('/tenants/{tenant_id}/webhook-endpoints/{endpoint_id}/test', {
+        params: { path: params },
+      }),
+    );
+    return { params: { ...params, delivery_id: delivery.id } };
+  },
 };
+
+async function freshEndpoint() {
+  const { webhookEndpoint } = ok(
+    await roles.owner.client.POST('/tenants/{tenant_id}/webhook-endpoints', {
+      params: { path: { tenant_id: shared.tenant_id } },
+      body: { url: 'http://127.0.0.1:9/hooks' },
+    }),
+  );
+  return { tenant_id: shared.tenant_id, endpoint_id: webhookEndpoint.id };
+}
 
 async function freshMember(): Promise<string> {
   return (await addMember(roles.owner, shared.tenant_id, freshEmail(), 'member')).user.id;
@@ -137,7 +196,9 @@ async function freshRequest(status: 'pending' | 'confirmed') {
   const request = await createRequest(roles.owner, shared.tenant_id, shared.work_id);
   const path = { tenant_id: shared.tenant_id, work_id: shared.work_id, id: request.id };
   if (status === 'confirmed') {
-    ok(await roles.owner.client.PUT('/tenants/{tenant_id}/works/{work_id}/requests/{id}/confirm', { params: { path } }));
+    ok(
+      await roles.owner.client.PUT('/tenants/{tenant_id}/works/{work_id}/requests/{id}/confirm', { params: { path } }),
+    );
   }
   return path;
 }
@@ -213,35 +274,48 @@ describe('the permission matrix', () => {
       `PUT ${request}/confirm`,
       `PUT ${request}/early_validate`,
       `PUT ${request}/validate`,
+      // Webhooks (PRODUCT.md: Webhooks; issue 13).
+      'GET /tenants/{tenant_id}/webhook-endpoints',
+      'POST /tenants/{tenant_id}/webhook-endpoints',
+      'GET /tenants/{tenant_id}/webhook-endpoints/{endpoint_id}',
+      'PATCH /tenants/{tenant_id}/webhook-endpoints/{endpoint_id}',
+      'DELETE /tenants/{tenant_id}/webhook-endpoints/{endpoint_id}',
+      'POST /tenants/{tenant_id}/webhook-endpoints/{endpoint_id}/rotate-secret',
+      'POST /tenants/{tenant_id}/webhook-endpoints/{endpoint_id}/test',
+      'GET /tenants/{tenant_id}/webhook-endpoints/{endpoint_id}/deliveries',
+      'POST /tenants/{tenant_id}/webhook-endpoints/{endpoint_id}/deliveries/{delivery_id}/retry',
     ];
     const specOperations = spec.operations.map((operation) => `${operation.method.toUpperCase()} ${operation.path}`);
     expect(specOperations.sort()).toEqual(productOperations.sort());
   });
 
-  describe.each(spec.operations.map((operation) => [operation.operationId, operation] as const))('%s', (operationId, operation) => {
-    it.each(callers)(`as %s`, async (caller) => {
-      const want = expected[operationId]?.[caller];
-      if (want === undefined) throw new Error(`the matrix has no cell for ${operationId} × ${caller}`);
-      const { params, body } = await inputs[operationId](caller);
-      const authorization = authorizationOf(caller);
-      const res = await server.call(urlOf(operation, params), {
-        method: operation.method.toUpperCase(),
-        headers: authorization ? { Authorization: authorization } : {},
-        json: body,
+  describe.each(spec.operations.map((operation) => [operation.operationId, operation] as const))(
+    '%s',
+    (operationId, operation) => {
+      it.each(callers)(`as %s`, async (caller) => {
+        const want = expected[operationId]?.[caller];
+        if (want === undefined) throw new Error(`the matrix has no cell for ${operationId} × ${caller}`);
+        const { params, body } = await inputs[operationId](caller);
+        const authorization = authorizationOf(caller);
+        const res = await server.call(urlOf(operation, params), {
+          method: operation.method.toUpperCase(),
+          headers: authorization ? { Authorization: authorization } : {},
+          json: body,
+        });
+        const text = await res.text();
+        expect({ caller, status: res.status, body: res.status === want ? undefined : text }).toEqual({
+          caller,
+          status: want,
+          body: undefined,
+        });
+        if (want >= 400) {
+          expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+          const code = JSON.parse(text).code;
+          expect(code).toBe({ 401: 'unauthenticated', 403: 'forbidden', 404: 'not_found' }[want]);
+        }
+        if (want === 401) expect(res.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
+        else expect(res.headers.get('www-authenticate')).toBeNull();
       });
-      const text = await res.text();
-      expect({ caller, status: res.status, body: res.status === want ? undefined : text }).toEqual({
-        caller,
-        status: want,
-        body: undefined,
-      });
-      if (want >= 400) {
-        expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-        const code = JSON.parse(text).code;
-        expect(code).toBe({ 401: 'unauthenticated', 403: 'forbidden', 404: 'not_found' }[want]);
-      }
-      if (want === 401) expect(res.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
-      else expect(res.headers.get('www-authenticate')).toBeNull();
-    });
-  });
+    },
+  );
 });

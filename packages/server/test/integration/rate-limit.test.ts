@@ -32,7 +32,9 @@ describe('rate limit per API key (counted in the process)', () => {
     expect(refused.headers.get('x-request-id')).toBeTruthy();
     expect(await refused.json()).toMatchObject({ status: 429, code: 'rate_limited', title: 'Too many requests' });
     // Refused before any work: a refused creation creates nothing.
-    expect((await server.call('/v1/tenants', { method: 'POST', apiKey: ada.apiKey, json: { name: 'Over budget' } })).status).toBe(429);
+    expect(
+      (await server.call('/v1/tenants', { method: 'POST', apiKey: ada.apiKey, json: { name: 'Over budget' } })).status,
+    ).toBe(429);
     expect(await server.database.prisma.tenant.count({ where: { name: 'Over budget' } })).toBe(0);
   });
 
@@ -59,8 +61,9 @@ describe('rate limit per API key (counted in the process)', () => {
 const REDIS_URL = process.env.REDIS_URL;
 const withRedis = REDIS_URL ? describe : describe.skip;
 if (!REDIS_URL) {
-  // eslint-disable-next-line no-console
-  console.log('rate-limit: the shared-budget tests need Redis and are skipped (set REDIS_URL, e.g. redis://127.0.0.1:6379)');
+  console.log(
+    'rate-limit: the shared-budget tests need Redis and are skipped (set REDIS_URL, e.g. redis://127.0.0.1:6379)',
+  );
 }
 
 withRedis('rate limit shared through Redis', () => {

@@ -43,7 +43,12 @@ describe('request lifecycle', () => {
     expect(trail.totalCount).toBe(2);
     expect(trail.edges.map((edge: { node: unknown }) => edge.node)).toEqual([
       expect.objectContaining({ action: 'validate', fromStatus: 'confirmed', toStatus: 'validated', note: null }),
-      expect.objectContaining({ action: 'confirm', fromStatus: 'pending', toStatus: 'confirmed', note: 'All correct.' }),
+      expect.objectContaining({
+        action: 'confirm',
+        fromStatus: 'pending',
+        toStatus: 'confirmed',
+        note: 'All correct.',
+      }),
     ]);
     expect(trail.edges[0].node.actor).toEqual({ firstName: 'ada', lastName: 'Tester', email: ada.email });
   });
@@ -73,16 +78,23 @@ describe('request lifecycle', () => {
     ['validate', 'validated', ['early_validate'], []],
     ['early_validate', 'cancelled', ['cancel'], []],
     ['confirm', 'cancelled', ['cancel'], []],
-  ])('refuses %s on a %s request with 409, currentStatus and allowedActions', async (action, status, setup, allowed) => {
-    const path = await newRequestPath();
-    for (const step of setup) await act(path, step);
-    const before = await (await server.call(path, { apiKey: ada.apiKey })).json();
-    const refused = await act(path, action);
-    expect(refused.status).toBe(409);
-    expect(refused.body).toMatchObject({ code: 'invalid_transition', currentStatus: status, allowedActions: allowed });
-    const after = await (await server.call(path, { apiKey: ada.apiKey })).json();
-    expect(after).toEqual(before);
-  });
+  ])(
+    'refuses %s on a %s request with 409, currentStatus and allowedActions',
+    async (action, status, setup, allowed) => {
+      const path = await newRequestPath();
+      for (const step of setup) await act(path, step);
+      const before = await (await server.call(path, { apiKey: ada.apiKey })).json();
+      const refused = await act(path, action);
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({
+        code: 'invalid_transition',
+        currentStatus: status,
+        allowedActions: allowed,
+      });
+      const after = await (await server.call(path, { apiKey: ada.apiKey })).json();
+      expect(after).toEqual(before);
+    },
+  );
 
   it('lets exactly one of two conflicting concurrent actions win', async () => {
     const path = await newRequestPath();

@@ -28,7 +28,11 @@ async function newWork(): Promise<string> {
   return `${worksUrl}/${(await createWork(ada, worksUrl.split('/')[3]!, 'Work')).id}`;
 }
 
-async function send(workUrl: string, by = ada, body: object = { title: 'Confirm the figures', recipient: { email: 'rae@example.com' } }) {
+async function send(
+  workUrl: string,
+  by = ada,
+  body: object = { title: 'Confirm the figures', recipient: { email: 'rae@example.com' } },
+) {
   const res = await call(by, 'POST', `${workUrl}/requests`, body);
   expect(res.status).toBe(201);
   return `${workUrl}/requests/${res.body.request.id}`;
@@ -152,7 +156,12 @@ describe('the four actions', () => {
       validation: null,
     });
     const [latest] = (await eventsOf(requestUrl)).edges;
-    expect(latest.node).toMatchObject({ action: 'cancel', fromStatus: 'confirmed', toStatus: 'cancelled', note: 'Sent to the wrong person.' });
+    expect(latest.node).toMatchObject({
+      action: 'cancel',
+      fromStatus: 'confirmed',
+      toStatus: 'cancelled',
+      note: 'Sent to the wrong person.',
+    });
   });
 
   it('answers a repeat of the action that produced the state with 200 and the request unchanged, and no event', async () => {
@@ -175,31 +184,34 @@ describe('the four actions', () => {
     ['validated (early)', 'confirm', []],
     ['cancelled', 'validate', []],
     ['cancelled', 'confirm', []],
-  ])('refuses from %s the action %s: 409 invalid_transition with currentStatus and allowedActions', async (state, action, allowed) => {
-    const requestUrl = await send(await newWork());
-    const setUp: Record<string, string[]> = {
-      pending: [],
-      confirmed: ['confirm'],
-      'validated (standard)': ['confirm', 'validate'],
-      'validated (early)': ['early_validate'],
-      cancelled: ['cancel'],
-    };
-    for (const step of setUp[state]!) expect((await act(ada, requestUrl, step)).status).toBe(200);
-    const before = (await call(ada, 'GET', requestUrl)).body.request;
-    const eventsBefore = (await eventsOf(requestUrl)).totalCount;
+  ])(
+    'refuses from %s the action %s: 409 invalid_transition with currentStatus and allowedActions',
+    async (state, action, allowed) => {
+      const requestUrl = await send(await newWork());
+      const setUp: Record<string, string[]> = {
+        pending: [],
+        confirmed: ['confirm'],
+        'validated (standard)': ['confirm', 'validate'],
+        'validated (early)': ['early_validate'],
+        cancelled: ['cancel'],
+      };
+      for (const step of setUp[state]!) expect((await act(ada, requestUrl, step)).status).toBe(200);
+      const before = (await call(ada, 'GET', requestUrl)).body.request;
+      const eventsBefore = (await eventsOf(requestUrl)).totalCount;
 
-    const res = await act(mia, requestUrl, action);
-    expect(res.status).toBe(409);
-    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(res.body).toMatchObject({
-      code: 'invalid_transition',
-      status: 409,
-      currentStatus: before.status,
-      allowedActions: allowed,
-    });
-    expect((await call(ada, 'GET', requestUrl)).body.request).toEqual(before);
-    expect((await eventsOf(requestUrl)).totalCount).toBe(eventsBefore);
-  });
+      const res = await act(mia, requestUrl, action);
+      expect(res.status).toBe(409);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({
+        code: 'invalid_transition',
+        status: 409,
+        currentStatus: before.status,
+        allowedActions: allowed,
+      });
+      expect((await call(ada, 'GET', requestUrl)).body.request).toEqual(before);
+      expect((await eventsOf(requestUrl)).totalCount).toBe(eventsBefore);
+    },
+  );
 
   it('answers 404 for a request through another work of the same tenant', async () => {
     const requestUrl = await send(await newWork());
@@ -222,7 +234,12 @@ describe('GET .../requests', () => {
   it('filters by ?status=, totalCount counting only the matches, newest first', async () => {
     const workUrl = await newWork();
     const urls: Record<string, string[]> = { pending: [], confirmed: [], validated: [], cancelled: [] };
-    const steps: Record<string, string[]> = { pending: [], confirmed: ['confirm'], validated: ['early_validate'], cancelled: ['cancel'] };
+    const steps: Record<string, string[]> = {
+      pending: [],
+      confirmed: ['confirm'],
+      validated: ['early_validate'],
+      cancelled: ['cancel'],
+    };
     for (let i = 0; i < 2; i++) {
       for (const status of Object.keys(urls)) {
         const requestUrl = await send(workUrl);
@@ -236,12 +253,15 @@ describe('GET .../requests', () => {
     for (const [status, made] of Object.entries(urls)) {
       const { body } = await call(mia, 'GET', `${workUrl}/requests?status=${status}`);
       expect(body.requests.totalCount).toBe(2);
-      expect(body.requests.edges.map((edge: { node: { id: string } }) => edge.node.id)).toEqual(made.map(idOf).reverse());
+      expect(body.requests.edges.map((edge: { node: { id: string } }) => edge.node.id)).toEqual(
+        made.map(idOf).reverse(),
+      );
       expect(body.requests.edges.every((edge: { node: { status: string } }) => edge.node.status === status)).toBe(true);
       // Paging within a filter stays within it.
       const firstPage = (await call(mia, 'GET', `${workUrl}/requests?status=${status}&limit=1`)).body.requests;
-      const next = (await call(mia, 'GET', `${workUrl}/requests?status=${status}&limit=1&after=${firstPage.pageInfo.endCursor}`)).body
-        .requests;
+      const next = (
+        await call(mia, 'GET', `${workUrl}/requests?status=${status}&limit=1&after=${firstPage.pageInfo.endCursor}`)
+      ).body.requests;
       expect([...firstPage.edges, ...next.edges].map((edge: { node: { id: string } }) => edge.node.id)).toEqual(
         made.map(idOf).reverse(),
       );

@@ -13,7 +13,11 @@ afterAll(() => server.close());
 
 describe('security headers', () => {
   it('sends helmet headers on API responses, errors and probes, and never X-Powered-By', async () => {
-    for (const res of [await server.call('/v1/me', { apiKey: ada.apiKey }), await server.call('/v1/me'), await server.call('/healthz')]) {
+    for (const res of [
+      await server.call('/v1/me', { apiKey: ada.apiKey }),
+      await server.call('/v1/me'),
+      await server.call('/healthz'),
+    ]) {
       expect(res.headers.get('x-powered-by')).toBeNull();
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(res.headers.get('x-frame-options')).toBe('DENY');
@@ -47,7 +51,9 @@ describe('CORS', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-origin')).toBe(FRONTEND);
     const exposed = res.headers.get('access-control-expose-headers')?.split(',') ?? [];
-    expect(exposed).toEqual(expect.arrayContaining(['ETag', 'X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Location']));
+    expect(exposed).toEqual(
+      expect.arrayContaining(['ETag', 'X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Location']),
+    );
   });
 
   it('gives other origins no CORS headers at all', async () => {

@@ -14,7 +14,11 @@ const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('POST /v1/tenants', () => {
   it('answers 201 with { tenant } holding exactly the seed fields, plus members roles and works paging', async () => {
-    const res = await server.call('/v1/tenants', { method: 'POST', apiKey: ada.apiKey, json: { name: 'Acme Research' } });
+    const res = await server.call('/v1/tenants', {
+      method: 'POST',
+      apiKey: ada.apiKey,
+      json: { name: 'Acme Research' },
+    });
     expect(res.status).toBe(201);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     const body = await res.json();
@@ -35,7 +39,11 @@ describe('POST /v1/tenants', () => {
   });
 
   it('trims the name and keeps unicode as given', async () => {
-    const res = await server.call('/v1/tenants', { method: 'POST', apiKey: ada.apiKey, json: { name: '  東京 Café 🚀  ' } });
+    const res = await server.call('/v1/tenants', {
+      method: 'POST',
+      apiKey: ada.apiKey,
+      json: { name: '  東京 Café 🚀  ' },
+    });
     expect(res.status).toBe(201);
     const { tenant } = await res.json();
     expect(tenant.name).toBe('東京 Café 🚀');
@@ -81,7 +89,11 @@ describe('POST /v1/tenants/{tenant_id}/works', () => {
     const { tenant } = await (
       await server.call('/v1/tenants', { method: 'POST', apiKey: ada.apiKey, json: { name: 'No description' } })
     ).json();
-    const res = await server.call(`/v1/tenants/${tenant.id}/works`, { method: 'POST', apiKey: ada.apiKey, json: { name: 'W' } });
+    const res = await server.call(`/v1/tenants/${tenant.id}/works`, {
+      method: 'POST',
+      apiKey: ada.apiKey,
+      json: { name: 'W' },
+    });
     expect(res.status).toBe(201);
     expect((await res.json()).work.description).toBe('');
   });

@@ -54,7 +54,12 @@ describe('GET /tenants/{id}', () => {
     expect(status).toBe(200);
     expect(headers.get('content-type')).toMatch(/^application\/json/);
     expect(Object.keys(body)).toEqual(['tenant']);
-    expect(body.tenant).toMatchObject({ id: tenant.id, name: 'With works', slug: tenant.slug, createdAt: tenant.createdAt });
+    expect(body.tenant).toMatchObject({
+      id: tenant.id,
+      name: 'With works',
+      slug: tenant.slug,
+      createdAt: tenant.createdAt,
+    });
     expect(body.tenant.works.totalCount).toBe(3);
     expect(body.tenant.works.edges.map((edge: { node: { id: string } }) => edge.node.id)).toEqual(
       works.map((work) => work.id).reverse(),
@@ -70,7 +75,12 @@ describe('PATCH /tenants/{id}', () => {
 
     const renamed = await call(bob, 'PATCH', `/v1/tenants/${tenant.id}`, { name: '  After Rename  ' });
     expect(renamed.status).toBe(200);
-    expect(renamed.body.tenant).toMatchObject({ id: tenant.id, name: 'After Rename', slug: tenant.slug, createdAt: tenant.createdAt });
+    expect(renamed.body.tenant).toMatchObject({
+      id: tenant.id,
+      name: 'After Rename',
+      slug: tenant.slug,
+      createdAt: tenant.createdAt,
+    });
     expect(Date.parse(renamed.body.tenant.updatedAt)).toBeGreaterThanOrEqual(Date.parse(tenant.updatedAt));
     expect(renamed.body.tenant.members.nodes).toHaveLength(2);
 
@@ -88,9 +98,9 @@ describe('PATCH /tenants/{id}', () => {
     const carol = await server.createUser('carol');
     expect((await call(bob, 'PATCH', `/v1/tenants/${tenant.id}`, { name: 'Bob was here' })).status).toBe(403);
     expect((await call(carol, 'PATCH', `/v1/tenants/${tenant.id}`, { name: 'Carol was here' })).status).toBe(404);
-    expect(ok(await ada.client.GET('/tenants/{tenant_id}', { params: { path: { tenant_id: tenant.id } } })).tenant.name).toBe(
-      'Unchanged',
-    );
+    expect(
+      ok(await ada.client.GET('/tenants/{tenant_id}', { params: { path: { tenant_id: tenant.id } } })).tenant.name,
+    ).toBe('Unchanged');
   });
 });
 
@@ -128,6 +138,12 @@ describe('slugs', () => {
     const works = await Promise.all(
       Array.from({ length: 5 }, () => createWorkInDomain(db, actor, tenants[0]!.id, { name: 'Same work' })),
     );
-    expect(works.map((work) => work.slug).sort()).toEqual(['same-work', 'same-work-2', 'same-work-3', 'same-work-4', 'same-work-5']);
+    expect(works.map((work) => work.slug).sort()).toEqual([
+      'same-work',
+      'same-work-2',
+      'same-work-3',
+      'same-work-4',
+      'same-work-5',
+    ]);
   });
 });

@@ -37,7 +37,12 @@ describe('tenant visibility', () => {
     ['PUT', 'requestPath', '/early_validate'],
     ['DELETE', 'requestPath', '/cancel'],
   ])('%s %s%s is 404 for a non-member, like an id that does not exist', async (method, base, suffix) => {
-    const json = method === 'POST' ? (base === 'tenantPath' ? { name: 'x' } : { title: 'x', recipient: { email: 'r@example.com' } }) : undefined;
+    const json =
+      method === 'POST'
+        ? base === 'tenantPath'
+          ? { name: 'x' }
+          : { title: 'x', recipient: { email: 'r@example.com' } }
+        : undefined;
     const res = await server.call(paths[base] + suffix, { method, apiKey: stranger.apiKey, json });
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);

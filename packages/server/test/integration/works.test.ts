@@ -68,7 +68,9 @@ describe('discarding and restoring a work', () => {
     expect(idsOf(all)).toEqual([work.id, ...[...kept].reverse()]);
 
     // Still readable by id.
-    expect((await call(member, 'GET', `/v1/tenants/${tenantId}/works/${work.id}`)).body.work).toEqual(discarded.body.work);
+    expect((await call(member, 'GET', `/v1/tenants/${tenantId}/works/${work.id}`)).body.work).toEqual(
+      discarded.body.work,
+    );
   });
 
   it('discarding again returns the work unchanged', async () => {
@@ -81,7 +83,9 @@ describe('discarding and restoring a work', () => {
   it('makes its requests read-only: reads work, every action and new requests get 409 work_discarded', async () => {
     expect((await call(member, 'GET', requestPath)).status).toBe(200);
     expect((await call(member, 'GET', `${requestPath}/events`)).body.events.totalCount).toBe(0);
-    expect((await call(member, 'GET', `/v1/tenants/${tenantId}/works/${work.id}/requests`)).body.requests.totalCount).toBe(1);
+    expect(
+      (await call(member, 'GET', `/v1/tenants/${tenantId}/works/${work.id}/requests`)).body.requests.totalCount,
+    ).toBe(1);
     for (const [method, action] of [
       ['PUT', 'confirm'],
       ['PUT', 'early_validate'],
@@ -100,7 +104,9 @@ describe('discarding and restoring a work', () => {
     expect([updated.status, updated.body.code]).toEqual([409, 'work_discarded']);
 
     expect((await call(member, 'GET', requestPath)).body.request.status).toBe('pending');
-    expect((await call(member, 'GET', `/v1/tenants/${tenantId}/works/${work.id}/requests`)).body.requests.totalCount).toBe(1);
+    expect(
+      (await call(member, 'GET', `/v1/tenants/${tenantId}/works/${work.id}/requests`)).body.requests.totalCount,
+    ).toBe(1);
   });
 
   it('PUT .../undiscard brings it back in the lists and the count, and its requests move again', async () => {
@@ -140,8 +146,14 @@ describe('GET and PATCH /tenants/{id}/works/{work_id}', () => {
     const renamed = await call(ada, 'PATCH', `/v1/tenants/${tenantId}/works/${work.id}`, { name: '  New Name ' });
     expect(renamed.status).toBe(200);
     expect(renamed.body.work).toMatchObject({ name: 'New Name', slug: 'original-name', description: '' });
-    const described = await call(ada, 'PATCH', `/v1/tenants/${tenantId}/works/${work.id}`, { description: '  Kept as is\n' });
-    expect(described.body.work).toMatchObject({ name: 'New Name', slug: 'original-name', description: '  Kept as is\n' });
+    const described = await call(ada, 'PATCH', `/v1/tenants/${tenantId}/works/${work.id}`, {
+      description: '  Kept as is\n',
+    });
+    expect(described.body.work).toMatchObject({
+      name: 'New Name',
+      slug: 'original-name',
+      description: '  Kept as is\n',
+    });
     expect(Date.parse(described.body.work.updatedAt)).toBeGreaterThanOrEqual(Date.parse(work.updatedAt));
     expect(described.body.work.createdAt).toBe(work.createdAt);
     expect((await call(ada, 'GET', `/v1/tenants/${tenantId}/works/${work.id}`)).body.work).toEqual(described.body.work);
@@ -180,6 +192,8 @@ describe('GET and PATCH /tenants/{id}/works/{work_id}', () => {
     const created = await call(member, 'POST', `/v1/tenants/${tenantId}/works`, { name: 'By a member' });
     expect(created.status).toBe(201);
     expect(created.body.work.owner).toEqual({ firstName: 'member', lastName: 'Tester', email: member.email });
-    expect((await call(member, 'PATCH', `/v1/tenants/${tenantId}/works/${created.body.work.id}`, { name: 'x' })).status).toBe(403);
+    expect(
+      (await call(member, 'PATCH', `/v1/tenants/${tenantId}/works/${created.body.work.id}`, { name: 'x' })).status,
+    ).toBe(403);
   });
 });

@@ -6,7 +6,11 @@ describe('a bad configuration value stops the server with one clear line', () =>
   it.each([
     ['PORT', 'abc', 'PORT must be a whole number from 0 to 65535 (got "abc")'],
     ['PORT', '70000', 'PORT must be a whole number from 0 to 65535 (got "70000")'],
-    ['DATABASE_URL', 'mysql://admin:hunter2@db.example.com/works', 'DATABASE_URL must be a postgres:// or postgresql:// URL'],
+    [
+      'DATABASE_URL',
+      'mysql://admin:hunter2@db.example.com/works',
+      'DATABASE_URL must be a postgres:// or postgresql:// URL',
+    ],
     ['DATABASE_URL', 'not a url', 'DATABASE_URL must be a postgres:// or postgresql:// URL'],
     ['RATE_LIMIT_PER_MINUTE', 'lots', 'RATE_LIMIT_PER_MINUTE must be a whole number from 0 to 1000000 (got "lots")'],
     ['RATE_LIMIT_PER_MINUTE', '-5', 'RATE_LIMIT_PER_MINUTE must be a whole number from 0 to 1000000 (got "-5")'],
@@ -69,6 +73,7 @@ describe('start-up summary', () => {
     server.child.kill('SIGTERM');
     expect(await server.exited).toEqual({ code: 0, signal: null });
     const starting = server.lines.find((line) => line.msg === 'works-api starting');
+    expect(starting?.node).toBe(process.version);
     expect(starting?.config).toMatchObject({
       port: 0,
       host: '127.0.0.1',

@@ -7,7 +7,6 @@ import { type ServerProcess, spawnServer } from '../support/process';
 const { REDIS_URL, DATABASE_URL } = process.env;
 const bothServices = REDIS_URL && DATABASE_URL ? describe : describe.skip;
 if (!(REDIS_URL && DATABASE_URL)) {
-  // eslint-disable-next-line no-console
   console.log(
     'shared-rate-limit: two server processes need a shared PostgreSQL and Redis; skipped (set DATABASE_URL and REDIS_URL)',
   );
@@ -28,7 +27,13 @@ bothServices('rate limit across two server processes', () => {
   });
 
   it('counts one budget per key for both, and both answer 429 once it is spent', async () => {
-    const env = { DATABASE_URL: DATABASE_URL!, REDIS_URL: REDIS_URL!, REDIS_PREFIX: prefix, RATE_LIMIT_PER_MINUTE: '4', ADMIN_TOKEN };
+    const env = {
+      DATABASE_URL: DATABASE_URL!,
+      REDIS_URL: REDIS_URL!,
+      REDIS_PREFIX: prefix,
+      RATE_LIMIT_PER_MINUTE: '4',
+      ADMIN_TOKEN,
+    };
     servers = await Promise.all([spawnServer(env), spawnServer(env)]);
     const [a, b] = servers as [ServerProcess, ServerProcess];
     for (const server of servers) {
@@ -42,7 +47,8 @@ bothServices('rate limit across two server processes', () => {
       body: JSON.stringify({ email: `shared-${Date.now()}@example.com`, firstName: 'S', lastName: 'R' }),
     });
     const apiKey = ((await created.json()) as { apiKey: { secret: string } }).apiKey.secret;
-    const me = (server: ServerProcess) => fetch(`${server.baseUrl}/v1/me`, { headers: { Authorization: `Bearer ${apiKey}` } });
+    const me = (server: ServerProcess) =>
+      fetch(`${server.baseUrl}/v1/me`, { headers: { Authorization: `Bearer ${apiKey}` } });
 
     const left: string[] = [];
     for (const server of [a, b, a, b]) {

@@ -14,7 +14,11 @@ async function createApiKey(server: ServerProcess): Promise<string> {
   const res = await fetch(`${server.baseUrl}/v1/admin/users`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json', Connection: 'close' },
-    body: JSON.stringify({ email: `shutdown-${Date.now()}-${Math.random()}@example.com`, firstName: 'S', lastName: 'D' }),
+    body: JSON.stringify({
+      email: `shutdown-${Date.now()}-${Math.random()}@example.com`,
+      firstName: 'S',
+      lastName: 'D',
+    }),
   });
   expect(res.status).toBe(201);
   return ((await res.json()) as { apiKey: { secret: string } }).apiKey.secret;
@@ -32,14 +36,16 @@ function slowCreateTenant(server: ServerProcess, apiKey: string, body: string) {
     },
   });
   const started = new Promise<void>((resolve) => request.once('continue', resolve));
-  const response = new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
-    request.once('response', (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-    });
-    request.once('error', reject);
-  });
+  const response = new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>(
+    (resolve, reject) => {
+      request.once('response', (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+      });
+      request.once('error', reject);
+    },
+  );
   request.flushHeaders();
   return { started, response, finish: () => request.end(body) };
 }
@@ -86,7 +92,9 @@ describe('SIGTERM', () => {
 
     expect(await server.exited).toEqual({ code: 0, signal: null });
     expect(server.lines.some((line) => line.msg === 'shut down: database closed')).toBe(true);
-    expect(server.lines.find((line) => line.msg === 'request' && line.route === '/v1/tenants')).toMatchObject({ status: 201 });
+    expect(server.lines.find((line) => line.msg === 'request' && line.route === '/v1/tenants')).toMatchObject({
+      status: 201,
+    });
     // The database was closed cleanly: it opens again and holds the tenant created during the shutdown.
     expect(await tenantExists(env, name)).toBe(true);
   });

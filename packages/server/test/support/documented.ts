@@ -16,7 +16,9 @@ export function documentedStatusCheck(): (method: string, url: string, status: n
   }));
   return (method, url, status) => {
     const path = new URL(url, 'http://x').pathname;
-    const operation = operations.find((candidate) => candidate.method === method.toUpperCase() && candidate.pattern.test(path));
+    const operation = operations.find(
+      (candidate) => candidate.method === method.toUpperCase() && candidate.pattern.test(path),
+    );
     if (operation && !operation.statuses.includes(String(status))) {
       throw new Error(`${operation.operationId} answered ${status}, which openapi/api.yaml does not document for it`);
     }

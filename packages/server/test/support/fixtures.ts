@@ -16,8 +16,9 @@ export async function createTenant(user: TestUser, name = 'Acme Research'): Prom
 }
 
 export async function createWork(user: TestUser, tenantId: string, name = 'Annual report'): Promise<Schemas['Work']> {
-  return ok(await user.client.POST('/tenants/{tenant_id}/works', { params: { path: { tenant_id: tenantId } }, body: { name } }))
-    .work;
+  return ok(
+    await user.client.POST('/tenants/{tenant_id}/works', { params: { path: { tenant_id: tenantId } }, body: { name } }),
+  ).work;
 }
 
 export async function createRequest(user: TestUser, tenantId: string, workId: string): Promise<Schemas['Request']> {

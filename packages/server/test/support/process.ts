@@ -35,15 +35,20 @@ export function removeDataDirs(): void {
 export async function databaseEnv(): Promise<Record<string, string>> {
   const url = process.env.DATABASE_URL;
   if (url) return { DATABASE_URL: url };
+  return { PGLITE_DIR: await newPgliteFolder() };
+}
+
+/** A new embedded data folder (removed by `removeDataDirs`), unpacked from the migrated template when there is one. */
+export async function newPgliteFolder(): Promise<string> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'works-api-process-'));
-  dataDirs.push(dataDir);
+  dataDirs.push(dataDir, `${dataDir}.lock`);
   const template = process.env.WORKS_API_PGLITE_TEMPLATE;
   if (template) {
     const pglite = new PGlite(dataDir, { loadDataDir: new Blob([readFileSync(template)]) });
     await pglite.waitReady;
     await pglite.close();
   }
-  return { PGLITE_DIR: dataDir };
+  return dataDir;
 }
 
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
@@ -57,13 +62,16 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
  * with `untilListening: false`, as soon as it has printed its first line.
  */
 export async function spawnServer(env: Record<string, string>, { untilListening = true } = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [MAIN], { env: childEnv({ PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN], {
+    env: childEnv({ PORT: '0', ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: LogLine[] = [];
   const waiters: Array<{ matches: (line: LogLine) => boolean; resolve: (line: LogLine) => void }> = [];
   let stderr = '';
   let pending = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  child.stdout!.on('data', (chunk: Buffer) => {
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  child.stdout.on('data', (chunk: Buffer) => {
     pending += chunk.toString('utf8');
     const complete = pending.split('\n');
     pending = complete.pop()!;
@@ -87,12 +95,14 @@ export async function spawnServer(env: Record<string, string>, { untilListening 
       void exited.then(({ code }) => reject(new Error(`the server exited (${code}) first; stderr: ${stderr}`)));
     });
   const listening = await waitForLine((line) => !untilListening || typeof line.url === 'string');
-  const baseUrl = String(listening.url ?? 'http://127.0.0.1:0').replace(/\/v1$/, '');
+  const baseUrl = (typeof listening.url === 'string' ? listening.url : 'http://127.0.0.1:0').replace(/\/v1$/, '');
   return { child, baseUrl, port: Number(new URL(baseUrl).port), lines, stderr: () => stderr, waitForLine, exited };
 }
 
 /** Runs the server until it exits by itself (a configuration error), killing it if it starts instead. */
-export async function runUntilExit(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runUntilExit(
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [MAIN], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

@@ -5,12 +5,7 @@ import type { TestServer, TestUser } from './server';
 type Schemas = components['schemas'];
 type Role = Schemas['Role'];
 
-export async function addMember(
-  by: TestUser,
-  tenantId: string,
-  email: string,
-  role: Role,
-): Promise<Schemas['Member']> {
+export async function addMember(by: TestUser, tenantId: string, email: string, role: Role): Promise<Schemas['Member']> {
   return ok(
     await by.client.POST('/tenants/{tenant_id}/members', {
       params: { path: { tenant_id: tenantId } },

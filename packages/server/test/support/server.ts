@@ -5,8 +5,10 @@ import { createClient, type WorksApiClient } from '@works-api/client';
 import type { Store } from 'express-rate-limit';
 import { createApp } from '../../src/app';
 import { type Database, type DatabaseTarget, openDatabase } from '../../src/db/client';
+import { answerClientErrors } from '../../src/http/client-errors';
 import { Lifecycle } from '../../src/http/graceful-shutdown';
 import { createLogger } from '../../src/http/logger';
+import { Dispatcher, type DispatcherOptions } from '../../src/webhooks/dispatcher';
 import { documentedStatusCheck } from './documented';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -36,6 +38,8 @@ export interface TestServer {
   /** Every log line as written, to check what never appears in them. */
   rawLogs: string[];
   lifecycle: Lifecycle;
+  /** The webhook dispatcher, when the options asked for one. */
+  dispatcher?: Dispatcher;
   /** A new user (unique email) with an API key, through the operator route. */
   createUser(name?: string): Promise<TestUser>;
   /** fetch() relative to the server, with an API key when given. */
@@ -59,6 +63,11 @@ export interface TestServerOptions {
   /** Serve from this database instead of a fresh one (it is closed with the server unless `keepDatabase`). */
   database?: Database;
   keepDatabase?: boolean;
+  /**
+   * A webhook dispatcher on the same database: started (woken by commits, like in production) unless `manual`,
+   * where the test calls `dispatcher.runOnce()` itself, typically with an injected clock.
+   */
+  webhooks?: Partial<Omit<DispatcherOptions, 'db' | 'logger'>> & { manual?: boolean };
 }
 
 /** The real app on a random loopback port, checking every response against the contract. */
@@ -87,8 +96,24 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     corsOrigins: options.corsOrigins,
     lifecycle,
     ping: () => database.ping(),
+    // Tests talk to receivers on 127.0.0.1, as WEBHOOK_ALLOW_PRIVATE_URLS=true allows.
+    webhooks: { allowPrivateUrls: options.webhooks?.allowPrivateUrls ?? true },
   });
+  const dispatcher = options.webhooks
+    ? new Dispatcher({
+        allowPrivateUrls: true,
+        ...options.webhooks,
+        db: database.prisma,
+        logger: createLogger('debug', logStream),
+      })
+    : undefined;
+  if (dispatcher && !options.webhooks?.manual) dispatcher.start();
   const server = app.listen(0, '127.0.0.1');
+  answerClientErrors(server);
+  // The embedded database runs in this process and can hold the event loop for a second or more; then the
+  // server's 5 s keep-alive timeout and fetch's reuse of that idle connection can cross (ECONNRESET). Tests are
+  // not about idle connections: keep them open longer.
+  server.keepAliveTimeout = 30_000;
   await new Promise((resolve) => server.once('listening', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -98,7 +123,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     const headers = new Headers(rest.headers);
     if (apiKey) headers.set('Authorization', `Bearer ${apiKey}`);
     if (json !== undefined) headers.set('Content-Type', 'application/json');
-    const res = await fetch(baseUrl + path, { ...rest, headers, body: json === undefined ? rest.body : JSON.stringify(json) });
+    const res = await fetch(baseUrl + path, {
+      ...rest,
+      headers,
+      body: json === undefined ? rest.body : JSON.stringify(json),
+    });
     checkDocumented(rest.method ?? 'GET', path, res.status);
     return res;
   };
@@ -110,6 +139,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     logs,
     rawLogs,
     lifecycle,
+    dispatcher,
     call,
     async createUser(name = 'user') {
       const email = `${name}-${process.pid}-${++userCount}-${Date.now()}@example.com`;
@@ -131,6 +161,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+      await dispatcher?.stop(10_000);
       if (!options.keepDatabase) await database.close();
       // A response that broke the contract, or any other bug, fails the file that caused it.
       if (bugs.length > 0) throw new Error(`the server hit ${bugs.length} bug(s): ${String(bugs[0])}`);

@@ -91,7 +91,10 @@ export async function createApiKey(db: Db, actor: Actor, name: string): Promise<
 export async function revokeApiKey(db: Db, actor: Actor, apiKeyId: string, now = new Date()) {
   if (!isId(apiKeyId)) throw notFound('API key');
   // Only the first revocation sets revokedAt, so revoking twice returns the same key.
-  await db.apiKey.updateMany({ where: { id: apiKeyId, userId: actor.userId, revokedAt: null }, data: { revokedAt: now } });
+  await db.apiKey.updateMany({
+    where: { id: apiKeyId, userId: actor.userId, revokedAt: null },
+    data: { revokedAt: now },
+  });
   const key = await db.apiKey.findFirst({ where: { id: apiKeyId, userId: actor.userId } });
   if (!key) throw notFound('API key');
   return presentApiKey(key);

@@ -1,5 +1,7 @@
 import type { Db } from '../../db/client';
+import { Prisma } from '../../db/generated/client';
 import { isId, newId } from '../../db/ids';
+import { signalOutboxWrite } from '../../db/outbox-signal';
 import { type Actor, authorize, type Membership, requirePermission, type Role } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { type PageRequest, pageOf, toConnection } from '../paging';
@@ -7,6 +9,7 @@ import { checkPrecondition, type Precondition, preconditionFailed } from '../pre
 import type { Schemas } from '../schemas';
 import { isUniqueViolation } from '../unique';
 import { normalizeEmail, normalizeName, presentUser } from '../users/present';
+import { outboxRow } from '../webhooks/events';
 
 interface MemberRow {
   role: Role;
@@ -52,29 +55,54 @@ export async function addMember(
 ) {
   const caller = await authorize(db, actor, tenantId, 'manageMembers');
   checkRoleChange(caller, undefined, input.role);
-  const email = normalizeEmail(input.email);
-  // Adding an email that has no user yet creates the user record.
-  const user = await db.user.upsert({
-    where: { email },
-    create: {
-      id: newId(),
-      email,
-      firstName: normalizeName(input.firstName ?? ''),
-      lastName: normalizeName(input.lastName ?? ''),
-    },
-    update: {},
-  });
   try {
-    const member = await db.membership.create({
-      data: { id: newId(), tenantId, userId: user.id, role: input.role },
-      include: { user: true },
+    // The user (when new), the membership and its `member.added` outbox row commit together.
+    const member = await db.$transaction(async (tx) => {
+      // Adding an email that has no user yet creates the user record (and joins one a concurrent add creates).
+      const user = await userWithEmail(tx, input);
+      const created = presentMember(
+        await tx.membership.create({
+          data: { id: newId(), tenantId, userId: user.id, role: input.role },
+          include: { user: true },
+        }),
+      );
+      await tx.webhookEvent.create({
+        data: outboxRow('member.added', tenantId, { member: created }, new Date(created.createdAt)),
+      });
+      return created;
     });
-    return presentMember(member);
+    signalOutboxWrite(db);
+    return member;
   } catch (error) {
     if (isUniqueViolation(error)) throw new ProblemError('already_member', 'This user is already a member.');
     throw error;
   }
 }
+
+/**
+ * The user with this email, created (with the given names) when there is none. Atomic: of two requests adding the
+ * same new email at once, one inserts and the other finds that row, rather than failing on the unique email (as
+ * Prisma's upsert, a read then an insert, did). ON CONFLICT DO NOTHING waits for a concurrent insert of the email
+ * to commit; the SELECT after it, a statement of its own, then sees that row.
+ */
+async function userWithEmail(
+  db: Prisma.TransactionClient,
+  input: { email: string; firstName?: string; lastName?: string },
+) {
+  const email = normalizeEmail(input.email);
+  const columns = Prisma.sql`id, email, first_name AS "firstName", last_name AS "lastName", created_at AS "createdAt"`;
+  const [created] = await db.$queryRaw<UserRow[]>`
+    INSERT INTO users (id, email, first_name, last_name)
+    VALUES (${newId()}::uuid, ${email}, ${normalizeName(input.firstName ?? '')}, ${normalizeName(input.lastName ?? '')})
+    ON CONFLICT (email) DO NOTHING
+    RETURNING ${columns}`;
+  if (created) return created;
+  const [existing] = await db.$queryRaw<UserRow[]>`SELECT ${columns} FROM users WHERE email = ${email}`;
+  if (!existing) throw new Error(`the user ${email} conflicted on insert but cannot be read`);
+  return existing;
+}
+
+type UserRow = MemberRow['user'];
 
 /**
  * Changes a role or removes a member, keeping at least one owner. The owner count is checked inside a
@@ -90,7 +118,7 @@ async function changeMembership(
 ) {
   const caller = await authorize(db, actor, tenantId, 'manageMembers');
   if (!isId(userId)) throw notFound('member');
-  return db.$transaction(async (tx) => {
+  const result = await db.$transaction(async (tx) => {
     const target = await tx.membership.findUnique({
       where: { tenantId_userId: { tenantId, userId } },
       include: { user: true },
@@ -105,18 +133,29 @@ async function changeMembership(
     }
     if (newRole === null) {
       await tx.membership.delete({ where: { id: target.id } });
+      // The member as it was, so receivers know who left and with which role.
+      await tx.webhookEvent.create({
+        data: outboxRow('member.removed', tenantId, { member: presentMember(target) }, new Date()),
+      });
       return null;
     }
     if (precondition) {
       // The role is all of a member that changes: write only if it is still the one If-Match was checked on.
-      const { count } = await tx.membership.updateMany({ where: { id: target.id, role: target.role }, data: { role: newRole } });
+      const { count } = await tx.membership.updateMany({
+        where: { id: target.id, role: target.role },
+        data: { role: newRole },
+      });
       if (count === 0) throw preconditionFailed();
-      return presentMember(await tx.membership.findUniqueOrThrow({ where: { id: target.id }, include: { user: true } }));
+      return presentMember(
+        await tx.membership.findUniqueOrThrow({ where: { id: target.id }, include: { user: true } }),
+      );
     }
     return presentMember(
       await tx.membership.update({ where: { id: target.id }, data: { role: newRole }, include: { user: true } }),
     );
   });
+  if (result === null) signalOutboxWrite(db);
+  return result;
 }
 
 export async function updateMember(

@@ -1,11 +1,14 @@
 import type { Db } from '../../db/client';
 import { isId, newId } from '../../db/ids';
+import { signalOutboxWrite } from '../../db/outbox-signal';
+import { plainQuery } from '../../db/plain-statement';
 import { type Actor, authorize } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { type PageRequest, pageOf, toConnection } from '../paging';
 import { checkPrecondition, type Precondition } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { normalizeEmail, normalizeName, presentUserRecord } from '../users/present';
+import { OUTBOX_COLUMNS, outboxPlaceholders, outboxRow, outboxValues, requestEventType } from '../webhooks/events';
 import { findWork, workDiscarded } from '../works/works';
 import { decide, type RequestAction, type RequestStatus } from './state-machine';
 
@@ -64,6 +67,11 @@ export interface RequestRef {
   requestId: string;
 }
 
+/**
+ * Sends a request: one INSERT ... SELECT from the work, kept and in the tenant, locked FOR SHARE. Atomic against a
+ * concurrent discard: a discard that commits first makes the SELECT find nothing (PostgreSQL re-checks the
+ * locked row), and one that comes later waits for the insert; so no request lands in a work after its discard.
+ */
 export async function createRequest(
   db: Db,
   actor: Actor,
@@ -72,23 +80,66 @@ export async function createRequest(
   input: Schemas['CreateRequestBody'],
 ) {
   await authorize(db, actor, tenantId, 'sendRequest');
-  const work = await findWork(db, tenantId, workId);
-  if (work.discardedAt) throw workDiscarded();
-  const request = await db.request.create({
-    data: {
-      id: newId(),
+  if (!isId(workId)) throw notFound('work');
+  const now = new Date();
+  const request = {
+    id: newId(),
+    workId,
+    status: 'pending' as const,
+    title: normalizeName(input.title),
+    message: input.message ?? '',
+    recipientEmail: normalizeEmail(input.recipient.email),
+    recipientFirstName: normalizeName(input.recipient.firstName ?? ''),
+    recipientLastName: normalizeName(input.recipient.lastName ?? ''),
+    answer: null,
+    validation: null,
+    cancelReason: null,
+    dueAt: input.dueAt === undefined ? null : new Date(input.dueAt),
+    createdAt: now,
+    updatedAt: now,
+    confirmedAt: null,
+    validatedAt: null,
+    cancelledAt: null,
+    // The owner is the caller, whom authentication already read (see createWork).
+    owner: actor.user,
+  };
+  const presented = presentRequest(request);
+  const event = outboxRow('request.created', tenantId, { request: presented }, now, { orderingKey: request.id });
+  // One statement, so one round trip and atomic: the request is inserted only from the work while it is kept (FOR
+  // SHARE holds off a concurrent discard until this commits), and its outbox row only when the request was.
+  const inserted = await plainQuery<{ id: string }>(
+    db,
+    `WITH created AS (
+       INSERT INTO requests (id, work_id, title, message, recipient_email, recipient_first_name, recipient_last_name,
+                             due_at, owner_id, created_at, updated_at)
+       SELECT $1::uuid, w.id, $3, $4, $5, $6, $7, $8::timestamptz, $9::uuid, $10::timestamptz, $10::timestamptz
+       FROM works w
+       WHERE w.id = $2::uuid AND w.tenant_id = $11::uuid AND w.discarded_at IS NULL
+       FOR SHARE
+       RETURNING id)
+     INSERT INTO webhook_events (${OUTBOX_COLUMNS}) SELECT ${outboxPlaceholders(12)} FROM created RETURNING id`,
+    [
+      request.id,
       workId,
-      title: normalizeName(input.title),
-      message: input.message ?? '',
-      recipientEmail: normalizeEmail(input.recipient.email),
-      recipientFirstName: normalizeName(input.recipient.firstName ?? ''),
-      recipientLastName: normalizeName(input.recipient.lastName ?? ''),
-      dueAt: input.dueAt === undefined ? null : new Date(input.dueAt),
-      ownerId: actor.userId,
-    },
-    // No include: the owner is the caller (see createWork).
-  });
-  return presentRequest({ ...request, owner: actor.user });
+      request.title,
+      request.message,
+      request.recipientEmail,
+      request.recipientFirstName,
+      request.recipientLastName,
+      request.dueAt?.toISOString() ?? null,
+      actor.userId,
+      now.toISOString(),
+      tenantId,
+      ...outboxValues(event),
+    ],
+  );
+  if (inserted.length === 0) {
+    // Nothing inserted: the work is missing (404) or discarded (409).
+    await findWork(db, tenantId, workId);
+    throw workDiscarded();
+  }
+  signalOutboxWrite(db);
+  return presented;
 }
 
 export async function listRequests(
@@ -119,12 +170,13 @@ export async function listRequests(
  * the work is what is missing, else for the request.
  */
 async function findRequest(db: Db, { tenantId, workId, requestId }: RequestRef) {
-  const request = isId(requestId)
-    ? await db.request.findFirst({
-        where: { id: requestId, workId, work: { tenantId } },
-        include: { ...withOwner, work: { select: { discardedAt: true } } },
-      })
-    : null;
+  const request =
+    isId(requestId) && isId(workId)
+      ? await db.request.findFirst({
+          where: { id: requestId, workId, work: { tenantId } },
+          include: { ...withOwner, work: { select: { discardedAt: true } } },
+        })
+      : null;
   if (request) return request;
   await findWork(db, tenantId, workId);
   throw notFound('request');
@@ -218,22 +270,34 @@ export async function actOnRequest(
         data: { status: decision.to, updatedAt: now, ...changesOf(action, note, now) },
       });
       if (!updated) return null;
-      await tx.requestEvent.create({
-        data: {
-          id: newId(),
-          requestId: ref.requestId,
-          action,
-          fromStatus: current.status,
-          toStatus: decision.to,
-          actorId: actor.userId,
-          note: note ?? null,
-          createdAt: now,
-        },
+      const presented = presentRequest({ ...updated, owner: current.owner });
+      const event = outboxRow(requestEventType[action], ref.tenantId, { request: presented }, now, {
+        orderingKey: ref.requestId,
       });
-      return updated;
+      // The transition's RequestEvent and its webhook outbox row, in one statement of this transaction.
+      await tx.$executeRawUnsafe(
+        `WITH transition AS (
+           INSERT INTO request_events (id, request_id, action, from_status, to_status, actor_id, note, created_at)
+           VALUES ($1::uuid, $2::uuid, $3::request_action, $4::request_status, $5::request_status, $6::uuid, $7,
+                   $8::timestamptz))
+         INSERT INTO webhook_events (${OUTBOX_COLUMNS}) VALUES (${outboxPlaceholders(9)})`,
+        newId(),
+        ref.requestId,
+        action,
+        current.status,
+        decision.to,
+        actor.userId,
+        note ?? null,
+        now.toISOString(),
+        ...outboxValues(event),
+      );
+      return presented;
     });
     // The update returned the new row (no read-back); its owner never changes.
-    if (applied) return presentRequest({ ...applied, owner: current.owner });
+    if (applied) {
+      signalOutboxWrite(db);
+      return applied;
+    }
     // Someone else changed the request (or discarded the work) in between: look again.
   }
   throw new Error(`request ${ref.requestId}: ${action} kept losing races`);

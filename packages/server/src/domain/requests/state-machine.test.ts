@@ -49,7 +49,11 @@ describe('request state machine', () => {
 
   it('gives every (action, state) pair exactly one answer consistent with allowedActions', () => {
     const states: Array<[RequestStatus, Validation | null]> = [
-      ['pending', null], ['confirmed', null], ['validated', 'standard'], ['validated', 'early'], ['cancelled', null],
+      ['pending', null],
+      ['confirmed', null],
+      ['validated', 'standard'],
+      ['validated', 'early'],
+      ['cancelled', null],
     ];
     for (const [status, validation] of states) {
       for (const action of actions) {

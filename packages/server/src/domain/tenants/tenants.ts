@@ -54,7 +54,9 @@ export async function createTenant(db: Db, actor: Actor, input: { name: string }
     name,
     'tenant',
     async (prefix) =>
-      (await db.tenant.findMany({ where: { slug: { startsWith: prefix } }, select: { slug: true } })).map((t) => t.slug),
+      (await db.tenant.findMany({ where: { slug: { startsWith: prefix } }, select: { slug: true } })).map(
+        (t) => t.slug,
+      ),
     async (slug) => {
       // Two plain inserts in one batch transaction: a nested create would add a read-back of the tenant.
       const id = newId();

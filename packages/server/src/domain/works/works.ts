@@ -1,5 +1,7 @@
 import type { Db } from '../../db/client';
 import { isId, newId } from '../../db/ids';
+import { signalOutboxWrite } from '../../db/outbox-signal';
+import { plainQuery } from '../../db/plain-statement';
 import { type Actor, authorize } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { type PageRequest, pageOf, toConnection } from '../paging';
@@ -7,6 +9,7 @@ import { checkPrecondition, type Precondition, preconditionFailed } from '../pre
 import type { Schemas } from '../schemas';
 import { createWithUniqueSlug } from '../unique';
 import { normalizeName, presentUserRecord } from '../users/present';
+import { OUTBOX_COLUMNS, outboxPlaceholders, outboxRow, outboxValues } from '../webhooks/events';
 
 const withOwner = { owner: { select: { firstName: true, lastName: true, email: true } } } as const;
 
@@ -38,7 +41,12 @@ const discardedWhere = (filter: DiscardedFilter) =>
   filter === 'all' ? {} : { discardedAt: filter === 'true' ? { not: null } : null };
 
 /** A page of a tenant's works, newest first. Shared by the works list and the tenant's embedded `works`. */
-export async function pageOfWorks(db: Db, tenantId: string, request: PageRequest, discarded: DiscardedFilter = 'false') {
+export async function pageOfWorks(
+  db: Db,
+  tenantId: string,
+  request: PageRequest,
+  discarded: DiscardedFilter = 'false',
+) {
   const page = pageOf(request);
   const where = { tenantId, ...discardedWhere(discarded) };
   const [rows, totalCount] = await Promise.all([
@@ -53,12 +61,22 @@ export async function pageOfWorks(db: Db, tenantId: string, request: PageRequest
   return toConnection(rows, page, totalCount, presentWork);
 }
 
-export async function listWorks(db: Db, actor: Actor, tenantId: string, request: PageRequest & { discarded?: DiscardedFilter }) {
+export async function listWorks(
+  db: Db,
+  actor: Actor,
+  tenantId: string,
+  request: PageRequest & { discarded?: DiscardedFilter },
+) {
   await authorize(db, actor, tenantId, 'readTenant');
   return pageOfWorks(db, tenantId, request, request.discarded);
 }
 
-export async function createWork(db: Db, actor: Actor, tenantId: string, input: { name: string; description?: string }) {
+export async function createWork(
+  db: Db,
+  actor: Actor,
+  tenantId: string,
+  input: { name: string; description?: string },
+) {
   await authorize(db, actor, tenantId, 'createWork');
   const name = normalizeName(input.name);
   const work = await createWithUniqueSlug(
@@ -103,12 +121,20 @@ export async function updateWork(
   precondition?: Precondition<Schemas['Work']>,
 ) {
   await authorize(db, actor, tenantId, 'manageWorks');
+  if (!isId(workId)) throw notFound('work');
   const data = {
     ...(changes.name !== undefined && { name: normalizeName(changes.name) }),
     ...(changes.description !== undefined && { description: changes.description }),
     updatedAt: new Date(),
   };
-  let where: { id: string; tenantId: string; discardedAt: null; name?: string; description?: string; updatedAt?: Date } = {
+  let where: {
+    id: string;
+    tenantId: string;
+    discardedAt: null;
+    name?: string;
+    description?: string;
+    updatedAt?: Date;
+  } = {
     id: workId,
     tenantId,
     discardedAt: null,
@@ -125,13 +151,44 @@ export async function updateWork(
   return presentWork(work);
 }
 
-/** Discards (or restores) a work; doing it twice leaves the first timestamp alone. */
+// A discard loses a race only to another write of the same work; this bounds the retries.
+const MAX_DISCARD_ATTEMPTS = 4;
+
+/**
+ * Discards (or restores) a work; doing it twice leaves the first timestamp alone (and sends no second event). The
+ * change is conditional on the row just read, and writes its `work.discarded` / `work.undiscarded` outbox row in
+ * the same statement, so the event carries exactly the work it changed.
+ */
 export async function setWorkDiscarded(db: Db, actor: Actor, tenantId: string, workId: string, discarded: boolean) {
   await authorize(db, actor, tenantId, 'manageWorks');
-  const now = new Date();
-  await db.work.updateMany({
-    where: { id: workId, tenantId, discardedAt: discarded ? null : { not: null } },
-    data: { discardedAt: discarded ? now : null, updatedAt: now },
-  });
-  return presentWork(await findWork(db, tenantId, workId));
+  for (let attempt = 1; attempt <= MAX_DISCARD_ATTEMPTS; attempt++) {
+    const current = await findWork(db, tenantId, workId);
+    if ((current.discardedAt !== null) === discarded) return presentWork(current);
+    const now = new Date();
+    const changed = presentWork({ ...current, discardedAt: discarded ? now : null, updatedAt: now });
+    const event = outboxRow(discarded ? 'work.discarded' : 'work.undiscarded', tenantId, { work: changed }, now);
+    const rows = await plainQuery(
+      db,
+      `WITH changed AS (
+         UPDATE works SET discarded_at = $4::timestamptz, updated_at = $5::timestamptz
+         WHERE id = $1::uuid AND tenant_id = $2::uuid AND updated_at = $3::timestamptz
+           AND discarded_at IS ${discarded ? 'NULL' : 'NOT NULL'}
+         RETURNING id)
+       INSERT INTO webhook_events (${OUTBOX_COLUMNS}) SELECT ${outboxPlaceholders(6)} FROM changed RETURNING id`,
+      [
+        workId,
+        tenantId,
+        current.updatedAt.toISOString(),
+        discarded ? now.toISOString() : null,
+        now.toISOString(),
+        ...outboxValues(event),
+      ],
+    );
+    if (rows.length > 0) {
+      signalOutboxWrite(db);
+      return changed;
+    }
+    // Someone changed the work in between: look again.
+  }
+  throw new Error(`work ${workId}: discard kept losing races`);
 }

@@ -43,7 +43,7 @@ export const specOperationIds: string[] = Object.values(spec.paths).flatMap((ite
 
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
 addFormats(ajv);
-ajv.addSchema(spec as object, 'api');
+ajv.addSchema(spec, 'api');
 
 const pointer = (segments: string[]) =>
   `#/${segments.map((s) => encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/')}`;

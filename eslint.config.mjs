@@ -1,0 +1,69 @@
+// ESLint for the whole repository (`pnpm lint`): typescript-eslint's type-aware rules on TypeScript (floating
+// promises, unsafe `any`, misused promises, ...), the recommended JavaScript rules on scripts, and nothing about
+// layout: Prettier owns that (eslint-config-prettier turns the overlapping rules off).
+import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      'packages/server/src/db/generated/**',
+      'packages/api-types/src/schema.d.ts',
+      // Prisma's own configuration, outside the server's TypeScript project (Prisma loads and checks it).
+      'packages/server/prisma.config.ts',
+      'bench-results/**',
+      '.data/**',
+    ],
+  },
+  js.configs.recommended,
+  {
+    files: ['**/*.ts', '**/*.mts', '**/*.tsx'],
+    extends: [tseslint.configs.recommendedTypeChecked],
+    languageOptions: {
+      parserOptions: {
+        projectService: { allowDefaultProject: ['packages/client/tsup.config.ts'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      // `void promise` marks a promise deliberately not awaited.
+      '@typescript-eslint/no-floating-promises': ['error', { ignoreVoid: true }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // Express handlers may be async: Express 5 passes their rejections on to the error handler.
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
+      // A variable the signal handler reads before start-up assigns it is not a constant.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+    },
+  },
+  {
+    // Tests read loosely typed bodies on purpose (the server's response validation has checked their shape).
+    files: ['**/test/**/*.ts', '**/*.test.ts', '**/test-d/**'],
+    rules: {
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      // Fakes implement promise-returning interfaces without anything to await.
+      '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    // node:test's describe() and it() return promises its runner tracks.
+    files: ['packages/bench/src/**/*.test.ts'],
+    rules: { '@typescript-eslint/no-floating-promises': 'off' },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
+    languageOptions: { globals: { ...globals.node } },
+  },
+  {
+    files: ['**/*.cjs', '**/jest.config.js'],
+    languageOptions: { sourceType: 'commonjs' },
+  },
+  prettier,
+);

@@ -1,0 +1,390 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { createClient, unwrap } from '@works-api/client';
+import {
+  type AxeViolation,
+  axeScan,
+  DESKTOP,
+  launchChromium,
+  PHONE,
+  screenshot,
+  watchForErrors,
+} from './support/browser';
+import { type RunningServer, startServer, type TestUser } from './support/server';
+
+/**
+ * The console in a real Chromium against the real server (built, on a random loopback port, on PGlite unless
+ * DATABASE_URL is set): every click goes through the console's production build, its CSP and the API.
+ */
+let server: RunningServer;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+/** The errors each page of the current test reported (see watchForErrors). */
+let pageErrors: string[][] = [];
+/** Every axe result, by page, printed at the end (the report quotes it). */
+const axeResults: Record<string, AxeViolation[]> = {};
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startServer(), launchChromium()]);
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(contexts.map((context) => context.close()));
+  await browser?.close();
+  await server?.stop();
+  const summary = Object.entries(axeResults).map(
+    ([name, violations]) =>
+      `  ${name}: ${violations.length === 0 ? 'no violations' : violations.map((v) => `${v.id} (${v.impact}, ${v.nodes})`).join(', ')}`,
+  );
+  if (summary.length > 0) console.log(`axe-core results:\n${summary.join('\n')}`);
+});
+
+afterEach(() => {
+  // A CSP violation, an uncaught error or a React warning fails the test that caused it. Chromium also logs every
+  // 4xx the app asked for; those are expected (the tests provoke them) and the app shows them.
+  const unexpected = pageErrors
+    .flat()
+    .filter((error) => !/Failed to load resource: the server responded with a status of 4\d\d/.test(error));
+  pageErrors = [];
+  expect(unexpected).toEqual([]);
+});
+
+async function newPage(viewport = DESKTOP): Promise<Page> {
+  const context = await browser.newContext({ viewport });
+  contexts.push(context);
+  const page = await context.newPage();
+  pageErrors.push(watchForErrors(page));
+  return page;
+}
+
+async function signIn(page: Page, user: TestUser, path = '/console'): Promise<void> {
+  await page.goto(server.baseUrl + path);
+  await page.getByLabel('API key').fill(user.apiKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expectVisible(page.getByTestId('signed-in-as').filter({ hasText: user.email }));
+}
+
+async function expectVisible(locator: ReturnType<Page['locator']>): Promise<void> {
+  await locator.first().waitFor({ state: 'visible', timeout: 15_000 });
+}
+
+/** axe on the page as it is now, at 1,400 px and at 375 px, with a screenshot of each. */
+async function checkPage(page: Page, name: string): Promise<void> {
+  for (const viewport of [DESKTOP, PHONE]) {
+    await page.setViewportSize(viewport);
+    await screenshot(page, name);
+    const violations = await axeScan(page);
+    axeResults[`${name} at ${viewport.width} px`] = violations;
+    expect(violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')).toEqual(
+      [],
+    );
+  }
+  await page.setViewportSize(DESKTOP);
+}
+
+const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name });
+
+describe('the console', () => {
+  it('signs in, creates a tenant, adds a member, creates a work, sends, confirms and validates a request, and shows its timeline', async () => {
+    const ada = await server.createUser('Ada');
+    const grace = await server.createUser('Grace');
+    const page = await newPage();
+
+    await page.goto(`${server.baseUrl}/console`);
+    await expectVisible(page.getByLabel('API key'));
+    await checkPage(page, 'sign-in');
+    await page.getByLabel('API key').fill(ada.apiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expectVisible(page.getByTestId('signed-in-as').filter({ hasText: 'Ada Lovelace' }));
+    // The key is in this tab's sessionStorage, and nowhere in the address.
+    expect(page.url()).not.toContain(ada.apiKey);
+    expect(await page.evaluate(() => Object.values(sessionStorage))).toEqual([ada.apiKey]);
+
+    await expectVisible(page.getByText('You are not a member of any tenant yet'));
+    await page.getByLabel('Name', { exact: true }).fill('Acme Research');
+    await page.getByRole('button', { name: 'Create tenant' }).click();
+    await expectVisible(heading(page, 'Acme Research'));
+    await expectVisible(page.getByText('No works yet'));
+
+    await page.getByLabel('Email', { exact: true }).fill(grace.email);
+    await page.getByLabel('Role', { exact: true }).selectOption('admin');
+    await page.getByRole('button', { name: 'Add member' }).click();
+    await expectVisible(page.getByLabel(`Role of ${grace.email}`));
+    expect(await page.getByLabel(`Role of ${grace.email}`).inputValue()).toBe('admin');
+
+    await page.getByLabel('Work name').fill('Annual report 2026');
+    await page.getByLabel('Description').fill('Figures and sign-off.');
+    await page.getByRole('button', { name: 'Create work' }).click();
+    await expectVisible(heading(page, 'Annual report 2026'));
+    await expectVisible(page.getByText('No requests yet.'));
+
+    await page.getByLabel('Title').fill('Confirm Q3 figures');
+    await page.getByLabel('Message').fill('Please confirm the figures in section 3.');
+    await page.getByLabel('Recipient email').fill('katherine@example.com');
+    await page.getByLabel('Recipient first name').fill('Katherine');
+    await page.getByLabel('Recipient last name').fill('Johnson');
+    await page.getByLabel('Due').fill('2026-12-01T17:00');
+    await page.getByRole('button', { name: 'Send request' }).click();
+    await expectVisible(heading(page, 'Confirm Q3 figures'));
+    await expectVisible(page.locator('.subtitle').getByText('pending'));
+    // Only what a pending request allows.
+    expect(await page.getByRole('button', { name: 'Validate', exact: true }).count()).toBe(0);
+    await expectVisible(page.getByRole('button', { name: 'Validate early' }));
+
+    await page.getByLabel('Answer').fill('The figures are correct.');
+    await page.getByRole('button', { name: 'Confirm', exact: true }).click();
+    await expectVisible(page.locator('.subtitle').getByText('confirmed'));
+    await page.getByRole('button', { name: 'Validate', exact: true }).click();
+    await expectVisible(page.locator('.subtitle').getByText('validated'));
+    await expectVisible(page.getByText('A validated request takes no further action.'));
+
+    const timeline = page.getByRole('list', { name: 'Events, newest first' });
+    await expectVisible(timeline.getByText('Validated: confirmed → validated'));
+    expect(await timeline.locator('.event-title').allTextContents()).toEqual([
+      'Validated: confirmed → validated',
+      'Confirmed: pending → confirmed',
+      'Sent to katherine@example.com',
+    ]);
+    await expectVisible(timeline.getByText('“The figures are correct.”'));
+    await expectVisible(page.getByText('The figures are correct.', { exact: true }));
+    await checkPage(page, 'request');
+
+    // The other main pages, as they look with this data.
+    await page.getByRole('link', { name: 'Annual report 2026' }).click();
+    await expectVisible(page.getByRole('link', { name: 'Confirm Q3 figures' }));
+    await checkPage(page, 'work');
+    await page.getByRole('link', { name: 'Acme Research' }).click();
+    await expectVisible(page.getByRole('link', { name: 'Annual report 2026' }));
+    await checkPage(page, 'tenant');
+    await page.getByRole('link', { name: 'Tenants' }).first().click();
+    await expectVisible(page.getByRole('link', { name: 'Acme Research' }));
+    await checkPage(page, 'tenants');
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await expectVisible(page.getByText('this session'));
+    await checkPage(page, 'api-keys');
+
+    // A reload of a client-side route gets the app (the server's fallback), still signed in (sessionStorage).
+    await page.reload();
+    await expectVisible(heading(page, 'API keys'));
+
+    expect(server.output()).not.toContain(ada.apiKey);
+  });
+
+  it('shows "changed by someone else" when another browser changed the request first, and reloads it', async () => {
+    const ada = await server.createUser('Ada');
+    const { tenant } = unwrap(await ada.api.createTenant({ body: { name: 'Conflicts Ltd' } }));
+    const { work } = unwrap(
+      await ada.api.createWork({ params: { path: { tenant_id: tenant.id } }, body: { name: 'Contract' } }),
+    );
+    const { request } = unwrap(
+      await ada.api.createRequest({
+        params: { path: { tenant_id: tenant.id, work_id: work.id } },
+        body: { title: 'Sign the contract', recipient: { email: 'bob@example.com' } },
+      }),
+    );
+    const requestPath = `/console/tenants/${tenant.id}/works/${work.id}/requests/${request.id}`;
+
+    const first = await newPage();
+    await signIn(first, ada, requestPath);
+    await expectVisible(heading(first, 'Sign the contract'));
+    await expectVisible(first.getByRole('button', { name: 'Confirm', exact: true }));
+
+    const second = await newPage();
+    await signIn(second, ada, requestPath);
+    await second.getByLabel('Answer').fill('Signed by Bob.');
+    await second.getByRole('button', { name: 'Confirm', exact: true }).click();
+    await expectVisible(second.locator('.subtitle').getByText('confirmed'));
+
+    // The first page still shows it pending; its confirm carries the old ETag and is refused, not applied twice.
+    await first.getByLabel('Answer').fill('Signed, says Carol.');
+    await first.getByRole('button', { name: 'Confirm', exact: true }).click();
+    const alert = first.getByRole('alert').filter({ hasText: 'Changed by someone else' });
+    await expectVisible(alert);
+    await screenshot(first, 'conflict');
+    await alert.getByRole('button', { name: 'Reload request' }).click();
+    await expectVisible(first.locator('.subtitle').getByText('confirmed'));
+    await expectVisible(first.getByText('Signed by Bob.', { exact: true }));
+    expect(await first.getByRole('alert').filter({ hasText: 'Changed by someone else' }).count()).toBe(0);
+    const { request: stored } = unwrap(
+      await ada.api.getRequest({ params: { path: { tenant_id: tenant.id, work_id: work.id, id: request.id } } }),
+    );
+    expect(stored.answer).toBe('Signed by Bob.');
+
+    // An edit of a work changed meanwhile is refused the same way (If-Match on PATCH).
+    await first.goto(`${server.baseUrl}/console/tenants/${tenant.id}/works/${work.id}`);
+    await expectVisible(first.getByLabel('Work name'));
+    unwrap(
+      await ada.api.updateWork({
+        params: { path: { tenant_id: tenant.id, work_id: work.id } },
+        body: { name: 'Contract (v2)' },
+      }),
+    );
+    await first.getByLabel('Description').fill('My edit');
+    await first.getByRole('button', { name: 'Save changes' }).click();
+    await expectVisible(first.getByRole('alert').filter({ hasText: 'Changed by someone else' }));
+    await first.getByRole('button', { name: 'Reload work' }).click();
+    await expectVisible(heading(first, 'Contract (v2)'));
+    const { work: storedWork } = unwrap(
+      await ada.api.getWork({ params: { path: { tenant_id: tenant.id, work_id: work.id } } }),
+    );
+    expect(storedWork.description).toBe('');
+  });
+
+  it('shows a member without rights no admin controls, and a 403 plainly when rights go away under an open page', async () => {
+    const ada = await server.createUser('Ada');
+    const grace = await server.createUser('Grace');
+    const { tenant } = unwrap(await ada.api.createTenant({ body: { name: 'Roles Inc' } }));
+    const tenantPath = { tenant_id: tenant.id };
+    const { member } = unwrap(
+      await ada.api.addMember({ params: { path: tenantPath }, body: { email: grace.email, role: 'admin' } }),
+    );
+    const { work } = unwrap(await ada.api.createWork({ params: { path: tenantPath }, body: { name: 'Handbook' } }));
+
+    const page = await newPage();
+    await signIn(page, grace, `/console/tenants/${tenant.id}`);
+    await expectVisible(page.getByRole('heading', { name: 'Rename' }));
+    // Ada demotes Grace while her page is open: the rename she then sends is refused, and she is told why.
+    unwrap(
+      await ada.api.updateMember({
+        params: { path: { ...tenantPath, user_id: member.user.id } },
+        body: { role: 'member' },
+      }),
+    );
+    await page.getByLabel('Tenant name').fill('Roles Incorporated');
+    await page.getByRole('button', { name: 'Rename' }).click();
+    const forbidden = page.getByRole('alert').filter({ hasText: 'Forbidden' });
+    await expectVisible(forbidden);
+    expect(await forbidden.textContent()).toContain('This operation needs the owner or admin role.');
+
+    await page.reload();
+    await expectVisible(page.getByText('Only owners and admins add, change or remove members.'));
+    expect(await page.getByRole('heading', { name: 'Rename' }).count()).toBe(0);
+    expect(await page.getByRole('heading', { name: 'Add a member' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Remove' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Change role' }).count()).toBe(0);
+    // What a member may do is there: create works.
+    await expectVisible(page.getByRole('button', { name: 'Create work' }));
+    await checkPage(page, 'tenant-as-member');
+
+    await page.getByRole('link', { name: 'Handbook' }).click();
+    await expectVisible(heading(page, 'Handbook'));
+    await expectVisible(page.getByText('Only owners and admins edit, discard or restore works.'));
+    expect(await page.getByRole('button', { name: 'Save changes' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Discard work' }).count()).toBe(0);
+    await expectVisible(page.getByRole('button', { name: 'Send request' }));
+    void work;
+  });
+
+  it('creates once on a double click, and shows field errors next to their fields', async () => {
+    const ada = await server.createUser('Ada');
+    const page = await newPage();
+    await signIn(page, ada);
+    await page.getByLabel('Name', { exact: true }).fill('Clicked Twice');
+    await page.getByRole('button', { name: 'Create tenant' }).dblclick();
+    await expectVisible(heading(page, 'Clicked Twice'));
+    const { tenants } = unwrap(await ada.api.listTenants());
+    expect(tenants.edges.map((edge) => edge.node.name)).toEqual(['Clicked Twice']);
+
+    // White space only passes the browser's `required`, not the contract: the server's message is under the field.
+    await page.getByLabel('Work name').fill('   ');
+    await page.getByRole('button', { name: 'Create work' }).click();
+    const field = page.getByLabel('Work name');
+    await page.waitForFunction(() => document.querySelector('[aria-invalid="true"]') !== null);
+    expect(await field.getAttribute('aria-invalid')).toBe('true');
+    const describedBy = (await field.getAttribute('aria-describedby'))!;
+    const message = await page.locator(`[id="${describedBy.split(' ').pop()}"]`).textContent();
+    expect(message).toMatch(/\S/);
+    await expectVisible(page.getByRole('alert').filter({ hasText: 'Invalid request' }));
+    await screenshot(page, 'field-error');
+  });
+
+  it('pages and filters works, discards and restores one', async () => {
+    const ada = await server.createUser('Ada');
+    const { tenant } = unwrap(await ada.api.createTenant({ body: { name: 'Many Works' } }));
+    const tenantPath = { tenant_id: tenant.id };
+    for (let n = 1; n <= 21; n += 1) {
+      unwrap(
+        await ada.api.createWork({
+          params: { path: tenantPath },
+          body: { name: `Work ${String(n).padStart(2, '0')}` },
+        }),
+      );
+    }
+    const page = await newPage();
+    await signIn(page, ada, `/console/tenants/${tenant.id}`);
+    await expectVisible(page.getByText('Showing 20 of 21 works'));
+    await page.getByRole('button', { name: 'Show more works' }).click();
+    await expectVisible(page.getByText('Showing 21 of 21 works'));
+    expect(await page.getByRole('button', { name: 'Show more works' }).count()).toBe(0);
+
+    await page.getByRole('link', { name: 'Work 21' }).click();
+    await page.getByRole('button', { name: 'Discard work' }).click();
+    await page.getByRole('button', { name: 'Yes, discard' }).click();
+    await expectVisible(page.getByRole('button', { name: 'Restore work' }));
+    await expectVisible(page.getByText('This work is discarded'));
+    await page.getByRole('link', { name: 'Many Works' }).click();
+    await expectVisible(page.getByText('Showing 20 of 20 works'));
+    await page.getByLabel('Show').selectOption('true');
+    await expectVisible(page.getByText('Showing 1 of 1 works'));
+    await page.getByRole('link', { name: 'Work 21' }).click();
+    await page.getByRole('button', { name: 'Restore work' }).click();
+    await expectVisible(page.getByRole('button', { name: 'Discard work' }));
+    const { works } = unwrap(await ada.api.listWorks({ params: { path: tenantPath, query: { discarded: 'true' } } }));
+    expect(works.totalCount).toBe(0);
+  });
+
+  it('creates an API key shown once with a copy button, revokes keys, and signs out when its own key is revoked', async () => {
+    const ada = await server.createUser('Ada');
+    const page = await newPage();
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.baseUrl });
+    await signIn(page, ada, '/console/api-keys');
+    await page.getByLabel('Key name').fill('CI');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secretField = page.getByLabel('Secret');
+    await expectVisible(secretField);
+    await expectVisible(page.getByText('This is the only time it is shown.'));
+    const secret = await secretField.inputValue();
+    expect(secret).toMatch(/^wk_/);
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await expectVisible(page.getByText('Copied to the clipboard.'));
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+    await screenshot(page, 'new-key');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    expect(await page.getByLabel('Secret').count()).toBe(0);
+    expect(await page.content()).not.toContain(secret);
+
+    const ciRow = page.getByRole('listitem').filter({ hasText: 'CI' }).filter({ hasText: 'never used' });
+    await ciRow.getByRole('button', { name: 'Revoke' }).click();
+    await ciRow.getByRole('button', { name: 'Yes, revoke' }).click();
+    await expectVisible(ciRow.getByText(/^revoked/));
+    const revoked = createKeyClient(secret);
+    expect((await revoked.getMe()).response.status).toBe(401);
+
+    // Revoking the key this session uses: the next call is refused and the console asks for a key again.
+    const own = page.getByRole('listitem').filter({ hasText: 'this session' });
+    await own.getByRole('button', { name: 'Revoke' }).click();
+    await own.getByRole('button', { name: 'Yes, revoke' }).click();
+    await expectVisible(page.getByText('The API key was refused'));
+    await expectVisible(page.getByLabel('API key'));
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+  });
+
+  it('signs out: the key is forgotten, a reload asks for one again', async () => {
+    const ada = await server.createUser('Ada');
+    const page = await newPage(PHONE);
+    await signIn(page, ada);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expectVisible(page.getByLabel('API key'));
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    await page.reload();
+    await expectVisible(page.getByLabel('API key'));
+    // A wrong key is refused with the server's words, next to the field.
+    await page.getByLabel('API key').fill('wk_nope_nope');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForFunction(() => document.querySelector('[aria-invalid="true"]') !== null);
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+  });
+});
+
+function createKeyClient(apiKey: string) {
+  return createClient({ baseUrl: server.baseUrl, apiKey, retry: false });
+}

@@ -1,0 +1,162 @@
+import {
+  MutationCache,
+  QueryCache,
+  QueryClient,
+  QueryClientProvider,
+  useIsFetching,
+  useIsMutating,
+} from '@tanstack/react-query';
+import { ProblemError } from '@works-api/client';
+import { useMemo, useRef, useState } from 'react';
+import { Link, Route, Router, Switch, useLocation } from 'wouter';
+import { clientFor, type Session, SessionContext, useSession } from './api/auth';
+import { forgetApiKey, prefixOf, storeApiKey, storedApiKey } from './api/session';
+import type { User } from './api/types';
+import { ApiKeysPage } from './pages/api-keys';
+import { NotFoundPage } from './pages/not-found';
+import { RequestPage } from './pages/request';
+import { SignInPage } from './pages/sign-in';
+import { TenantPage } from './pages/tenant';
+import { TenantsPage } from './pages/tenants';
+import { WorkPage } from './pages/work';
+
+/** Where the server serves the console; the router's paths are below it. */
+const BASE = import.meta.env.BASE_URL.replace(/\/$/, '');
+
+interface SignedIn {
+  apiKey: string;
+  me: User;
+}
+
+export function App() {
+  const [signedIn, setSignedIn] = useState<SignedIn | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  // The 401 handler below needs the latest signOut; the QueryClient is made once.
+  const signOutRef = useRef<(notice?: string) => void>(() => undefined);
+  const queryClient = useMemo(() => {
+    const onError = (error: unknown) => {
+      if (error instanceof ProblemError && error.status === 401) {
+        signOutRef.current('The API key was refused (it may have been revoked). Sign in again with a valid key.');
+      }
+    };
+    return new QueryClient({
+      queryCache: new QueryCache({ onError }),
+      mutationCache: new MutationCache({ onError }),
+      // The client already retries what is safe to retry (429, 503, network errors); a 4xx will not change.
+      defaultOptions: { queries: { retry: false, staleTime: 10_000 }, mutations: { retry: false } },
+    });
+  }, []);
+
+  const signOut = (message?: string) => {
+    forgetApiKey();
+    queryClient.clear();
+    setSignedIn(null);
+    setNotice(message ?? null);
+  };
+  signOutRef.current = signOut;
+
+  const session: Session | null = useMemo(
+    () =>
+      signedIn && {
+        api: clientFor(signedIn.apiKey),
+        me: signedIn.me,
+        keyPrefix: prefixOf(signedIn.apiKey),
+        signOut: (m?: string) => signOutRef.current(m),
+      },
+    [signedIn],
+  );
+
+  return (
+    <QueryClientProvider client={queryClient}>
+      <Router base={BASE}>
+        {session ? (
+          <SessionContext.Provider value={session}>
+            <Layout>
+              <Switch>
+                <Route path="/" component={TenantsPage} />
+                <Route path="/tenants/:tenantId" component={TenantPage} />
+                <Route path="/tenants/:tenantId/works/:workId" component={WorkPage} />
+                <Route path="/tenants/:tenantId/works/:workId/requests/:requestId" component={RequestPage} />
+                <Route path="/api-keys" component={ApiKeysPage} />
+                <Route component={NotFoundPage} />
+              </Switch>
+            </Layout>
+          </SessionContext.Provider>
+        ) : (
+          <SignInPage
+            notice={notice}
+            storedKey={storedApiKey()}
+            onSignedIn={(apiKey, me) => {
+              storeApiKey(apiKey);
+              setNotice(null);
+              setSignedIn({ apiKey, me });
+            }}
+          />
+        )}
+      </Router>
+    </QueryClientProvider>
+  );
+}
+
+function Layout({ children }: { children: React.ReactNode }) {
+  const { me, signOut } = useSession();
+  const name = [me.firstName, me.lastName].filter(Boolean).join(' ');
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <div className="top-inner">
+          <Link href="/" className="brand">
+            works-api <span>console</span>
+          </Link>
+          <nav aria-label="Main">
+            <ul>
+              <li>
+                <NavLink href="/">Tenants</NavLink>
+              </li>
+              <li>
+                <NavLink href="/api-keys">API keys</NavLink>
+              </li>
+            </ul>
+          </nav>
+          <div className="who">
+            <span className="who-name" data-testid="signed-in-as">
+              Signed in as <strong>{name || me.email}</strong>
+              {name && <span className="who-email"> ({me.email})</span>}
+            </span>
+            <button type="button" className="button" onClick={() => signOut()}>
+              Sign out
+            </button>
+          </div>
+        </div>
+        <Activity />
+      </header>
+      <main id="main" tabIndex={-1}>
+        {children}
+      </main>
+    </>
+  );
+}
+
+/** A thin bar while anything loads or saves, so long work always shows progress. */
+function Activity() {
+  const busy = useIsFetching() + useIsMutating() > 0;
+  return (
+    <div className="activity" role="progressbar" aria-label="Loading" hidden={!busy}>
+      <span />
+    </div>
+  );
+}
+
+/** A main navigation link; the current section is marked for assistive technology too (aria-current). */
+function NavLink({ href, children }: { href: string; children: React.ReactNode }) {
+  const [location] = useLocation();
+  const current = href === '/' ? location === '/' || location.startsWith('/tenants') : location.startsWith(href);
+  return (
+    <Link href={href} aria-current={current ? 'page' : undefined}>
+      {children}
+    </Link>
+  );
+}

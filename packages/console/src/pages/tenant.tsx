@@ -1,0 +1,303 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useLocation, useParams } from 'wouter';
+import { useSession } from '../api/auth';
+import { useCreate } from '../api/mutations';
+import { type Abilities, abilitiesIn, grantableRoles } from '../api/permissions';
+import { dataOf, fieldErrors, withTag } from '../api/problems';
+import { keys, useMembers, useTenant, useWorks } from '../api/queries';
+import type { DiscardedFilter, Member, Role, Tenant } from '../api/types';
+import { ConfirmButton } from '../components/confirm';
+import { SelectField, SubForm, SubmitButton, TextArea, TextField, useFormState } from '../components/fields';
+import { Loading, PagedList } from '../components/lists';
+import { Page, Section } from '../components/page';
+import { MutationError, ProblemAlert } from '../components/problem';
+import { formatTime, personName } from '../components/format';
+
+export function TenantPage() {
+  const { tenantId } = useParams<{ tenantId: string }>();
+  const { me } = useSession();
+  const query = useTenant(tenantId);
+  if (query.isPending) return <Loading what="the tenant" />;
+  if (query.isError) {
+    return (
+      <Page title="Tenant">
+        <ProblemAlert error={query.error} />
+        <p>
+          <Link href="/">Back to your tenants</Link>
+        </p>
+      </Page>
+    );
+  }
+  const { tenant, etag } = query.data;
+  const abilities = abilitiesIn(tenant, me);
+  return (
+    <Page title={tenant.name} eyebrow={<Crumbs />}>
+      <p className="subtitle">
+        <span className="muted">{tenant.slug}</span> · your role:{' '}
+        <span className="badge">{abilities.role ?? 'member'}</span> · created {formatTime(tenant.createdAt)}
+      </p>
+      <div className="columns">
+        <div className="stack">
+          <WorksSection tenantId={tenant.id} />
+        </div>
+        <div className="stack">
+          {abilities.renameTenant && <RenameTenant key={etag} tenant={tenant} etag={etag} />}
+          <MembersSection tenant={tenant} abilities={abilities} />
+        </div>
+      </div>
+    </Page>
+  );
+}
+
+function Crumbs() {
+  return (
+    <nav aria-label="Breadcrumb">
+      <Link href="/">Tenants</Link>
+    </nav>
+  );
+}
+
+function RenameTenant({ tenant, etag }: { tenant: Tenant; etag: string | null }) {
+  const { api } = useSession();
+  const queryClient = useQueryClient();
+  const [name, setName] = useState(tenant.name);
+  const rename = useMutation({
+    mutationFn: () =>
+      withTag(
+        api.updateTenant({
+          params: { path: { tenant_id: tenant.id }, ...(etag ? { header: { 'If-Match': etag } } : {}) },
+          body: { name },
+        }),
+      ),
+    onSuccess: ({ data, etag: newTag }) => {
+      queryClient.setQueryData(keys.tenant(tenant.id), { tenant: data.tenant, etag: newTag });
+      void queryClient.invalidateQueries({ queryKey: keys.tenants });
+    },
+  });
+  const reload = () => void queryClient.invalidateQueries({ queryKey: keys.tenant(tenant.id), exact: true });
+  const errors = fieldErrors(rename.error);
+  return (
+    <Section title="Rename" id="rename-tenant">
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          rename.mutate();
+        }}
+      >
+        <TextField
+          label="Tenant name"
+          required
+          value={name}
+          onChange={(event) => setName(event.target.value)}
+          error={errors.name}
+        />
+        <SubmitButton pending={rename.isPending} label="Rename" pendingLabel="Saving…" />
+      </form>
+      <MutationError error={rename.error} what="tenant" onReload={reload} shownFields={['name']} />
+    </Section>
+  );
+}
+
+function MembersSection({ tenant, abilities }: { tenant: Tenant; abilities: Abilities }) {
+  const members = useMembers(tenant.id);
+  return (
+    <Section title="Members" id="members">
+      <PagedList query={members} noun="members" empty="No members.">
+        {(nodes) => (
+          <ul className="rows">
+            {nodes.map((member) => (
+              <MemberRow
+                key={`${member.user.id}:${member.role}`}
+                tenantId={tenant.id}
+                member={member}
+                abilities={abilities}
+              />
+            ))}
+          </ul>
+        )}
+      </PagedList>
+      {abilities.manageMembers ? (
+        <AddMember tenantId={tenant.id} abilities={abilities} />
+      ) : (
+        <p className="muted">Only owners and admins add, change or remove members.</p>
+      )}
+    </Section>
+  );
+}
+
+const roleOptions = (roles: Role[]) => roles.map((role) => ({ value: role, label: role }));
+
+function MemberRow({ tenantId, member, abilities }: { tenantId: string; member: Member; abilities: Abilities }) {
+  const { api, me } = useSession();
+  const queryClient = useQueryClient();
+  const [role, setRole] = useState<Role>(member.role);
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: keys.tenant(tenantId) });
+  const path = { tenant_id: tenantId, user_id: member.user.id };
+  // Owners' rows are an owner's business; admins manage admins and members.
+  const editable = abilities.manageMembers && (member.role !== 'owner' || abilities.manageOwners);
+  const change = useMutation({
+    mutationFn: () => dataOf(api.updateMember({ params: { path }, body: { role } })),
+    onSuccess: refresh,
+  });
+  const remove = useMutation({ mutationFn: () => dataOf(api.removeMember({ params: { path } })), onSuccess: refresh });
+  const name = personName(member.user);
+  const isMe = member.user.email === me.email;
+  return (
+    <li className="row">
+      <span className="row-title">
+        {name || member.user.email}
+        {isMe && <span className="muted"> (you)</span>}
+      </span>
+      {name && <span className="muted">{member.user.email}</span>}
+      {editable ? (
+        <form
+          className="inline-form"
+          aria-label={`Membership of ${member.user.email}`}
+          onSubmit={(event) => {
+            event.preventDefault();
+            change.mutate();
+          }}
+        >
+          <SelectField
+            label={`Role of ${member.user.email}`}
+            value={role}
+            options={roleOptions(grantableRoles(abilities))}
+            onChange={setRole}
+          />
+          <button type="submit" className="button" disabled={role === member.role || change.isPending}>
+            {change.isPending ? 'Saving…' : 'Change role'}
+          </button>
+          <ConfirmButton
+            label="Remove"
+            question={`Remove ${name || member.user.email}?`}
+            confirmLabel="Yes, remove"
+            pending={remove.isPending}
+            onConfirm={() => remove.mutate()}
+          />
+        </form>
+      ) : (
+        <span className="row-meta">
+          <span className="badge">{member.role}</span>
+        </span>
+      )}
+      {change.error && <ProblemAlert error={change.error} />}
+      {remove.error && <ProblemAlert error={remove.error} />}
+    </li>
+  );
+}
+
+function AddMember({ tenantId, abilities }: { tenantId: string; abilities: Abilities }) {
+  const { api } = useSession();
+  const queryClient = useQueryClient();
+  const { form, setForm, bind, reset } = useFormState<{
+    email: string;
+    firstName: string;
+    lastName: string;
+    role: Role;
+  }>({
+    email: '',
+    firstName: '',
+    lastName: '',
+    role: 'member',
+  });
+  const add = useCreate(
+    (body: typeof form, key) =>
+      dataOf(api.addMember({ params: { path: { tenant_id: tenantId }, header: { 'Idempotency-Key': key } }, body })),
+    () => {
+      reset();
+      void queryClient.invalidateQueries({ queryKey: keys.tenant(tenantId) });
+    },
+  );
+  const errors = fieldErrors(add.error);
+  return (
+    <SubForm title="Add a member" onSubmit={() => add.submit(form)}>
+      <TextField label="Email" type="email" required {...bind('email')} error={errors.email} />
+      <div className="field-row">
+        <TextField label="First name" {...bind('firstName')} error={errors.firstName} hint="Optional" />
+        <TextField label="Last name" {...bind('lastName')} error={errors.lastName} hint="Optional" />
+      </div>
+      <SelectField
+        label="Role"
+        value={form.role}
+        options={roleOptions(grantableRoles(abilities))}
+        onChange={(role) => setForm({ ...form, role })}
+        error={errors.role}
+      />
+      <SubmitButton pending={add.isPending} label="Add member" pendingLabel="Adding…" />
+      {add.error && <ProblemAlert error={add.error} shownFields={['email', 'firstName', 'lastName', 'role']} />}
+    </SubForm>
+  );
+}
+
+const discardedOptions = [
+  { value: 'false', label: 'Kept' },
+  { value: 'true', label: 'Discarded' },
+  { value: 'all', label: 'All' },
+] as const satisfies readonly { value: DiscardedFilter; label: string }[];
+
+function WorksSection({ tenantId }: { tenantId: string }) {
+  const [filter, setFilter] = useState<DiscardedFilter>('false');
+  const works = useWorks(tenantId, filter);
+  return (
+    <Section title="Works" id="works">
+      <div className="filter">
+        <SelectField label="Show" value={filter} options={discardedOptions} onChange={setFilter} />
+      </div>
+      <PagedList
+        query={works}
+        noun="works"
+        empty={
+          filter === 'true'
+            ? 'No discarded works.'
+            : filter === 'all'
+              ? 'No works yet.'
+              : 'No works yet: create the first one.'
+        }
+      >
+        {(nodes) => (
+          <ul className="rows">
+            {nodes.map((work) => (
+              <li key={work.id} className="row">
+                <Link href={`/tenants/${tenantId}/works/${work.id}`} className="row-title">
+                  {work.name}
+                </Link>
+                <span className="muted">{work.description || 'No description'}</span>
+                <span className="row-meta">
+                  {work.discardedAt ? <span className="badge badge-muted">discarded</span> : null} created{' '}
+                  {formatTime(work.createdAt)} by {personName(work.owner) || work.owner.email}
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </PagedList>
+      <CreateWork tenantId={tenantId} />
+    </Section>
+  );
+}
+
+function CreateWork({ tenantId }: { tenantId: string }) {
+  const { api } = useSession();
+  const queryClient = useQueryClient();
+  const [, navigate] = useLocation();
+  const { form, bind } = useFormState({ name: '', description: '' });
+  const create = useCreate(
+    (body: typeof form, key) =>
+      withTag(api.createWork({ params: { path: { tenant_id: tenantId }, header: { 'Idempotency-Key': key } }, body })),
+    ({ data, etag }) => {
+      queryClient.setQueryData(keys.work(tenantId, data.work.id), { work: data.work, etag });
+      void queryClient.invalidateQueries({ queryKey: keys.tenant(tenantId) });
+      navigate(`/tenants/${tenantId}/works/${data.work.id}`);
+    },
+  );
+  const errors = fieldErrors(create.error);
+  return (
+    <SubForm title="Create a work" onSubmit={() => create.submit(form)}>
+      <TextField label="Work name" required {...bind('name')} error={errors.name} />
+      <TextArea label="Description" {...bind('description')} error={errors.description} hint="Optional" />
+      <SubmitButton pending={create.isPending} label="Create work" pendingLabel="Creating…" />
+      {create.error && <ProblemAlert error={create.error} shownFields={['name', 'description']} />}
+    </SubForm>
+  );
+}

@@ -1,0 +1,91 @@
+import { isDatabaseOutage, mayBeDatabaseOutage } from './outage';
+
+/**
+ * The shapes an outage has been seen to take (pg, @prisma/adapter-pg, Prisma's client), and errors that are not
+ * an outage. The real proof is test/process/database-outage.test.ts, against a PostgreSQL that is stopped.
+ */
+const socketError = (code: string) =>
+  Object.assign(new Error(`connect ${code} 127.0.0.1:5432`), { code, errno: -111, syscall: 'connect' });
+const pgError = (code: string, message: string) => Object.assign(new Error(message), { code, severity: 'FATAL' });
+const prismaError = (code: string, cause: Record<string, unknown>) =>
+  Object.assign(new Error('Invalid invocation'), {
+    code,
+    meta: { driverAdapterError: Object.assign(new Error('DriverAdapterError'), { cause }) },
+  });
+
+describe('isDatabaseOutage', () => {
+  it.each([
+    ['a refused connection (pg)', socketError('ECONNREFUSED')],
+    ['a reset connection', socketError('ECONNRESET')],
+    ['a timed-out connection', socketError('ETIMEDOUT')],
+    ['a broken pipe', socketError('EPIPE')],
+    [
+      'refused on every address (AggregateError)',
+      new AggregateError([socketError('ECONNREFUSED'), socketError('ECONNREFUSED')]),
+    ],
+    ['pg: Connection terminated unexpectedly', new Error('Connection terminated unexpectedly')],
+    [
+      'pg: Connection terminated due to connection timeout',
+      new Error('Connection terminated due to connection timeout'),
+    ],
+    ['pg: no free connection in time', new Error('timeout exceeded when trying to connect')],
+    ['SQLSTATE 57P01 admin shutdown', pgError('57P01', 'terminating connection due to administrator command')],
+    ['SQLSTATE 57P03 cannot connect now', pgError('57P03', 'the database system is starting up')],
+    ['SQLSTATE 08006 connection failure', pgError('08006', 'connection failure')],
+    ['SQLSTATE 53300 too many connections', pgError('53300', 'sorry, too many clients already')],
+    [
+      'Prisma P1001 (adapter kind DatabaseNotReachable)',
+      prismaError('P1001', { kind: 'DatabaseNotReachable', host: '127.0.0.1', port: 5432 }),
+    ],
+    ['Prisma P1017', Object.assign(new Error('Server has closed the connection.'), { code: 'P1017' })],
+    ['Prisma P2024', Object.assign(new Error('Timed out fetching a new connection'), { code: 'P2024' })],
+    [
+      'a raw query cut by shutdown (P2010, postgres 57P01)',
+      prismaError('P2010', { kind: 'postgres', code: '57P01', originalCode: '57P01' }),
+    ],
+    [
+      'an adapter ConnectionClosed in a cause chain',
+      new Error('outer', { cause: new Error('adapter', { cause: { kind: 'ConnectionClosed' } }) }),
+    ],
+  ])('says yes to %s', (_what, error) => {
+    expect(isDatabaseOutage(error)).toBe(true);
+  });
+
+  it.each([
+    ['a unique violation', prismaError('P2002', { kind: 'UniqueConstraintViolation' })],
+    ['a raw query with a syntax error', prismaError('P2010', { kind: 'postgres', code: '42601' })],
+    ['invalid uuid input', pgError('22P02', 'invalid input syntax for type uuid: "abc"')],
+    ['a wrong password', prismaError('P1000', { kind: 'AuthenticationFailed' })],
+    ['a TypeError', new TypeError("Cannot read properties of undefined (reading 'id')")],
+    ['a string', 'ECONNREFUSED'],
+    ['null', null],
+  ])('says no to %s', (_what, error) => {
+    expect(isDatabaseOutage(error)).toBe(false);
+  });
+
+  it('stops on cycles', () => {
+    const a: Record<string, unknown> = { message: 'a' };
+    a.cause = { message: 'b', cause: a };
+    expect(isDatabaseOutage(a)).toBe(false);
+  });
+});
+
+describe('a transaction that waited for a connection and got none', () => {
+  it('is an outage like P2024, whatever the database says to a ping', () => {
+    const noConnection = Object.assign(
+      new Error('Transaction API error: Unable to start a transaction in the given time.'),
+      { code: 'P2028' },
+    );
+    expect(isDatabaseOutage(noConnection)).toBe(true);
+    expect(isDatabaseOutage(new Error('wrapped', { cause: noConnection }))).toBe(true);
+  });
+});
+
+describe('mayBeDatabaseOutage', () => {
+  it('says yes to a transaction Prisma lost (P2028), which only a ping can tell from a bug', () => {
+    const lost = Object.assign(new Error('Transaction API error: Transaction already closed'), { code: 'P2028' });
+    expect([isDatabaseOutage(lost), mayBeDatabaseOutage(lost)]).toEqual([false, true]);
+    expect(mayBeDatabaseOutage(new Error('wrapped', { cause: lost }))).toBe(true);
+    expect(mayBeDatabaseOutage(Object.assign(new Error('unique'), { code: 'P2002' }))).toBe(false);
+  });
+});

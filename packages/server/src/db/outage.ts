@@ -1,0 +1,159 @@
+import type { Logger } from 'pino';
+
+/**
+ * The one place that decides whether an error means "the database cannot be reached right now" (an outage: the
+ * client may retry, answered 503) rather than a bug (500). What an outage looks like differs between the pg
+ * driver, Prisma's driver adapters and Prisma versions, so this looks at every root cause it can find: the
+ * `.cause` chain, AggregateError's `.errors`, and Prisma's `meta.driverAdapterError`. Proven against a real
+ * PostgreSQL that is stopped under load (test/process/database-outage.test.ts): re-run it after any upgrade of
+ * Prisma, its adapters or pg.
+ */
+
+/** Node socket errors on the way to the database. */
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNABORTED',
+]);
+
+/**
+ * Prisma: P1001 can't reach the server, P1002 timed out, P1008 operation timed out, P1017 server closed the
+ * connection, P2024 timed out waiting for a pooled connection.
+ */
+const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
+
+/** Driver adapters' error kinds (@prisma/driver-adapter-utils) that mean the connection, not the query. */
+const ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
+
+/**
+ * PostgreSQL SQLSTATEs: class 08 (connection exception), 57P01 admin shutdown, 57P02 crash shutdown, 57P03
+ * cannot connect now (starting or stopping), 53300 too many connections.
+ */
+const isOutageSqlState = (code: string): boolean =>
+  /^08[0-9A-Z]{3}$/.test(code) || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300';
+
+/**
+ * Prisma's P2028 with this message is an interactive transaction that waited its `maxWait` for a pooled connection
+ * and got none: the same as P2024 (every connection busy or the server gone), not a lost transaction.
+ */
+const NO_CONNECTION_FOR_TRANSACTION = /Unable to start a transaction in the given time/;
+
+/** What node-postgres throws, without a code, when a connection dies or cannot be had in time. */
+const PG_CONNECTION_MESSAGES = [
+  /^Connection terminated/,
+  /^timeout exceeded when trying to connect/,
+  /^Client has encountered a connection error and is not queryable/,
+];
+
+export function isDatabaseOutage(error: unknown): boolean {
+  const seen = new Set<unknown>();
+  const pending: unknown[] = [error];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
+    seen.add(node);
+    const { code, kind, originalCode, message, cause, errors, meta } = node as Record<string, unknown>;
+    if (typeof code === 'string' && (SOCKET_CODES.has(code) || PRISMA_CODES.has(code) || isOutageSqlState(code)))
+      return true;
+    if (typeof originalCode === 'string' && isOutageSqlState(originalCode)) return true;
+    if (code === 'P2028' && typeof message === 'string' && NO_CONNECTION_FOR_TRANSACTION.test(message)) return true;
+    if (typeof kind === 'string' && ADAPTER_KINDS.has(kind)) return true;
+    if (typeof message === 'string' && PG_CONNECTION_MESSAGES.some((pattern) => pattern.test(message))) return true;
+    pending.push(cause, (meta as { driverAdapterError?: unknown } | undefined)?.driverAdapterError);
+    if (Array.isArray(errors)) pending.push(...(errors as unknown[]));
+  }
+  return false;
+}
+
+/**
+ * Errors that an outage can cause but a bug can too, so the error alone cannot tell: Prisma's P2028, a
+ * transaction the engine lost (its connection died under it, or it outlived its timeout). They count as an
+ * outage when the database is in fact unreachable at that moment (`OutageMonitor.isDown`).
+ */
+export function mayBeDatabaseOutage(error: unknown): boolean {
+  for (let node = error, depth = 0; typeof node === 'object' && node !== null && depth < 10; depth++) {
+    if ((node as { code?: unknown }).code === 'P2028') return true;
+    node = (node as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** How long clients are told to wait before retrying during an outage. */
+export const OUTAGE_RETRY_AFTER_SECONDS = 5;
+const PROBE_EVERY_MS = 500;
+
+/**
+ * Logs an outage once, when the first request hits it, and its end once, with how long it lasted and how many
+ * requests were refused meanwhile: never a line per request. While the database is away it pings it every
+ * PROBE_EVERY_MS to notice the end. It only watches: requests go to the database as usual, so the service
+ * recovers on the first request after the database is back, whatever this says.
+ */
+export class OutageMonitor {
+  private since: number | undefined;
+  private affected = 0;
+  private probe: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly ping: () => Promise<void>,
+    private readonly logger: Pick<Logger, 'error' | 'info'>,
+  ) {}
+
+  get down(): boolean {
+    return this.since !== undefined;
+  }
+
+  /** Called for every request that met an outage (with an error `isDatabaseOutage` accepted). */
+  report(error: unknown): void {
+    this.affected++;
+    if (this.since !== undefined) return;
+    this.since = Date.now();
+    this.logger.error(
+      { err: error },
+      `database unreachable: answering 503 with Retry-After: ${OUTAGE_RETRY_AFTER_SECONDS} until it is back`,
+    );
+    this.probe = setInterval(() => {
+      this.ping().then(
+        () => this.recovered(),
+        () => undefined,
+      );
+    }, PROBE_EVERY_MS);
+    this.probe.unref();
+  }
+
+  /** Whether the database is unreachable now: an outage is under way, or it does not answer a ping within 1 s. */
+  async isDown(): Promise<boolean> {
+    if (this.down) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('no answer within 1 s')), 1_000);
+    });
+    try {
+      await Promise.race([this.ping(), timeout]);
+      return false;
+    } catch {
+      return true;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Stops probing (the app is closing). */
+  stop(): void {
+    clearInterval(this.probe);
+    this.probe = undefined;
+  }
+
+  private recovered(): void {
+    if (this.since === undefined) return;
+    this.logger.info({ downMs: Date.now() - this.since, requestsAffected: this.affected }, 'database reachable again');
+    this.stop();
+    this.since = undefined;
+    this.affected = 0;
+  }
+}

@@ -1,0 +1,111 @@
+import { isPublicAddress, resolveDeliveryAddress, urlProblem } from './addresses';
+
+describe('isPublicAddress', () => {
+  it.each([
+    '0.0.0.0',
+    '10.1.2.3',
+    '100.64.0.1',
+    '127.0.0.1',
+    '127.255.255.254',
+    '169.254.169.254',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.0.0.8',
+    '192.0.2.1',
+    '192.168.1.1',
+    '198.18.0.1',
+    '198.51.100.7',
+    '203.0.113.9',
+    '224.0.0.1',
+    '239.1.1.1',
+    '240.0.0.1',
+    '255.255.255.255',
+    '::',
+    '::1',
+    'fe80::1',
+    'fe80::1%eth0',
+    'fc00::1',
+    'fd12:3456::1',
+    'ff02::1',
+    'fec0::1',
+    '2001:db8::1',
+    '2001::1',
+    '100::1',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:10.0.0.1',
+    '::ffff:169.254.169.254',
+    '::127.0.0.1',
+    '64:ff9b::a00:1',
+    '2002:7f00:1::1',
+    '2002:c0a8:101::1',
+  ])('refuses %s', (address) => expect(isPublicAddress(address)).toBe(false));
+
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '93.184.216.34',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:4700:4700::1111',
+    '2a00:1450:4007::1',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
+  ])('allows %s', (address) => expect(isPublicAddress(address)).toBe(true));
+
+  it('refuses what is not an address', () => expect(isPublicAddress('example.com')).toBe(false));
+});
+
+describe('urlProblem', () => {
+  it('wants https, no credentials, and no private literal or localhost', () => {
+    expect(urlProblem('https://hooks.example.com/x', false)).toBeNull();
+    expect(urlProblem('http://hooks.example.com/x', false)).toBe('must be an https URL');
+    expect(urlProblem('ftp://hooks.example.com/x', true)).toBe('must be an https URL');
+    expect(urlProblem('https://user:pw@hooks.example.com/', false)).toBe('must not contain credentials');
+    expect(urlProblem('https://127.0.0.1/x', false)).toBe('must point to a public address');
+    expect(urlProblem('https://[::ffff:10.0.0.1]/x', false)).toBe('must point to a public address');
+    expect(urlProblem('https://localhost:8443/x', false)).toBe('must point to a public address');
+    expect(urlProblem('not a url', false)).toBe('must be an absolute URL');
+  });
+
+  it('allows http and private addresses when WEBHOOK_ALLOW_PRIVATE_URLS is on', () => {
+    expect(urlProblem('http://127.0.0.1:3300/hook', true)).toBeNull();
+    expect(urlProblem('https://[::1]/x', true)).toBeNull();
+  });
+});
+
+describe('resolveDeliveryAddress', () => {
+  const lookup = (answers: Record<string, string[]>) => async (host: string) =>
+    (answers[host] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+
+  it('returns the address it checked, to connect to exactly that one', async () => {
+    const url = new URL('https://hooks.example.com/x');
+    await expect(
+      resolveDeliveryAddress(url, false, lookup({ 'hooks.example.com': ['93.184.216.34'] })),
+    ).resolves.toEqual({
+      address: '93.184.216.34',
+      family: 4,
+    });
+  });
+
+  it('refuses a host when any of its addresses is private (a rebinding answer mixes them)', async () => {
+    const url = new URL('https://rebind.example.com/x');
+    await expect(
+      resolveDeliveryAddress(url, false, lookup({ 'rebind.example.com': ['93.184.216.34', '127.0.0.1'] })),
+    ).rejects.toThrow('resolves to 127.0.0.1');
+    await expect(resolveDeliveryAddress(new URL('https://[::1]/'), false, lookup({}))).rejects.toThrow(
+      'not a public address',
+    );
+    await expect(resolveDeliveryAddress(new URL('https://nowhere.example/'), false, lookup({}))).rejects.toThrow(
+      'did not resolve',
+    );
+  });
+
+  it('lets private addresses through when allowed', async () => {
+    await expect(resolveDeliveryAddress(new URL('http://127.0.0.1:3300/'), true, lookup({}))).resolves.toEqual({
+      address: '127.0.0.1',
+      family: 4,
+    });
+  });
+});

@@ -1,0 +1,278 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import type { Db } from '../../db/client';
+import { isId, newId } from '../../db/ids';
+import { signalOutboxWrite } from '../../db/outbox-signal';
+import { type Actor, authorize } from '../access';
+import { notFound, ProblemError } from '../errors';
+import { type PageRequest, pageOf, toConnection } from '../paging';
+import type { Schemas } from '../schemas';
+import { AddressRefused, type Lookup, resolveDeliveryAddress, urlProblem } from './addresses';
+import { outboxRow } from './events';
+import { newSigningSecret, ROTATION_OVERLAP_MS } from './signing';
+
+/** What the endpoint rules need from the configuration. */
+export interface WebhookSettings {
+  /** WEBHOOK_ALLOW_PRIVATE_URLS: accept http and private/loopback addresses (local development and tests). */
+  allowPrivateUrls: boolean;
+  lookup?: Lookup;
+}
+
+export const systemLookup: Lookup = (host) => dnsLookup(host, { all: true, verbatim: true });
+
+interface EndpointRow {
+  id: string;
+  url: string;
+  description: string;
+  eventTypes: string[];
+  enabled: boolean;
+  disabledReason: string | null;
+  failingSince: Date | null;
+  previousSecretExpiresAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
+
+export const presentEndpoint = (row: EndpointRow): Schemas['WebhookEndpoint'] => ({
+  id: row.id,
+  url: row.url,
+  description: row.description,
+  eventTypes: row.eventTypes as Schemas['WebhookEventType'][],
+  enabled: row.enabled,
+  disabledReason: row.enabled ? null : ((row.disabledReason ?? 'by_user') as 'by_user' | 'failing'),
+  failingSince: iso(row.failingSince),
+  previousSecretExpiresAt: iso(row.previousSecretExpiresAt),
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString(),
+});
+
+interface DeliveryRow {
+  id: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  lastAttemptAt: Date | null;
+  lastStatusCode: number | null;
+  lastDurationMs: number | null;
+  lastError: string | null;
+  lastResponseExcerpt: string | null;
+  nextAttemptAt: Date | null;
+  deliveredAt: Date | null;
+  createdAt: Date;
+  event: { body: string };
+}
+
+export const presentDelivery = (row: DeliveryRow): Schemas['WebhookDelivery'] => ({
+  id: row.id,
+  event: JSON.parse(row.event.body) as Schemas['WebhookEvent'],
+  status: row.status,
+  attempts: row.attempts,
+  lastAttemptAt: iso(row.lastAttemptAt),
+  lastStatusCode: row.lastStatusCode,
+  lastDurationMs: row.lastDurationMs,
+  lastError: row.lastError,
+  lastResponseExcerpt: row.lastResponseExcerpt,
+  nextAttemptAt: row.status === 'pending' ? iso(row.nextAttemptAt) : null,
+  deliveredAt: iso(row.deliveredAt),
+  createdAt: row.createdAt.toISOString(),
+});
+
+const withEvent = { event: { select: { body: true } } } as const;
+
+/** Refuses a URL that is not https or does not resolve to public addresses only (unless private ones are allowed). */
+async function checkUrl(url: string, settings: WebhookSettings): Promise<void> {
+  const problem = urlProblem(url, settings.allowPrivateUrls);
+  const refuse = (detail: string) =>
+    new ProblemError('webhook_url_not_allowed', `The webhook URL ${detail}.`, {
+      errors: [{ path: '/body/url', message: detail }],
+    });
+  if (problem) throw refuse(problem);
+  if (settings.allowPrivateUrls) return;
+  try {
+    await resolveDeliveryAddress(new URL(url), false, settings.lookup ?? systemLookup);
+  } catch (error) {
+    if (error instanceof AddressRefused) throw refuse(`must point to a public address (${error.message})`);
+    throw refuse('must have a host name that resolves');
+  }
+}
+
+async function findEndpoint(db: Db, tenantId: string, endpointId: string) {
+  const endpoint = isId(endpointId)
+    ? await db.webhookEndpoint.findFirst({ where: { id: endpointId, tenantId } })
+    : null;
+  if (!endpoint) throw notFound('webhook endpoint');
+  return endpoint;
+}
+
+export async function listWebhookEndpoints(db: Db, actor: Actor, tenantId: string, request: PageRequest) {
+  await authorize(db, actor, tenantId, 'manageWebhooks');
+  const page = pageOf(request);
+  const [rows, totalCount] = await Promise.all([
+    db.webhookEndpoint.findMany({
+      where: { tenantId, ...(page.beforeId && { id: { lt: page.beforeId } }) },
+      orderBy: { id: 'desc' },
+      take: page.take,
+    }),
+    db.webhookEndpoint.count({ where: { tenantId } }),
+  ]);
+  return toConnection(rows, page, totalCount, presentEndpoint);
+}
+
+export async function createWebhookEndpoint(
+  db: Db,
+  actor: Actor,
+  tenantId: string,
+  input: Schemas['CreateWebhookEndpointBody'],
+  settings: WebhookSettings,
+): Promise<Schemas['CreatedWebhookEndpoint']> {
+  await authorize(db, actor, tenantId, 'manageWebhooks');
+  await checkUrl(input.url, settings);
+  const enabled = input.enabled ?? true;
+  const endpoint = await db.webhookEndpoint.create({
+    data: {
+      id: newId(),
+      tenantId,
+      url: input.url,
+      description: input.description ?? '',
+      eventTypes: input.eventTypes ?? [],
+      enabled,
+      disabledReason: enabled ? null : 'by_user',
+      secret: newSigningSecret(),
+    },
+  });
+  return { ...presentEndpoint(endpoint), secret: endpoint.secret };
+}
+
+export async function getWebhookEndpoint(db: Db, actor: Actor, tenantId: string, endpointId: string) {
+  await authorize(db, actor, tenantId, 'manageWebhooks');
+  return presentEndpoint(await findEndpoint(db, tenantId, endpointId));
+}
+
+export async function updateWebhookEndpoint(
+  db: Db,
+  actor: Actor,
+  tenantId: string,
+  endpointId: string,
+  changes: Schemas['UpdateWebhookEndpointBody'],
+  settings: WebhookSettings,
+) {
+  await authorize(db, actor, tenantId, 'manageWebhooks');
+  const current = await findEndpoint(db, tenantId, endpointId);
+  if (changes.url !== undefined) await checkUrl(changes.url, settings);
+  const enabling = changes.enabled === true && !current.enabled;
+  const updated = await db.webhookEndpoint.update({
+    where: { id: current.id },
+    data: {
+      ...(changes.url !== undefined && { url: changes.url }),
+      ...(changes.description !== undefined && { description: changes.description }),
+      ...(changes.eventTypes !== undefined && { eventTypes: changes.eventTypes }),
+      ...(changes.enabled === false && current.enabled && { enabled: false, disabledReason: 'by_user' }),
+      // Enabled again: the run of failures that disabled it is over; its waiting deliveries go out.
+      ...(enabling && { enabled: true, disabledReason: null, failingSince: null }),
+      updatedAt: new Date(),
+    },
+  });
+  if (enabling) signalOutboxWrite(db);
+  return presentEndpoint(updated);
+}
+
+export async function deleteWebhookEndpoint(db: Db, actor: Actor, tenantId: string, endpointId: string) {
+  await authorize(db, actor, tenantId, 'manageWebhooks');
+  const { count } = await db.webhookEndpoint.deleteMany({
+    where: { id: isId(endpointId) ? endpointId : undefined, tenantId },
+  });
+  if (count === 0 || !isId(endpointId)) throw notFound('webhook endpoint');
+}
+
+/**
+ * A new secret; the current one becomes the previous one and keeps signing for 24 hours (a rotation within
+ * those 24 hours drops the older previous secret: at most two signatures are sent).
+ */
+export async function rotateWebhookEndpointSecret(
+  db: Db,
+  actor: Actor,
+  tenantId: string,
+  endpointId: string,
+  now = new Date(),
+): Promise<Schemas['CreatedWebhookEndpoint']> {
+  await authorize(db, actor, tenantId, 'manageWebhooks');
+  const current = await findEndpoint(db, tenantId, endpointId);
+  const updated = await db.webhookEndpoint.update({
+    where: { id: current.id },
+    data: {
+      secret: newSigningSecret(),
+      previousSecret: current.secret,
+      previousSecretExpiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS),
+      updatedAt: now,
+    },
+  });
+  return { ...presentEndpoint(updated), secret: updated.secret };
+}
+
+/** Queues a webhook_endpoint.test event for this endpoint alone: the event and its delivery, written together. */
+export async function testWebhookEndpoint(db: Db, actor: Actor, tenantId: string, endpointId: string) {
+  await authorize(db, actor, tenantId, 'manageWebhooks');
+  const endpoint = await findEndpoint(db, tenantId, endpointId);
+  const now = new Date();
+  const event = outboxRow(
+    'webhook_endpoint.test',
+    tenantId,
+    { webhookEndpoint: { id: endpoint.id, url: endpoint.url } },
+    now,
+    {
+      endpointId: endpoint.id,
+    },
+  );
+  const [, delivery] = await db.$transaction([
+    db.webhookEvent.create({ data: { ...event, fannedOutAt: now } }),
+    db.webhookDelivery.create({
+      data: { id: newId(), endpointId: endpoint.id, eventId: event.id, nextAttemptAt: now, createdAt: now },
+      include: withEvent,
+    }),
+  ]);
+  signalOutboxWrite(db);
+  return presentDelivery(delivery);
+}
+
+export async function listWebhookDeliveries(
+  db: Db,
+  actor: Actor,
+  tenantId: string,
+  endpointId: string,
+  request: PageRequest,
+) {
+  await authorize(db, actor, tenantId, 'manageWebhooks');
+  const endpoint = await findEndpoint(db, tenantId, endpointId);
+  const page = pageOf(request);
+  const [rows, totalCount] = await Promise.all([
+    db.webhookDelivery.findMany({
+      where: { endpointId: endpoint.id, ...(page.beforeId && { id: { lt: page.beforeId } }) },
+      include: withEvent,
+      orderBy: { id: 'desc' },
+      take: page.take,
+    }),
+    db.webhookDelivery.count({ where: { endpointId: endpoint.id } }),
+  ]);
+  return toConnection(rows, page, totalCount, presentDelivery);
+}
+
+/** Sends a delivery again as soon as possible, whatever its state (same event, same `webhook-id`). */
+export async function retryWebhookDelivery(
+  db: Db,
+  actor: Actor,
+  tenantId: string,
+  endpointId: string,
+  deliveryId: string,
+) {
+  await authorize(db, actor, tenantId, 'manageWebhooks');
+  const endpoint = await findEndpoint(db, tenantId, endpointId);
+  if (!isId(deliveryId)) throw notFound('delivery');
+  const { count } = await db.webhookDelivery.updateMany({
+    where: { id: deliveryId, endpointId: endpoint.id },
+    data: { status: 'pending', nextAttemptAt: new Date() },
+  });
+  if (count === 0) throw notFound('delivery');
+  signalOutboxWrite(db);
+  const delivery = await db.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId }, include: withEvent });
+  return presentDelivery(delivery);
+}

@@ -1,0 +1,64 @@
+import { newId } from '../../db/ids';
+import type { Schemas } from '../schemas';
+
+/** Every event type, as the contract's WebhookEventType lists them. */
+export type WebhookEventType = Schemas['WebhookEventType'];
+export type WebhookEvent = Schemas['WebhookEvent'];
+type EventOf<T extends WebhookEventType> = Extract<WebhookEvent, { type: T }>;
+
+/** One outbox row: the event, its exact body (what is signed and sent), and what routes and orders it. */
+export interface OutboxRow {
+  id: string;
+  tenantId: string;
+  type: WebhookEventType;
+  /** The request an event is about: its events reach each endpoint in order. */
+  orderingKey: string | null;
+  /** Only for webhook_endpoint.test: the one endpoint it goes to. */
+  endpointId: string | null;
+  body: string;
+  createdAt: Date;
+}
+
+/** Builds the outbox row of an event; `createdAt` is the change's own time, so the event says when it happened. */
+export function outboxRow<T extends WebhookEventType>(
+  type: T,
+  tenantId: string,
+  data: EventOf<T>['data'],
+  createdAt: Date,
+  route: { orderingKey?: string; endpointId?: string } = {},
+): OutboxRow {
+  const id = newId();
+  const event = { id, type, createdAt: createdAt.toISOString(), tenantId, data };
+  return {
+    id,
+    tenantId,
+    type,
+    orderingKey: route.orderingKey ?? null,
+    endpointId: route.endpointId ?? null,
+    body: JSON.stringify(event),
+    createdAt,
+  };
+}
+
+/** The event a request action produces: validate and early_validate are both `request.validated`. */
+export const requestEventType = {
+  confirm: 'request.confirmed',
+  validate: 'request.validated',
+  early_validate: 'request.validated',
+  cancel: 'request.cancelled',
+} as const satisfies Record<string, WebhookEventType>;
+
+/** The columns and values of an outbox INSERT, for statements that write it together with the change. */
+export const OUTBOX_COLUMNS = 'id, tenant_id, type, ordering_key, endpoint_id, body, created_at';
+export const outboxValues = (row: OutboxRow): unknown[] => [
+  row.id,
+  row.tenantId,
+  row.type,
+  row.orderingKey,
+  row.endpointId,
+  row.body,
+  row.createdAt.toISOString(),
+];
+/** `$n::uuid, …` placeholders for `outboxValues`, starting at parameter `first`. */
+export const outboxPlaceholders = (first: number): string =>
+  ['uuid', 'uuid', 'text', 'uuid', 'uuid', 'text', 'timestamptz'].map((type, i) => `$${first + i}::${type}`).join(', ');

@@ -1,0 +1,58 @@
+/**
+ * Bounded load for fault tests: `workers` loops, each sending one request after another, until `stop()` is
+ * called or `maxMs` has passed (so a test that goes wrong still stops by itself). Loopback only.
+ */
+export interface Load<T> {
+  /** Every outcome so far, in completion order. */
+  readonly results: T[];
+  /** Resolves once `predicate` holds for the outcomes so far (checked after each one), or rejects at the deadline. */
+  until(predicate: (results: readonly T[]) => boolean): Promise<void>;
+  /** Stops the loops and resolves when the requests in flight have finished. */
+  stop(): Promise<T[]>;
+}
+
+export function startLoad<T>(
+  workers: number,
+  send: (worker: number, sequence: number) => Promise<T>,
+  maxMs = 30_000,
+): Load<T> {
+  const results: T[] = [];
+  const deadline = Date.now() + maxMs;
+  let stopped = false;
+  const waiters: Array<{ predicate: (results: readonly T[]) => boolean; resolve: () => void }> = [];
+  const settle = () => {
+    for (const waiter of [...waiters]) {
+      if (waiter.predicate(results)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    }
+  };
+  const loops = Array.from({ length: workers }, async (_, worker) => {
+    for (let sequence = 0; !stopped && Date.now() < deadline; sequence++) {
+      results.push(await send(worker, sequence));
+      settle();
+    }
+  });
+  const finished = Promise.all(loops).then(() => {
+    stopped = true;
+  });
+  return {
+    results,
+    until(predicate) {
+      if (predicate(results)) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        waiters.push({ predicate, resolve });
+        void finished.then(() => {
+          if (!predicate(results))
+            reject(new Error(`the load ended (after ${results.length} requests) before the awaited condition held`));
+        });
+      });
+    },
+    async stop() {
+      stopped = true;
+      await finished;
+      return results;
+    },
+  };
+}

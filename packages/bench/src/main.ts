@@ -8,6 +8,7 @@ import { createFixtures, type Fixtures } from './fixtures';
 import { runLoad } from './load';
 import { type Options, parseOptions } from './options';
 import { runPaced } from './paced';
+import { auditReads, createAuditData } from './read-audit';
 import {
   baselineMain,
   cpuMsOf,
@@ -313,6 +314,7 @@ function median(rounds: Measurement[]): Measurement {
 }
 
 const createRequest = scenarios.find((s) => s.id === 'create-request')!;
+const confirmValidate = scenarios.find((s) => s.id === 'confirm-validate')!;
 // Until a confirm-validate run has been measured, assume actions go this fast (pairs per second are half of it).
 const FIRST_GUESS_RPS = 1500;
 
@@ -430,7 +432,7 @@ async function countQueries(options: Options, chosen: Scenario[]) {
   log('\n== database statements per request (each a round trip), PostgreSQL');
   const server = await startServer('works-api (counting)', { DATABASE_URL: options.postgresUrl }, [], true);
   let baseline: Service | undefined;
-  const rows: Array<{ scenario: string; server: number; baseline: number; serverStatements: string[] }> = [];
+  const rows: Array<{ scenario: string; server: number; baseline: number | null; serverStatements: string[] }> = [];
   try {
     const fixtures = await createFixtures(server.url, ADMIN_TOKEN, runId);
     baseline = await startService({
@@ -440,10 +442,10 @@ async function countQueries(options: Options, chosen: Scenario[]) {
       logFile: path.join(work, 'baseline-count.log'),
       countQueries: true,
     });
-    const perRequest = async (service: Service, target: Target, scenario: Scenario) => {
+    const perRequest = async (service: Service, target: Target, scenario: Pick<Scenario, 'title' | 'requests'>) => {
       const iterations = 20;
       const requests = scenario.requests(target);
-      if (scenario.id === 'confirm-validate')
+      if (scenario === confirmValidate)
         await poolFor(service, target, { ...options, connections: 1 }, 1, iterations * 2);
       await service.queries();
       const result = await runLoad({
@@ -454,7 +456,7 @@ async function countQueries(options: Options, chosen: Scenario[]) {
         amount: iterations * requests.length,
       });
       if (result.errors > 0)
-        throw new Error(`${scenario.id} on ${service.name}: ${JSON.stringify(result.statusCodes)}`);
+        throw new Error(`${scenario.title} on ${service.name}: ${JSON.stringify(result.statusCodes)}`);
       const { count, statements } = await service.queries();
       const per = count / result.requests;
       return { per, last: statements.slice(-Math.round(per * requests.length)) };
@@ -466,6 +468,19 @@ async function countQueries(options: Options, chosen: Scenario[]) {
       const b = await perRequest(baseline, baselineTarget, scenario);
       rows.push({ scenario: scenario.title, server: s.per, baseline: b.per, serverStatements: s.last });
       log(`\n  ${scenario.title}: server ${s.per.toFixed(2)} statements/request, baseline ${b.per.toFixed(2)}`);
+      for (const statement of s.last) log(`    ${statement}`);
+    }
+    log('\n  every list and read (server only; full pages, so a statement per row would show):');
+    const auditData = await createAuditData(server.url, fixtures);
+    for (const read of auditReads(fixtures, auditData)) {
+      const s = await perRequest(server, serverTarget, {
+        title: read.title,
+        requests: ({ fixtures: f }) => [
+          { method: 'GET', path: read.path, headers: { Authorization: `Bearer ${f.apiKey}` } },
+        ],
+      });
+      rows.push({ scenario: read.title, server: s.per, baseline: null, serverStatements: s.last });
+      log(`\n  ${read.title}: ${s.per.toFixed(2)} statements/request`);
       for (const statement of s.last) log(`    ${statement}`);
     }
   } finally {

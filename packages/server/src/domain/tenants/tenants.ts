@@ -7,7 +7,7 @@ import { checkPrecondition, type Precondition, preconditionFailed } from '../pre
 import type { Schemas } from '../schemas';
 import { createWithUniqueSlug } from '../unique';
 import { normalizeName, presentUserRecord } from '../users/present';
-import { pageOfWorks } from '../works/works';
+import { firstWorksPage, presentFirstWorksPage } from '../works/works';
 
 /** How many members a tenant embeds; the full list is at GET /tenants/{id}/members. */
 export const EMBEDDED_MEMBERS = 100;
@@ -16,6 +16,7 @@ const userRecord = { select: { firstName: true, lastName: true, email: true } } 
 const tenantInclude = {
   owner: userRecord,
   memberships: { include: { user: userRecord }, orderBy: { id: 'asc' }, take: EMBEDDED_MEMBERS },
+  ...firstWorksPage,
 } as const;
 
 interface TenantRow {
@@ -39,13 +40,11 @@ export const presentTenant = (tenant: TenantRow, works: Connection<Schemas['Work
   works,
 });
 
+/** A tenant with its members and first page of works: one statement. */
 async function loadTenant(db: Db, tenantId: string): Promise<Schemas['Tenant']> {
-  const [tenant, works] = await Promise.all([
-    db.tenant.findUnique({ where: { id: tenantId }, include: tenantInclude }),
-    pageOfWorks(db, tenantId, {}),
-  ]);
+  const tenant = await db.tenant.findUnique({ where: { id: tenantId }, include: tenantInclude });
   if (!tenant) throw notFound('tenant');
-  return presentTenant(tenant, works);
+  return presentTenant(tenant, presentFirstWorksPage(tenant));
 }
 
 export async function createTenant(db: Db, actor: Actor, input: { name: string }): Promise<Schemas['Tenant']> {
@@ -103,7 +102,7 @@ export async function renameTenant(
   return loadTenant(db, tenantId);
 }
 
-/** The caller's tenants, newest first. */
+/** The caller's tenants, newest first: two statements per page (the tenants with their embeds, the count). */
 export async function listTenants(db: Db, actor: Actor, request: PageRequest) {
   const page = pageOf(request);
   const mine = { memberships: { some: { userId: actor.userId } } };
@@ -116,7 +115,5 @@ export async function listTenants(db: Db, actor: Actor, request: PageRequest) {
     }),
     db.tenant.count({ where: mine }),
   ]);
-  const works = await Promise.all(rows.slice(0, page.take - 1).map((tenant) => pageOfWorks(db, tenant.id, {})));
-  const worksOf = new Map(rows.map((tenant, index) => [tenant.id, works[index]]));
-  return toConnection(rows, page, totalCount, (tenant) => presentTenant(tenant, worksOf.get(tenant.id)!));
+  return toConnection(rows, page, totalCount, (tenant) => presentTenant(tenant, presentFirstWorksPage(tenant)));
 }

@@ -49,7 +49,9 @@ describe('the problem types of openapi/api.yaml and the error table (domain/erro
     ).toEqual(['validation_failed', 'malformed_request']);
     // A single-resource read: path ids that break the contract, no member, throttling, oversized headers, outages.
     const getMember = declared.get('getMember')!;
-    expect(Object.fromEntries([...getMember].map(([status, types]) => [status, types.map((type) => type.code)]))).toEqual({
+    expect(
+      Object.fromEntries([...getMember].map(([status, types]) => [status, types.map((type) => type.code)])),
+    ).toEqual({
       400: ['validation_failed', 'malformed_request'],
       401: ['unauthenticated'],
       404: ['not_found'],

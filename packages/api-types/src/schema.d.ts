@@ -199,7 +199,13 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get a member
+         * @description One member of the tenant: their role and user. Its `ETag` is the one `PATCH` on the same path checks, so
+         *     read a member, then change their role with `If-Match` set to it: a role someone else changed meanwhile is
+         *     `412`, not overwritten. A user who is not a member is `404`.
+         */
+        get: operations["getMember"];
         put?: never;
         post?: never;
         /**
@@ -4666,6 +4672,56 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Answer `304 Not Modified` (no body) if the resource still has one of these `ETag`s (comma-separated, or
+                 *     `*`), so a cached copy can be reused.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /**
+                 * @description The identifier of a user who is a member of the tenant.
+                 * @example 0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0
+                 */
+                user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberEnvelope"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -16,6 +16,7 @@ export const operationRoutes = {
   updateTenant: { method: 'patch', path: '/tenants/{tenant_id}', creates: false },
   listMembers: { method: 'get', path: '/tenants/{tenant_id}/members', creates: false, list: { connection: 'members', maxPageSize: 100 } },
   addMember: { method: 'post', path: '/tenants/{tenant_id}/members', creates: true },
+  getMember: { method: 'get', path: '/tenants/{tenant_id}/members/{user_id}', creates: false },
   removeMember: { method: 'delete', path: '/tenants/{tenant_id}/members/{user_id}', creates: false },
   updateMember: { method: 'patch', path: '/tenants/{tenant_id}/members/{user_id}', creates: false },
   listWorks: { method: 'get', path: '/tenants/{tenant_id}/works', creates: false, list: { connection: 'works', maxPageSize: 100 } },

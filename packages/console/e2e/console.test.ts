@@ -67,6 +67,17 @@ async function expectVisible(locator: ReturnType<Page['locator']>): Promise<void
   await locator.first().waitFor({ state: 'visible', timeout: 15_000 });
 }
 
+/** Waits until a form control holds `value` (e.g. once a reload has brought the current data). */
+async function expectValue(locator: ReturnType<Page['locator']>, value: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  let current = await locator.inputValue();
+  while (current !== value) {
+    if (Date.now() > deadline) throw new Error(`expected the value ${value}, still ${current}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    current = await locator.inputValue();
+  }
+}
+
 /** axe on the page as it is now, at 1,400 px and at 375 px, with a screenshot of each. */
 async function checkPage(page: Page, name: string): Promise<void> {
   for (const viewport of [DESKTOP, PHONE]) {
@@ -227,6 +238,91 @@ describe('the console', () => {
       await ada.api.getWork({ params: { path: { tenant_id: tenant.id, work_id: work.id } } }),
     );
     expect(storedWork.description).toBe('');
+  });
+
+  it('reports a role changed in another browser as "changed by someone else", never overwriting it', async () => {
+    const ada = await server.createUser('Ada');
+    const grace = await server.createUser('Grace');
+    const bob = await server.createUser('Bob');
+    const { tenant } = unwrap(await ada.api.createTenant({ body: { name: 'Concurrent Roles' } }));
+    const tenantPath = { tenant_id: tenant.id };
+    unwrap(await ada.api.addMember({ params: { path: tenantPath }, body: { email: grace.email, role: 'admin' } }));
+    const { member } = unwrap(
+      await ada.api.addMember({ params: { path: tenantPath }, body: { email: bob.email, role: 'member' } }),
+    );
+    const bobPath = { ...tenantPath, user_id: member.user.id };
+    const bobsRole = async () => unwrap(await ada.api.getMember({ params: { path: bobPath } })).member.role;
+    const isRoleChange = (request: { method(): string; url(): string }) =>
+      request.method() === 'PATCH' && request.url().endsWith(`/members/${member.user.id}`);
+
+    // Ada's page shows Bob as a member; every role change it sends is recorded with its If-Match.
+    const first = await newPage();
+    const sentFromFirst: Array<string | undefined> = [];
+    first.on('request', (request) => {
+      if (isRoleChange(request)) sentFromFirst.push(request.headers()['if-match']);
+    });
+    await signIn(first, ada, `/console/tenants/${tenant.id}`);
+    const firstRow = first.getByRole('form', { name: `Membership of ${bob.email}` });
+    await expectVisible(firstRow);
+    expect(await first.getByLabel(`Role of ${bob.email}`).inputValue()).toBe('member');
+
+    // Meanwhile Grace, in another browser, makes Bob an admin.
+    const second = await newPage();
+    await signIn(second, grace, `/console/tenants/${tenant.id}`);
+    await second.getByLabel(`Role of ${bob.email}`).selectOption('admin');
+    const granted = second.waitForResponse((response) => isRoleChange(response.request()));
+    await second
+      .getByRole('form', { name: `Membership of ${bob.email}` })
+      .getByRole('button', { name: 'Change role' })
+      .click();
+    expect((await granted).status()).toBe(200);
+    expect(await bobsRole()).toBe('admin');
+
+    // Ada, still seeing "member", makes Bob an owner: the console reads Bob first, sees the role it shows is
+    // stale, and says so instead of overwriting Grace's change. Nothing is sent.
+    await first.getByLabel(`Role of ${bob.email}`).selectOption('owner');
+    await firstRow.getByRole('button', { name: 'Change role' }).click();
+    const conflict = first.getByRole('alert').filter({ hasText: 'Changed by someone else' });
+    await expectVisible(conflict);
+    await screenshot(first, 'member-conflict');
+    expect(sentFromFirst).toEqual([]);
+    expect(await bobsRole()).toBe('admin');
+    await conflict.getByRole('button', { name: 'Reload member' }).click();
+    await expectValue(first.getByLabel(`Role of ${bob.email}`), 'admin');
+    expect(await first.getByRole('alert').filter({ hasText: 'Changed by someone else' }).count()).toBe(0);
+
+    // A change that lands between the console's read and its PATCH: the If-Match it read is stale, so 412, shown
+    // the same way, and again nothing is overwritten.
+    await first.route(
+      (url) => url.pathname.endsWith(`/members/${member.user.id}`),
+      async (route) => {
+        if (route.request().method() === 'PATCH') {
+          unwrap(await grace.api.updateMember({ params: { path: bobPath }, body: { role: 'member' } }));
+        }
+        await route.continue();
+      },
+    );
+    await first.getByLabel(`Role of ${bob.email}`).selectOption('owner');
+    const refused = first.waitForResponse((response) => isRoleChange(response.request()));
+    await firstRow.getByRole('button', { name: 'Change role' }).click();
+    expect((await refused).status()).toBe(412);
+    await expectVisible(first.getByRole('alert').filter({ hasText: 'Changed by someone else' }));
+    expect(sentFromFirst).toHaveLength(1);
+    expect(sentFromFirst[0]).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    expect(await bobsRole()).toBe('member');
+    await first.unroute((url) => url.pathname.endsWith(`/members/${member.user.id}`));
+    await first.getByRole('button', { name: 'Reload member' }).click();
+    await expectValue(first.getByLabel(`Role of ${bob.email}`), 'member');
+
+    // With nothing changed meanwhile, the role change goes through, with If-Match.
+    await first.getByLabel(`Role of ${bob.email}`).selectOption('admin');
+    const applied = first.waitForResponse((response) => isRoleChange(response.request()));
+    await firstRow.getByRole('button', { name: 'Change role' }).click();
+    expect((await applied).status()).toBe(200);
+    expect(sentFromFirst).toHaveLength(2);
+    expect(sentFromFirst[1]).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    expect(sentFromFirst[1]).not.toBe(sentFromFirst[0]);
+    expect(await bobsRole()).toBe('admin');
   });
 
   it('shows a member without rights no admin controls, and a 403 plainly when rights go away under an open page', async () => {

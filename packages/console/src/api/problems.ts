@@ -16,10 +16,23 @@ export function toProblem(error: unknown): Problem {
 }
 
 /**
- * "Changed by someone else": the If-Match tag no longer matches (412), or a request action that was allowed when
- * the page was loaded no longer is (409 invalid_transition). Either way, nothing was changed.
+ * Found before sending anything: a fresh read of the resource no longer shows what the page shows (someone else
+ * changed or removed it), so the change the user asked for would be decided on a stale view. Nothing was sent.
+ */
+export class ChangedElsewhere extends Error {
+  constructor(what: string) {
+    super(`The ${what} changed since this page read it.`);
+    this.name = 'ChangedElsewhere';
+  }
+}
+
+/**
+ * "Changed by someone else": the If-Match tag no longer matches (412), a request action that was allowed when
+ * the page was loaded no longer is (409 invalid_transition), or a re-read before the change found it changed
+ * (ChangedElsewhere). Either way, nothing was changed.
  */
 export function isConflict(error: unknown): boolean {
+  if (error instanceof ChangedElsewhere) return true;
   const { code } = toProblem(error);
   return code === 'precondition_failed' || code === 'invalid_transition';
 }

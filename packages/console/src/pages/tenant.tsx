@@ -4,7 +4,7 @@ import { Link, useLocation, useParams } from 'wouter';
 import { useSession } from '../api/auth';
 import { useCreate } from '../api/mutations';
 import { type Abilities, abilitiesIn, grantableRoles } from '../api/permissions';
-import { dataOf, fieldErrors, withTag } from '../api/problems';
+import { ChangedElsewhere, dataOf, fieldErrors, toProblem, withTag } from '../api/problems';
 import { keys, useMembers, useTenant, useWorks } from '../api/queries';
 import type { DiscardedFilter, Member, Role, Tenant } from '../api/types';
 import { ConfirmButton } from '../components/confirm';
@@ -137,9 +137,27 @@ function MemberRow({ tenantId, member, abilities }: { tenantId: string; member: 
   // Owners' rows are an owner's business; admins manage admins and members.
   const editable = abilities.manageMembers && (member.role !== 'owner' || abilities.manageOwners);
   const change = useMutation({
-    mutationFn: () => dataOf(api.updateMember({ params: { path }, body: { role } })),
+    mutationFn: async () => {
+      // The list gives no ETags: read this member now, and change the role only if it is still the one this page
+      // shows, with If-Match on what was read, so a change made meanwhile (here or in between) is never overwritten.
+      const current = await withTag(api.getMember({ params: { path } })).catch((error: unknown) => {
+        // Gone since the page read it (or the tenant is, for the caller).
+        throw toProblem(error).code === 'not_found' ? new ChangedElsewhere('member') : error;
+      });
+      if (current.data.member.role !== member.role) throw new ChangedElsewhere('member');
+      return dataOf(
+        api.updateMember({
+          params: { path, ...(current.etag ? { header: { 'If-Match': current.etag } } : {}) },
+          body: { role },
+        }),
+      );
+    },
     onSuccess: refresh,
   });
+  const reload = () => {
+    change.reset();
+    refresh();
+  };
   const remove = useMutation({ mutationFn: () => dataOf(api.removeMember({ params: { path } })), onSuccess: refresh });
   const name = personName(member.user);
   const isMe = member.user.email === me.email;
@@ -181,7 +199,7 @@ function MemberRow({ tenantId, member, abilities }: { tenantId: string; member: 
           <span className="badge">{member.role}</span>
         </span>
       )}
-      {change.error && <ProblemAlert error={change.error} />}
+      <MutationError error={change.error} what="member" onReload={reload} />
       {remove.error && <ProblemAlert error={remove.error} />}
     </li>
   );

@@ -5,6 +5,7 @@ import { listApiKeys } from './account/list-api-keys';
 import { revokeApiKey } from './account/revoke-api-key';
 import { adminCreateUser } from './admin/admin-create-user';
 import { addMember } from './members/add-member';
+import { getMember } from './members/get-member';
 import { listMembers } from './members/list-members';
 import { removeMember } from './members/remove-member';
 import { updateMember } from './members/update-member';
@@ -49,6 +50,7 @@ export const handlers = {
   updateTenant,
   listMembers,
   addMember,
+  getMember,
   updateMember,
   removeMember,
   listWorks,

@@ -47,6 +47,19 @@ describe('the problem types of openapi/api.yaml and the error table (domain/erro
         .get(400)!
         .map((type) => type.code),
     ).toEqual(['validation_failed', 'malformed_request']);
+    // A single-resource read: path ids that break the contract, no member, throttling, oversized headers, outages.
+    const getMember = declared.get('getMember')!;
+    expect(
+      Object.fromEntries([...getMember].map(([status, types]) => [status, types.map((type) => type.code)])),
+    ).toEqual({
+      400: ['validation_failed', 'malformed_request'],
+      401: ['unauthenticated'],
+      404: ['not_found'],
+      429: ['rate_limited'],
+      431: ['headers_too_large'],
+      500: ['internal_error'],
+      503: ['service_unavailable'],
+    });
   });
 });
 

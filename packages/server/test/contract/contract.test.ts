@@ -171,9 +171,28 @@ describe('Members', () => {
     expect(problem).toMatchObject({ status: 403, code: 'forbidden' });
   });
 
-  it('updateMember: changes a role', async () => {
+  it('getMember: one member, with the ETag a role change checks', async () => {
+    const result = await grace.getMember({ params: { path: { ...tenantPath(), user_id: graceId } } });
+    expect(unwrap(result).member).toMatchObject({ role: 'member', user: { id: graceId } });
+    expect(result.response.headers.get('ETag')).toMatch(/^"[A-Za-z0-9_-]+"$/);
+  });
+
+  it('getMember: a user who is not a member is 404, and so is the tenant to an outsider', async () => {
+    const { user } = unwrap(await stranger.getMe());
+    const notMember = problemOf(await ada.getMember({ params: { path: { ...tenantPath(), user_id: user.id } } }));
+    expect(notMember).toMatchObject({ status: 404, code: 'not_found' });
+    const outsider = problemOf(await stranger.getMember({ params: { path: { ...tenantPath(), user_id: graceId } } }));
+    expect(outsider).toMatchObject({ status: 404, code: 'not_found' });
+  });
+
+  it('updateMember: changes a role, with If-Match from getMember', async () => {
+    const read = await ada.getMember({ params: { path: { ...tenantPath(), user_id: graceId } } });
+    const etag = read.response.headers.get('ETag')!;
     const { member } = unwrap(
-      await ada.updateMember({ params: { path: { ...tenantPath(), user_id: graceId } }, body: { role: 'admin' } }),
+      await ada.updateMember({
+        params: { path: { ...tenantPath(), user_id: graceId }, header: { 'If-Match': etag } },
+        body: { role: 'admin' },
+      }),
     );
     expect(member.role).toBe('admin');
   });

@@ -65,6 +65,99 @@ describe('GET /tenants/{id}/members', () => {
   });
 });
 
+describe('GET /tenants/{id}/members/{user_id}', () => {
+  const STRONG_TAG = /^"[A-Za-z0-9_-]{27}"$/;
+  const read = (by: TestUser, url: string, headers: Record<string, string> = {}) =>
+    server.call(url, { apiKey: by.apiKey, headers });
+  const patch = (by: TestUser, userId: string, role: string, headers: Record<string, string>) =>
+    server.call(memberUrl(userId), { method: 'PATCH', apiKey: by.apiKey, json: { role }, headers });
+
+  it('returns the member as the list shows it, to every role, with a strong ETag (the one of its creation)', async () => {
+    const created = await server.call(membersUrl(), {
+      method: 'POST',
+      apiKey: roles.admin.apiKey,
+      json: { email: freshEmail('read'), role: 'member' },
+    });
+    expect(created.status).toBe(201);
+    const { member } = await created.json();
+    // The Location of the creation is this operation's URL, and its ETag this read's.
+    expect(created.headers.get('location')).toBe(memberUrl(member.user.id));
+    for (const by of [roles.owner, roles.admin, roles.member]) {
+      const res = await read(by, created.headers.get('location')!);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ member });
+      expect(res.headers.get('etag')).toMatch(STRONG_TAG);
+      expect(res.headers.get('etag')).toBe(created.headers.get('etag'));
+    }
+    const { body } = await call(roles.member, 'GET', `${membersUrl()}?limit=100`);
+    expect(body.members.edges.map((edge: { node: unknown }) => edge.node)).toContainEqual(member);
+  });
+
+  it('answers 304 to If-None-Match while the member is unchanged, 200 with a new tag once the role changed', async () => {
+    const target = (await addMember(roles.owner, roles.tenant.id, freshEmail(), 'member')).user.id;
+    const tag = (await read(roles.member, memberUrl(target))).headers.get('etag')!;
+    const cached = await read(roles.member, memberUrl(target), { 'If-None-Match': tag });
+    expect(cached.status).toBe(304);
+    expect(cached.headers.get('etag')).toBe(tag);
+    expect(await cached.text()).toBe('');
+    expect((await read(roles.member, memberUrl(target), { 'If-None-Match': '"other"' })).status).toBe(200);
+
+    expect((await setRole(roles.admin, target, 'admin')).status).toBe(200);
+    const changed = await read(roles.member, memberUrl(target), { 'If-None-Match': tag });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get('etag')).not.toBe(tag);
+    expect((await changed.json()).member.role).toBe('admin');
+  });
+
+  it('gives the ETag updateMember checks: it works as If-Match, and a stale one is 412 with nothing changed', async () => {
+    const target = (await addMember(roles.owner, roles.tenant.id, freshEmail(), 'member')).user.id;
+    const tag = (await read(roles.admin, memberUrl(target))).headers.get('etag')!;
+
+    const promoted = await patch(roles.admin, target, 'admin', { 'If-Match': tag });
+    expect(promoted.status).toBe(200);
+    const newTag = promoted.headers.get('etag');
+    expect(newTag).not.toBe(tag);
+    // What the PATCH answered is what a read now gives, tag included.
+    const after = await read(roles.admin, memberUrl(target));
+    expect(after.headers.get('etag')).toBe(newTag);
+    expect((await after.json()).member).toEqual((await promoted.json()).member);
+
+    // The tag read before the change is stale now: refused, the role stays.
+    const stale = await patch(roles.owner, target, 'member', { 'If-Match': tag });
+    expect(stale.status).toBe(412);
+    expect(stale.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await stale.json()).toMatchObject({ status: 412, code: 'precondition_failed' });
+    expect(await roleOf(target)).toBe('admin');
+    expect((await patch(roles.owner, target, 'member', { 'If-Match': newTag! })).status).toBe(200);
+  });
+
+  it('answers 404 for an unknown user, a user who is not a member and a removed member', async () => {
+    const removed = await server.createUser('removed');
+    await addMember(roles.owner, roles.tenant.id, removed.email, 'member');
+    expect((await remove(roles.owner, removed.id)).status).toBe(204);
+    const unknown = '0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0';
+    for (const userId of [unknown, roles.stranger.id, removed.id, 'not-an-id']) {
+      const { status, body } = await call(roles.member, 'GET', memberUrl(userId));
+      expect([userId, status, body.code, body.detail]).toEqual([userId, 404, 'not_found', 'No member with this id.']);
+    }
+    // An id with characters no id has breaks the contract (400), as on every path.
+    const { status, body } = await call(roles.member, 'GET', memberUrl('a.b'));
+    expect([status, body.code]).toEqual([400, 'validation_failed']);
+  });
+
+  it('answers 404 to outsiders, members or not, exactly as for a tenant that does not exist', async () => {
+    const answers = await Promise.all([
+      call(roles.stranger, 'GET', memberUrl(roles.member.id)),
+      call(roles.stranger, 'GET', memberUrl(roles.stranger.id)),
+      call(roles.stranger, 'GET', memberUrl(roles.member.id, '0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b')),
+    ]);
+    for (const { status, body, headers } of answers) {
+      expect([status, body.code, body.detail]).toEqual([404, 'not_found', 'No tenant with this id.']);
+      expect(headers.get('etag')).toBeNull();
+    }
+  });
+});
+
 describe('POST /tenants/{id}/members', () => {
   it('adds an existing user by email (any case), keeping their names, with a Location', async () => {
     const user = await server.createUser('existing');

@@ -47,6 +47,7 @@ const expected: Record<OperationId, Row> = {
   updateTenant: byRole(200, 200, 403, 404),
   listMembers: byRole(200, 200, 200, 404),
   addMember: byRole(201, 201, 403, 404),
+  getMember: byRole(200, 200, 200, 404),
   updateMember: byRole(200, 200, 403, 404),
   removeMember: byRole(204, 204, 403, 404),
   listWorks: byRole(200, 200, 200, 404),
@@ -112,6 +113,8 @@ const inputs: Record<OperationId, (caller: Caller) => Promise<Input>> = {
   updateTenant: async () => ({ params: { tenant_id: shared.tenant_id }, body: { name: 'Roles Inc' } }),
   listMembers: async () => ({ params: { tenant_id: shared.tenant_id } }),
   addMember: async () => ({ params: { tenant_id: shared.tenant_id }, body: { email: freshEmail(), role: 'member' } }),
+  // Another member than the caller: reading someone else is what the role allows (the owner, who is in every row).
+  getMember: async () => ({ params: { tenant_id: shared.tenant_id, user_id: roles.owner.id } }),
   updateMember: async () => ({
     params: { tenant_id: shared.tenant_id, user_id: await freshMember() },
     body: { role: 'admin' },
@@ -258,6 +261,8 @@ describe('the permission matrix', () => {
       'PATCH /tenants/{tenant_id}',
       'GET /tenants/{tenant_id}/members',
       'POST /tenants/{tenant_id}/members',
+      // One member with the ETag a role change checks (issue 14: the console's role changes send If-Match).
+      'GET /tenants/{tenant_id}/members/{user_id}',
       'PATCH /tenants/{tenant_id}/members/{user_id}',
       'DELETE /tenants/{tenant_id}/members/{user_id}',
       'GET /tenants/{tenant_id}/works',

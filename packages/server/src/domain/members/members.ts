@@ -47,6 +47,22 @@ export async function listMembers(db: Db, actor: Actor, tenantId: string, reques
   return toConnection(rows, page, totalCount, presentMember);
 }
 
+/**
+ * One member, presented exactly as `updateMember` presents (and checks `If-Match` against) it, so the ETag of
+ * this read is the one a role change takes. Anyone who may list the members may read one.
+ */
+export async function getMember(db: Db, actor: Actor, tenantId: string, userId: string) {
+  await authorize(db, actor, tenantId, 'readTenant');
+  // An id we never issue names no member; it must not reach the uuid column either.
+  if (!isId(userId)) throw notFound('member');
+  const member = await db.membership.findUnique({
+    where: { tenantId_userId: { tenantId, userId } },
+    include: { user: true },
+  });
+  if (!member) throw notFound('member');
+  return presentMember(member);
+}
+
 export async function addMember(
   db: Db,
   actor: Actor,

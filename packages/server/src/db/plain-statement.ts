@@ -3,10 +3,15 @@ import type { PrismaClient } from './generated/client';
 /**
  * A parameterised statement sent straight to the driver Prisma itself uses (the same pg pool, or the same PGlite).
  *
- * For the two lookups every request makes (the API key, the caller's membership). Prisma 7's plan cache skips the
- * compile, but a Prisma call still interprets its plan and maps the rows: done through `findUnique` instead, the two
- * lookups cost 0.1-0.4 ms more CPU per request (`pnpm bench --against`, same run, 3 rounds: lower in all 18
- * scenario-rounds, 10-30% of a request's CPU).
+ * The rule for which path a query takes: Prisma's query API is the default. A statement goes through `plainQuery`
+ * only when
+ * 1. it runs on (nearly) every request and a same-run A/B (`pnpm bench --against`) shows the gain: the API-key lookup
+ *    and the caller's membership. Done through `findUnique` instead, those two cost 0.1-0.4 ms more CPU per request
+ *    (3 rounds: lower in all 18 scenario-rounds, 10-30% of a request's CPU); or
+ * 2. it needs SQL that Prisma cannot send as one statement: a data-modifying CTE that writes a change and its
+ *    webhook outbox row atomically, INSERT ... SELECT ... FOR SHARE, or a FOR UPDATE SKIP LOCKED claim.
+ * Its row type is picked from the generated model types (`Pick<ApiKey, ...>`), never written by hand, so a schema
+ * change that breaks the statement breaks the build.
  */
 export type PlainStatement = <Row>(text: string, values: readonly unknown[]) => Promise<Row[]>;
 

@@ -1,4 +1,5 @@
 import type { Db } from '../db/client';
+import type { Membership as MembershipRow } from '../db/generated/client';
 import { isId } from '../db/ids';
 import { plainQuery } from '../db/plain-statement';
 import { notFound, ProblemError } from './errors';
@@ -47,7 +48,7 @@ export async function authorize(db: Db, actor: Actor, tenantId: string, permissi
   // An id we never issue names no tenant; it must not reach the uuid column either.
   if (!isId(tenantId)) throw notFound('tenant');
   // Nearly every request runs this too: a plain statement, like the key lookup (see authenticate).
-  const [membership] = await plainQuery<{ role: Role }>(
+  const [membership] = await plainQuery<Pick<MembershipRow, 'role'>>(
     db,
     'SELECT role::text AS role FROM memberships WHERE tenant_id = $1::uuid AND user_id = $2::uuid',
     [tenantId, actor.userId],

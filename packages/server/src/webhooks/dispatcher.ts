@@ -7,6 +7,7 @@ import { systemLookup } from '../domain/webhooks/endpoints';
 import { activeSecrets, signedHeaders } from '../domain/webhooks/signing';
 import type { Logger } from '../http/logger';
 import { type AttemptOutcome, sendEvent } from './send';
+import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../db/generated/client';
 
 export interface DispatcherOptions {
   db: Db;
@@ -30,18 +31,9 @@ export interface DispatcherOptions {
 }
 
 /** A delivery this process has claimed: what to send, and where. */
-interface Claimed {
-  id: string;
-  attempts: number;
-  endpointId: string;
-  eventId: string;
-  body: string;
-  url: string;
-  secret: string;
-  previousSecret: string | null;
-  previousSecretExpiresAt: Date | null;
-  failingSince: Date | null;
-}
+type Claimed = Pick<WebhookDelivery, 'id' | 'attempts' | 'endpointId' | 'eventId'> &
+  Pick<WebhookEvent, 'body'> &
+  Pick<WebhookEndpoint, 'url' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt' | 'failingSince'>;
 
 interface Finished {
   delivery: Claimed;
@@ -223,7 +215,7 @@ export class Dispatcher {
     const before = firstIdAt(new Date(this.options.clock().getTime() - HISTORY_RETENTION_MS));
     let deleted = 0;
     for (let batch = 0; batch < 10; batch++) {
-      const rows = await this.run<{ id: string }>(
+      const rows = await this.run<Pick<WebhookEvent, 'id'>>(
         `DELETE FROM webhook_events WHERE id IN (
            SELECT e.id FROM webhook_events e
            WHERE e.id < $1::uuid AND e.fanned_out_at IS NOT NULL

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client';
+import type { ApiKey, User } from '../../db/generated/client';
 import { isId, newId } from '../../db/ids';
 import { plainQuery } from '../../db/plain-statement';
 import type { Actor } from '../access';
@@ -36,13 +37,8 @@ export function newApiKey(userId: string, name: string) {
 const LAST_USED_PRECISION_MS = 60_000;
 
 /** The key's row, with its user's public fields. */
-type KeyForAuth = Schemas['UserRecord'] & {
-  id: string;
-  userId: string;
-  secretHash: string;
-  revokedAt: Date | null;
-  lastUsedAt: Date | null;
-};
+type KeyForAuth = Pick<ApiKey, 'id' | 'userId' | 'secretHash' | 'revokedAt' | 'lastUsedAt'> &
+  Pick<User, 'email' | 'firstName' | 'lastName'>;
 
 /** The caller behind an `Authorization` header, or 401. */
 export async function authenticate(db: Db, authorization: string | undefined, now = new Date()): Promise<Actor> {

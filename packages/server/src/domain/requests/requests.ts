@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client';
+import type { WebhookEvent } from '../../db/generated/client';
 import { isId, newId } from '../../db/ids';
 import { signalOutboxWrite } from '../../db/outbox-signal';
 import { plainQuery } from '../../db/plain-statement';
@@ -107,7 +108,7 @@ export async function createRequest(
   const event = outboxRow('request.created', tenantId, { request: presented }, now, { orderingKey: request.id });
   // One statement, so one round trip and atomic: the request is inserted only from the work while it is kept (FOR
   // SHARE holds off a concurrent discard until this commits), and its outbox row only when the request was.
-  const inserted = await plainQuery<{ id: string }>(
+  const inserted = await plainQuery<Pick<WebhookEvent, 'id'>>(
     db,
     `WITH created AS (
        INSERT INTO requests (id, work_id, title, message, recipient_email, recipient_first_name, recipient_last_name,

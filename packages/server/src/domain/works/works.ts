@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client';
+import type { WebhookEvent } from '../../db/generated/client';
 import { isId, newId } from '../../db/ids';
 import { signalOutboxWrite } from '../../db/outbox-signal';
 import { plainQuery } from '../../db/plain-statement';
@@ -180,7 +181,7 @@ export async function setWorkDiscarded(db: Db, actor: Actor, tenantId: string, w
     const now = new Date();
     const changed = presentWork({ ...current, discardedAt: discarded ? now : null, updatedAt: now });
     const event = outboxRow(discarded ? 'work.discarded' : 'work.undiscarded', tenantId, { work: changed }, now);
-    const rows = await plainQuery(
+    const rows = await plainQuery<Pick<WebhookEvent, 'id'>>(
       db,
       `WITH changed AS (
          UPDATE works SET discarded_at = $4::timestamptz, updated_at = $5::timestamptz

@@ -1,16 +1,19 @@
 /**
  * The data every scenario needs, created through the API like a real client would: one user with an API key,
- * a tenant to read (3 more members and 25 works, so a page of 20 is full), and a tenant to write into with a
- * work that receives the requests.
+ * a tenant to read (3 more members, 25 works and 25 pending requests in one of them, so a page of 20 is full), and
+ * a tenant to write into with a work that receives the requests.
  */
 export interface Fixtures {
   apiKey: string;
   readTenantId: string;
+  /** A work of the read tenant with READ_WORK_REQUESTS pending requests. */
+  readWorkId: string;
   writeTenantId: string;
   requestWorkId: string;
 }
 
 export const READ_TENANT_WORKS = 25;
+export const READ_WORK_REQUESTS = 25;
 
 export async function createFixtures(baseUrl: string, adminToken: string, runId: string): Promise<Fixtures> {
   const call = async <T>(method: string, path: string, body: unknown, token: string, expected = 201): Promise<T> => {
@@ -53,9 +56,17 @@ export async function createFixtures(baseUrl: string, adminToken: string, runId:
       key,
     );
   }
-  for (let i = 1; i <= READ_TENANT_WORKS; i++) await work(readTenantId, `Fixture work ${i}`);
+  let readWorkId = '';
+  for (let i = 1; i <= READ_TENANT_WORKS; i++) readWorkId = await work(readTenantId, `Fixture work ${i}`);
+  for (let i = 1; i <= READ_WORK_REQUESTS; i++)
+    await call(
+      'POST',
+      `/v1/tenants/${readTenantId}/works/${readWorkId}/requests`,
+      { title: `Fixture request ${i}`, recipient: { email: 'grace@example.com' } },
+      key,
+    );
 
   const writeTenantId = await tenant(`Bench writes ${runId}`);
   const requestWorkId = await work(writeTenantId, 'Requests go here');
-  return { apiKey: key, readTenantId, writeTenantId, requestWorkId };
+  return { apiKey: key, readTenantId, readWorkId, writeTenantId, requestWorkId };
 }

@@ -125,6 +125,7 @@ async function postgresModes(options: Options, chosen: Scenario[]): Promise<[Mod
   let baseline: Service | undefined;
   let single: ModeResult;
   try {
+    const idleRssBytes = await idleRss(server);
     const fixtures = await createFixtures(server.url, ADMIN_TOKEN, runId);
     baseline = await startService({
       name: options.against ? 'the other build' : 'baseline (pg)',
@@ -136,7 +137,7 @@ async function postgresModes(options: Options, chosen: Scenario[]): Promise<[Mod
       ? `PostgreSQL, one process; "baseline" = ${options.against}`
       : 'PostgreSQL, one server process';
     single = await runMode(
-      { id: 'postgres', title, workers: 1 },
+      { id: 'postgres', title, workers: 1, idleRssBytes },
       chosen,
       options,
       fixtures,
@@ -187,6 +188,7 @@ async function pgliteMode(options: Options, chosen: Scenario[]): Promise<ModeRes
   const server = await startServer('works-api (PGlite)', { PGLITE_DIR: serverDir });
   let baseline: Service | undefined;
   try {
+    const idleRssBytes = await idleRss(server);
     baseline = await startService({
       name: 'baseline (PGlite)',
       script: baselineMain,
@@ -194,7 +196,7 @@ async function pgliteMode(options: Options, chosen: Scenario[]): Promise<ModeRes
       logFile: path.join(work, 'baseline-pglite.log'),
     });
     return await runMode(
-      { id: 'pglite', title: 'Embedded PGlite, one server process', workers: 1 },
+      { id: 'pglite', title: 'Embedded PGlite, one server process', workers: 1, idleRssBytes },
       chosen,
       options,
       fixtures,
@@ -265,8 +267,8 @@ async function runMode(
 async function measure(scenario: Scenario, service: Service, target: Target, options: Options, halfRate: boolean) {
   const stopSampling = sampleRss(service.pid);
   const poolSize = (durationS: number, expectedRps?: number) =>
-    scenario.id === 'confirm-validate'
-      ? poolFor(service, target, options, durationS, expectedRps)
+    scenario.requestsPerPending
+      ? poolFor(service, target, options, scenario.requestsPerPending, durationS, expectedRps)
       : Promise.resolve(undefined);
   const run = async (durationS: number, expectedRps?: number): Promise<Measurement> => {
     const amount = await poolSize(durationS, expectedRps);
@@ -304,6 +306,12 @@ async function measure(scenario: Scenario, service: Service, target: Target, opt
   return { max, half };
 }
 
+/** A just-started server's RSS once start-up has settled: what it holds before the first request. */
+async function idleRss(service: Service): Promise<number | undefined> {
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  return rssOf(service.pid);
+}
+
 /** The round with the median throughput (all of its figures, so they stay consistent). */
 function median(rounds: Measurement[]): Measurement {
   const sorted = [...rounds].sort((a, b) => a.rps - b.rps);
@@ -314,23 +322,23 @@ function median(rounds: Measurement[]): Measurement {
 }
 
 const createRequest = scenarios.find((s) => s.id === 'create-request')!;
-const confirmValidate = scenarios.find((s) => s.id === 'confirm-validate')!;
-// Until a confirm-validate run has been measured, assume actions go this fast (pairs per second are half of it).
+// Until an action scenario's run has been measured, assume actions go this fast.
 const FIRST_GUESS_RPS = 1500;
 
 /**
- * confirm-validate needs a fresh pending request per pair: tops the target's pool up through the API (unmeasured)
- * when the coming run may need more, and returns the number of requests the run may send.
+ * The action scenarios need a fresh pending request per `perPending` HTTP requests: tops the target's pool up
+ * through the API (unmeasured) when the coming run may need more, and returns the number of requests the run may send.
  */
 async function poolFor(
   service: Service,
   target: Target,
   options: Options,
+  perPending: number,
   durationS: number,
   expectedRps = FIRST_GUESS_RPS,
 ) {
   const { connections } = options;
-  const needed = Math.ceil(((expectedRps * durationS) / 2) * 1.3) + 2 * connections;
+  const needed = Math.ceil(((expectedRps * durationS) / perPending) * 1.3) + 2 * connections;
   if (target.pool.length < needed) {
     const topUp = await runLoad({
       url: service.url,
@@ -341,8 +349,8 @@ async function poolFor(
     });
     if (topUp.errors > 0) throw new Error(`creating pending requests failed: ${JSON.stringify(topUp.statusCodes)}`);
   }
-  // Whole confirm + validate pairs on every connection, leaving a margin for the first request of each.
-  return 2 * connections * Math.max(1, Math.floor((target.pool.length - connections) / connections));
+  // Whole sets (e.g. confirm + validate pairs) on every connection, leaving a margin for the first request of each.
+  return perPending * connections * Math.max(1, Math.floor((target.pool.length - connections) / connections));
 }
 
 async function soak(options: Options): Promise<SoakPoint[]> {
@@ -350,8 +358,11 @@ async function soak(options: Options): Promise<SoakPoint[]> {
   const server = await startServer('works-api (soak)', { DATABASE_URL: options.postgresUrl });
   try {
     const target: Target = { fixtures: await createFixtures(server.url, ADMIN_TOKEN, runId), pool: [] };
-    // One of each scenario per cycle; create-request comes before confirm, so the pool never runs dry.
-    const requests = scenarios.flatMap((s) => s.requests(target));
+    // One of each scenario but the two that use up pending requests besides confirm + validate (create-request
+    // makes one per cycle, before confirm, so the pool never runs dry), and mixed, which repeats the others.
+    const requests = scenarios
+      .filter((s) => !['early-validate', 'cancel', 'mixed'].includes(s.id))
+      .flatMap((s) => s.requests(target));
     const points: SoakPoint[] = [];
     const step = Math.max(1000, Math.round(options.soakRequests / 10 / requests.length) * requests.length);
     for (let done = 0; done < options.soakRequests;) {
@@ -399,8 +410,8 @@ async function profile(options: Options, chosen: Scenario[]): Promise<Record<str
   try {
     const target: Target = { fixtures: await createFixtures(setup.url, ADMIN_TOKEN, runId), pool: [] };
     for (const scenario of chosen) {
-      if (scenario.id === 'confirm-validate')
-        await poolFor(setup, target, options, options.durationS + options.warmupS);
+      if (scenario.requestsPerPending)
+        await poolFor(setup, target, options, scenario.requestsPerPending, options.durationS + options.warmupS);
       const name = `${scenario.id}.cpuprofile`;
       const server = await startServer(`works-api (profiling ${scenario.id})`, { DATABASE_URL: options.postgresUrl }, [
         '--cpu-prof',
@@ -442,11 +453,15 @@ async function countQueries(options: Options, chosen: Scenario[]) {
       logFile: path.join(work, 'baseline-count.log'),
       countQueries: true,
     });
-    const perRequest = async (service: Service, target: Target, scenario: Pick<Scenario, 'title' | 'requests'>) => {
+    const perRequest = async (
+      service: Service,
+      target: Target,
+      scenario: Pick<Scenario, 'title' | 'requests' | 'requestsPerPending'>,
+    ) => {
       const iterations = 20;
       const requests = scenario.requests(target);
-      if (scenario === confirmValidate)
-        await poolFor(service, target, { ...options, connections: 1 }, 1, iterations * 2);
+      if (scenario.requestsPerPending)
+        await poolFor(service, target, { ...options, connections: 1 }, scenario.requestsPerPending, 1, iterations * 2);
       await service.queries();
       const result = await runLoad({
         url: service.url,
@@ -504,7 +519,9 @@ async function webhooks(options: Options, chosen: Scenario[]): Promise<WebhookSc
   try {
     const fixtures = await createFixtures(server.url, ADMIN_TOKEN, runId);
     const prepare = (scenario: Scenario, target: Target, durationS: number) =>
-      scenario.id === 'confirm-validate' ? poolFor(server, target, options, durationS) : Promise.resolve(undefined);
+      scenario.requestsPerPending
+        ? poolFor(server, target, options, scenario.requestsPerPending, durationS)
+        : Promise.resolve(undefined);
     return await webhookComparison(server, fixtures, chosen, options, prepare, log);
   } finally {
     await server.stop();

@@ -3,6 +3,9 @@ import { parseArgs } from 'node:util';
 import type { ScenarioId } from './scenarios';
 import { scenarios } from './scenarios';
 
+/** The V8 flags `pnpm start` (root package.json) gives the server: the bench measures what users run. */
+export const SERVER_NODE_ARGS = '--max-semi-space-size=4';
+
 export interface Options {
   databases: Array<'postgres' | 'pglite'>;
   scenarios: ScenarioId[];
@@ -44,7 +47,8 @@ const usage = `pnpm bench [-- options]
   --compare FILE         compare with an earlier bench-results/*.json
   --against MAIN_JS      A/B: another build of the server (its dist/main.js) takes the baseline's place, on
                          PostgreSQL, run in turn with this one on the same data (for before/after figures)
-  --server-node-args=F   node flags for the server processes, e.g. --server-node-args=--max-old-space-size=96
+  --server-node-args=F   node flags for the server processes (default: those of pnpm start, ${SERVER_NODE_ARGS}),
+                         e.g. --server-node-args="--max-semi-space-size=16"
   BENCH_DATABASE_URL     PostgreSQL database the benchmark owns and EMPTIES (its name must contain "bench";
                          default postgresql://postgres@127.0.0.1:5432/works_bench, created when missing)`;
 
@@ -67,7 +71,7 @@ export function parseOptions(argv: string[]): Options {
       webhooks: { type: 'boolean', default: false },
       compare: { type: 'string' },
       against: { type: 'string' },
-      'server-node-args': { type: 'string', default: '' },
+      'server-node-args': { type: 'string', default: SERVER_NODE_ARGS },
       help: { type: 'boolean', default: false },
     },
   });

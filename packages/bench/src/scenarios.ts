@@ -9,12 +9,23 @@ export interface Target {
 }
 
 export type ScenarioId =
-  'create-tenant' | 'create-work' | 'create-request' | 'confirm-validate' | 'get-tenant' | 'list-works';
+  | 'create-tenant'
+  | 'create-work'
+  | 'create-request'
+  | 'confirm-validate'
+  | 'early-validate'
+  | 'cancel'
+  | 'get-tenant'
+  | 'list-works'
+  | 'list-requests'
+  | 'mixed';
 
 export interface Scenario {
   id: ScenarioId;
   title: string;
-  kind: 'write' | 'read';
+  kind: 'write' | 'read' | 'mixed';
+  /** Acts on pending requests from the target's pool: how many HTTP requests use up one pending request. */
+  requestsPerPending?: number;
   requests(target: Target): Request[];
 }
 
@@ -80,6 +91,7 @@ export const scenarios: Scenario[] = [
     id: 'confirm-validate',
     title: 'confirm + validate',
     kind: 'write',
+    requestsPerPending: 2,
     requests: ({ fixtures, pool }) => {
       const base = `/v1/tenants/${fixtures.writeTenantId}/works/${fixtures.requestWorkId}/requests`;
       let last = '';
@@ -108,6 +120,22 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    id: 'early-validate',
+    title: 'validate early',
+    kind: 'write',
+    requestsPerPending: 1,
+    requests: ({ fixtures, pool }) => [actOnPending(fixtures, pool, 'PUT', 'early_validate')],
+  },
+  {
+    id: 'cancel',
+    title: 'cancel',
+    kind: 'write',
+    requestsPerPending: 1,
+    requests: ({ fixtures, pool }) => [
+      actOnPending(fixtures, pool, 'DELETE', 'cancel', { reason: 'Sent by mistake.' }),
+    ],
+  },
+  {
     id: 'get-tenant',
     title: 'get tenant',
     kind: 'read',
@@ -123,4 +151,70 @@ export const scenarios: Scenario[] = [
       { method: 'GET', path: `/v1/tenants/${fixtures.readTenantId}/works?limit=20`, headers: auth(fixtures.apiKey) },
     ],
   },
+  {
+    id: 'list-requests',
+    title: 'list 20 pending requests',
+    kind: 'read',
+    requests: ({ fixtures }) => [listPendingRequests(fixtures)],
+  },
+  {
+    // What a partner integration sends most: 7 reads for every 3 writes.
+    id: 'mixed',
+    title: 'mixed, 70% reads',
+    kind: 'mixed',
+    requests: (target) => {
+      const { fixtures } = target;
+      const getTenant = { method: 'GET', path: `/v1/tenants/${fixtures.readTenantId}`, headers: auth(fixtures.apiKey) };
+      const listWorks = {
+        method: 'GET',
+        path: `/v1/tenants/${fixtures.readTenantId}/works?limit=20`,
+        headers: auth(fixtures.apiKey),
+      };
+      const [createWork] = byId('create-work').requests(target);
+      const [createRequest] = byId('create-request').requests(target);
+      const [createTenant] = byId('create-tenant').requests(target);
+      return [
+        getTenant,
+        listWorks,
+        listPendingRequests(fixtures),
+        createRequest!,
+        getTenant,
+        listWorks,
+        createWork!,
+        listPendingRequests(fixtures),
+        getTenant,
+        createTenant!,
+      ] as Request[];
+    },
+  },
 ];
+
+function byId(id: ScenarioId): Scenario {
+  return scenarios.find((s) => s.id === id)!;
+}
+
+function listPendingRequests(fixtures: Fixtures): Request {
+  return {
+    method: 'GET',
+    path: `/v1/tenants/${fixtures.readTenantId}/works/${fixtures.readWorkId}/requests?status=pending&limit=20`,
+    headers: auth(fixtures.apiKey),
+  };
+}
+
+/** One action on the next pending request of the pool (filled by create-request, topped up by the runner). */
+function actOnPending(
+  fixtures: Fixtures,
+  pool: string[],
+  method: 'PUT' | 'DELETE',
+  action: string,
+  body?: unknown,
+): Request {
+  const base = `/v1/tenants/${fixtures.writeTenantId}/works/${fixtures.requestWorkId}/requests`;
+  return {
+    method,
+    headers: body === undefined ? auth(fixtures.apiKey) : json(fixtures.apiKey),
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+    // The runner sizes the run to the pool; should it run dry, the 409s show up as errors.
+    setupRequest: (req) => ({ ...req, path: `${base}/${pool.shift() ?? 'dry'}/${action}` }),
+  };
+}

@@ -84,7 +84,7 @@ export async function webhookComparison(
   const results: WebhookScenarioResult[] = [];
   try {
     for (const scenario of chosen.filter((s) => s.kind === 'write')) {
-      const producesEvents = scenario.id === 'create-request' || scenario.id === 'confirm-validate';
+      const producesEvents = scenario.id === 'create-request' || scenario.requestsPerPending !== undefined;
       const without: number[] = [];
       const withIt: number[] = [];
       const cpu = { without: [] as number[], with: [] as number[] };

@@ -306,12 +306,42 @@ async function createRequest(sql: Sql, actor: Actor, tenantId: string, workId: s
   return presentRequest(row!, actorRow(actor));
 }
 
-type Action = 'confirm' | 'validate';
-// The columns each action sets besides status and updated_at ($3 is now, $4 the note).
+type Action = 'confirm' | 'validate' | 'early_validate' | 'cancel';
+// The columns each action sets besides status and updated_at ($3 is now, $5 the answer or reason).
 const actionSets: Record<Action, string> = {
-  confirm: 'confirmed_at = $3, answer = $4',
+  confirm: 'confirmed_at = $3, answer = $5',
   validate: "validated_at = $3, validation = 'standard'",
+  early_validate: "validated_at = $3, validation = 'early'",
+  cancel: 'cancelled_at = $3, cancel_reason = $5',
 };
+const isAction = (value: string | undefined): value is Action => value !== undefined && value in actionSets;
+const takesNote = (action: Action) => action === 'confirm' || action === 'cancel';
+
+async function pageOfRequests(
+  sql: Sql,
+  actor: Actor,
+  tenantId: string,
+  workId: string,
+  status: RequestStatus | null,
+  limit: number,
+) {
+  await authorize(sql, actor, tenantId, 'member');
+  const [work] = await sql.query('SELECT 1 FROM works WHERE id = $1 AND tenant_id = $2', [workId, tenantId]);
+  if (!work) throw new HttpError(404, 'not_found');
+  // A null status matches every request, as the server's list does without ?status=.
+  const where = 'r.work_id = $1 AND ($2::request_status IS NULL OR r.status = $2)';
+  const [rows, [count]] = await Promise.all([
+    sql.query<RequestRow & { first_name: string; last_name: string; email: string }>(
+      `SELECT r.*, u.first_name, u.last_name, u.email FROM requests r JOIN users u ON u.id = r.owner_id
+       WHERE ${where} ORDER BY r.id DESC LIMIT $3`,
+      [workId, status, limit + 1],
+    ),
+    sql.query<{ count: number }>(`SELECT count(*)::int AS count FROM requests r WHERE ${where}`, [workId, status]),
+  ]);
+  const hasNextPage = rows.length > limit;
+  const edges = rows.slice(0, limit).map((row) => ({ cursor: cursorOf(row.id), node: presentRequest(row, row) }));
+  return { totalCount: count!.count, edges, pageInfo: { hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
+}
 
 async function actOnRequest(
   sql: Sql,
@@ -337,13 +367,9 @@ async function actOnRequest(
   if (decision.kind === 'conflict') throw new HttpError(409, 'invalid_transition');
   const now = new Date();
   const updated = await sql.transaction(async (tx) => {
-    const params =
-      action === 'confirm'
-        ? [requestId, current.status, now, note ?? null, decision.to]
-        : [requestId, current.status, now, decision.to];
-    const next = action === 'confirm' ? '$5' : '$4';
+    const params = [requestId, current.status, now, decision.to, ...(takesNote(action) ? [note ?? null] : [])];
     const [row] = await tx.query<RequestRow>(
-      `UPDATE requests SET status = ${next}, updated_at = $3, ${actionSets[action]}
+      `UPDATE requests SET status = $4, updated_at = $3, ${actionSets[action]}
        WHERE id = $1 AND status = $2 AND EXISTS (SELECT 1 FROM works w WHERE w.id = requests.work_id AND w.discarded_at IS NULL)
        RETURNING *`,
       params,
@@ -415,9 +441,16 @@ async function route(sql: Sql, req: IncomingMessage): Promise<{ status: number; 
         location: `/v1/tenants/${tenantId}/works/${workId}/requests/${request.id}`,
       };
     }
-    if (requestId !== undefined && method === 'PUT' && (action === 'confirm' || action === 'validate')) {
-      const body = (await readJson(req)) as { answer?: string } | undefined;
-      return { status: 200, body: await actOnRequest(sql, actor, tenantId, workId, requestId, action, body?.answer) };
+    if (requestId === undefined && method === 'GET') {
+      const status = url.searchParams.get('status') as RequestStatus | null;
+      const limit = Number(url.searchParams.get('limit') ?? 20);
+      return { status: 200, body: { requests: await pageOfRequests(sql, actor, tenantId, workId, status, limit) } };
+    }
+    // Cancel is a DELETE of the request's `cancel` resource; the other actions are PUTs.
+    if (requestId !== undefined && isAction(action) && method === (action === 'cancel' ? 'DELETE' : 'PUT')) {
+      const body = (await readJson(req)) as { answer?: string; reason?: string } | undefined;
+      const note = body?.answer ?? body?.reason;
+      return { status: 200, body: await actOnRequest(sql, actor, tenantId, workId, requestId, action, note) };
     }
   }
   throw new HttpError(404, 'not_found');

@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "memberships_tenant_id_id_idx" ON "memberships"("tenant_id", "id");

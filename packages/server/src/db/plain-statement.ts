@@ -23,7 +23,7 @@ export function attachPlainStatement(prisma: PrismaClient, run: PlainStatement):
 }
 
 /**
- * Runs a read-only statement on the driver behind `db`. Falls back to `$queryRawUnsafe` (same result, Prisma's
+ * Runs a statement on the driver behind `db`. Falls back to `$queryRawUnsafe` (same result, Prisma's
  * cost) for a client `openDatabase` did not create, such as a transaction's.
  */
 export function plainQuery<Row>(db: PrismaClient, text: string, values: readonly unknown[]): Promise<Row[]> {

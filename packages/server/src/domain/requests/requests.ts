@@ -227,6 +227,14 @@ function changesOf(action: RequestAction, note: string | undefined, now: Date) {
   }
 }
 
+/** The same changes as columns of the UPDATE below: `$4` is the time of the action, `$5` its note. */
+const changedColumns: Record<RequestAction, string> = {
+  confirm: 'confirmed_at = $4::timestamptz, answer = $5::text',
+  validate: "validated_at = $4::timestamptz, validation = 'standard'",
+  early_validate: "validated_at = $4::timestamptz, validation = 'early'",
+  cancel: 'cancelled_at = $4::timestamptz, cancel_reason = $5::text',
+};
+
 // A transition loses a race only to another transition, and a request makes at most three; this bounds retries.
 const MAX_ATTEMPTS = 4;
 
@@ -234,8 +242,7 @@ const MAX_ATTEMPTS = 4;
  * Applies one of the four actions. The update is conditional on the row just read (its status and updatedAt)
  * and on the work still being kept, so of two concurrent conflicting actions exactly one wins; the loser reads
  * again and gets a repeat (200, unchanged) or a conflict (409). An `If-Match` precondition is checked against
- * that same read, so it holds for the row the update applies to (or the loser gets 412). The event row is
- * written in the same transaction.
+ * that same read, so it holds for the row the update applies to (or the loser gets 412).
  */
 export async function actOnRequest(
   db: Db,
@@ -259,45 +266,50 @@ export async function actOnRequest(
       });
     }
     const now = new Date();
-    const applied = await db.$transaction(async (tx) => {
-      const [updated] = await tx.request.updateManyAndReturn({
-        where: {
-          id: ref.requestId,
-          workId: ref.workId,
-          status: current.status,
-          updatedAt: current.updatedAt,
-          work: { discardedAt: null },
-        },
-        data: { status: decision.to, updatedAt: now, ...changesOf(action, note, now) },
-      });
-      if (!updated) return null;
-      const presented = presentRequest({ ...updated, owner: current.owner });
-      const event = outboxRow(requestEventType[action], ref.tenantId, { request: presented }, now, {
-        orderingKey: ref.requestId,
-      });
-      // The transition's RequestEvent and its webhook outbox row, in one statement of this transaction.
-      await tx.$executeRawUnsafe(
-        `WITH transition AS (
-           INSERT INTO request_events (id, request_id, action, from_status, to_status, actor_id, note, created_at)
-           VALUES ($1::uuid, $2::uuid, $3::request_action, $4::request_status, $5::request_status, $6::uuid, $7,
-                   $8::timestamptz))
-         INSERT INTO webhook_events (${OUTBOX_COLUMNS}) VALUES (${outboxPlaceholders(9)})`,
-        newId(),
-        ref.requestId,
-        action,
-        current.status,
-        decision.to,
-        actor.userId,
-        note ?? null,
-        now.toISOString(),
-        ...outboxValues(event),
-      );
-      return presented;
+    // The row as the update below leaves it: every column it does not set is as just read, since it only applies
+    // while status and updatedAt are.
+    const presented = presentRequest({
+      ...current,
+      status: decision.to,
+      updatedAt: now,
+      ...changesOf(action, note, now),
     });
-    // The update returned the new row (no read-back); its owner never changes.
-    if (applied) {
+    const event = outboxRow(requestEventType[action], ref.tenantId, { request: presented }, now, {
+      orderingKey: ref.requestId,
+    });
+    // One statement, so one round trip and atomic: the transition, its RequestEvent and its webhook outbox row are
+    // written together, or (when the request changed or its work was discarded since the read) not at all.
+    const applied = await plainQuery<Pick<WebhookEvent, 'id'>>(
+      db,
+      `WITH changed AS (
+         UPDATE requests r SET status = $3::request_status, updated_at = $4::timestamptz, ${changedColumns[action]}
+         WHERE r.id = $1::uuid AND r.work_id = $2::uuid AND r.status = $6::request_status
+           AND r.updated_at = $7::timestamptz
+           AND EXISTS (SELECT 1 FROM works w WHERE w.id = r.work_id AND w.discarded_at IS NULL)
+         RETURNING r.id),
+       transition AS (
+         INSERT INTO request_events (id, request_id, action, from_status, to_status, actor_id, note, created_at)
+         SELECT $8::uuid, id, $9::request_action, $6::request_status, $3::request_status, $10::uuid, $5::text,
+                $4::timestamptz
+         FROM changed)
+       INSERT INTO webhook_events (${OUTBOX_COLUMNS}) SELECT ${outboxPlaceholders(11)} FROM changed RETURNING id`,
+      [
+        ref.requestId,
+        ref.workId,
+        decision.to,
+        now.toISOString(),
+        note ?? null,
+        current.status,
+        current.updatedAt.toISOString(),
+        newId(),
+        action,
+        actor.userId,
+        ...outboxValues(event),
+      ],
+    );
+    if (applied.length > 0) {
       signalOutboxWrite(db);
-      return applied;
+      return presented;
     }
     // Someone else changed the request (or discarded the work) in between: look again.
   }

@@ -1,4 +1,4 @@
-import { createWithUniqueSlug } from './unique';
+import { createWithUniqueSlug, isUniqueViolation } from './unique';
 
 const uniqueViolation = () => Object.assign(new Error('Unique constraint failed'), { code: 'P2002' });
 
@@ -73,5 +73,16 @@ describe('createWithUniqueSlug', () => {
       Array.from({ length: 30 }, () => createWithUniqueSlug('Acme', 'tenant', t.taken, t.create)),
     );
     expect(new Set(created).size).toBe(30);
+  });
+});
+
+describe('isUniqueViolation', () => {
+  it('knows Prisma P2002, the adapter error inside a batch, and the driver error of a plain statement', () => {
+    expect(isUniqueViolation({ code: 'P2002' })).toBe(true);
+    expect(isUniqueViolation({ cause: { kind: 'UniqueConstraintViolation' } })).toBe(true);
+    expect(isUniqueViolation({ cause: { originalCode: '23505' } })).toBe(true);
+    expect(isUniqueViolation(Object.assign(new Error('duplicate key value'), { code: '23505' }))).toBe(true);
+    expect(isUniqueViolation(Object.assign(new Error('not null'), { code: '23502' }))).toBe(false);
+    expect(isUniqueViolation(new Error('other'))).toBe(false);
   });
 });

@@ -1,8 +1,9 @@
 import { nextFreeSlug, slugCandidatesPrefix, slugify } from './slug';
 
 /**
- * True for a unique-constraint violation: Prisma's P2002, or, inside a batch transaction, the driver adapter's
- * own error (kind UniqueConstraintViolation, or PostgreSQL's SQLSTATE 23505 from adapters that pass it through).
+ * True for a unique-constraint violation: Prisma's P2002; inside a batch transaction, the driver adapter's own error
+ * (kind UniqueConstraintViolation, or PostgreSQL's SQLSTATE 23505 from adapters that pass it through); or, from a
+ * plain statement (db/plain-statement.ts), the driver's error with SQLSTATE 23505.
  */
 export function isUniqueViolation(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
@@ -10,7 +11,7 @@ export function isUniqueViolation(error: unknown): boolean {
     code?: unknown;
     cause?: { kind?: unknown; code?: unknown; originalCode?: unknown };
   };
-  if (code === 'P2002') return true;
+  if (code === 'P2002' || code === '23505') return true;
   return cause?.kind === 'UniqueConstraintViolation' || cause?.code === '23505' || cause?.originalCode === '23505';
 }
 

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/client';
 import { newId } from '../../db/ids';
+import { plainQuery } from '../../db/plain-statement';
 import { type Actor, authorize } from '../access';
 import { notFound } from '../errors';
 import { type Connection, type PageRequest, pageOf, toConnection } from '../paging';
@@ -57,13 +58,21 @@ export async function createTenant(db: Db, actor: Actor, input: { name: string }
         (t) => t.slug,
       ),
     async (slug) => {
-      // Two plain inserts in one batch transaction: a nested create would add a read-back of the tenant.
+      // One statement for the tenant and its owner's membership: a batch transaction of two inserts was four round
+      // trips (BEGIN, INSERT, INSERT, COMMIT).
       const id = newId();
-      const [tenant] = await db.$transaction([
-        db.tenant.create({ data: { id, name, slug, ownerId: actor.userId } }),
-        db.membership.create({ data: { id: newId(), tenantId: id, userId: actor.userId, role: 'owner' } }),
-      ]);
-      return tenant;
+      const now = new Date();
+      await plainQuery(
+        db,
+        `WITH tenant AS (
+           INSERT INTO tenants (id, name, slug, owner_id, created_at, updated_at)
+           VALUES ($1::uuid, $2, $3, $4::uuid, $5::timestamptz, $5::timestamptz)
+           RETURNING id)
+         INSERT INTO memberships (id, tenant_id, user_id, role, created_at)
+         SELECT $6::uuid, id, $4::uuid, 'owner'::member_role, $5::timestamptz FROM tenant`,
+        [id, name, slug, actor.userId, now.toISOString(), newId()],
+      );
+      return { id, name, slug, createdAt: now, updatedAt: now };
     },
   );
   // A new tenant's only member is its owner, the caller (see createWork), and it has no works yet.

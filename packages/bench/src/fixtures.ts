@@ -15,17 +15,26 @@ export interface Fixtures {
 export const READ_TENANT_WORKS = 25;
 export const READ_WORK_REQUESTS = 25;
 
+/** One API call while setting up data: a JSON body if any, and a 2xx answer or an error saying what came back. */
+export async function callApi<T>(
+  baseUrl: string,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<T> {
+  const res = await fetch(baseUrl + path, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  if (!res.ok) throw new Error(`bench set-up: ${method} ${path} answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
 export async function createFixtures(baseUrl: string, adminToken: string, runId: string): Promise<Fixtures> {
-  const call = async <T>(method: string, path: string, body: unknown, token: string, expected = 201): Promise<T> => {
-    const res = await fetch(baseUrl + path, {
-      method,
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (res.status !== expected)
-      throw new Error(`fixtures: ${method} ${path} answered ${res.status}: ${await res.text()}`);
-    return (await res.json()) as T;
-  };
+  const call = <T>(method: string, path: string, body: unknown, token: string) =>
+    callApi<T>(baseUrl, token, method, path, body);
 
   const { apiKey } = await call<{ apiKey: { secret: string } }>(
     'POST',

@@ -1,4 +1,4 @@
-import type { Fixtures } from './fixtures';
+import { callApi, type Fixtures } from './fixtures';
 
 /**
  * Every list and read of the API, for `--count-queries`: statements per request on the server only (the baseline
@@ -19,15 +19,8 @@ export interface AuditData {
 export const AUDIT_EXTRA_TENANTS = 21;
 
 export async function createAuditData(baseUrl: string, fixtures: Fixtures): Promise<AuditData> {
-  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const res = await fetch(baseUrl + path, {
-      method,
-      headers: { Authorization: `Bearer ${fixtures.apiKey}`, 'Content-Type': 'application/json' },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    if (!res.ok) throw new Error(`read audit: ${method} ${path} answered ${res.status}: ${await res.text()}`);
-    return (await res.json()) as T;
-  };
+  const call = <T>(method: string, path: string, body?: unknown) =>
+    callApi<T>(baseUrl, fixtures.apiKey, method, path, body);
   for (let i = 1; i <= AUDIT_EXTRA_TENANTS; i++) {
     const { tenant } = await call<{ tenant: { id: string } }>('POST', '/v1/tenants', { name: `Audit tenant ${i}` });
     await call('POST', `/v1/tenants/${tenant.id}/works`, { name: 'Its only work' });

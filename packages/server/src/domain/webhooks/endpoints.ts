@@ -178,10 +178,10 @@ export async function updateWebhookEndpoint(
 
 export async function deleteWebhookEndpoint(db: Db, actor: Actor, tenantId: string, endpointId: string) {
   await authorize(db, actor, tenantId, 'manageWebhooks');
-  const { count } = await db.webhookEndpoint.deleteMany({
-    where: { id: isId(endpointId) ? endpointId : undefined, tenantId },
-  });
-  if (count === 0 || !isId(endpointId)) throw notFound('webhook endpoint');
+  // Checked before the statement: an id that is not one of ours names no endpoint, so nothing may be deleted.
+  if (!isId(endpointId)) throw notFound('webhook endpoint');
+  const { count } = await db.webhookEndpoint.deleteMany({ where: { id: endpointId, tenantId } });
+  if (count === 0) throw notFound('webhook endpoint');
 }
 
 /**

@@ -14,7 +14,13 @@ describe('loadConfig', () => {
       redis: undefined,
       corsOrigins: [],
       shutdownTimeoutMs: 10_000,
-      webhooks: { allowPrivateUrls: false, dispatcher: true, pollIntervalMs: 1000 },
+      idempotencyCleanupIntervalMs: 600_000,
+      webhooks: {
+        allowPrivateUrls: false,
+        dispatcher: true,
+        pollIntervalMs: 1000,
+        historyCleanupIntervalMs: 3_600_000,
+      },
     });
   });
 
@@ -35,6 +41,8 @@ describe('loadConfig', () => {
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       WEBHOOK_DISPATCHER: 'false',
       WEBHOOK_POLL_INTERVAL_MS: '250',
+      IDEMPOTENCY_CLEANUP_INTERVAL_MS: '1000',
+      WEBHOOK_HISTORY_CLEANUP_INTERVAL_MS: '2000',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -46,8 +54,18 @@ describe('loadConfig', () => {
       redis: { url: 'rediss://:pw@cache:6380/2', prefix: 'prod:' },
       corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
       shutdownTimeoutMs: 30_000,
-      webhooks: { allowPrivateUrls: true, dispatcher: false, pollIntervalMs: 250 },
+      idempotencyCleanupIntervalMs: 1000,
+      webhooks: { allowPrivateUrls: true, dispatcher: false, pollIntervalMs: 250, historyCleanupIntervalMs: 2000 },
     });
+  });
+
+  it('keeps the clean-up intervals between a second and a day', () => {
+    expect(() => loadConfig({ IDEMPOTENCY_CLEANUP_INTERVAL_MS: '999' })).toThrow(
+      'IDEMPOTENCY_CLEANUP_INTERVAL_MS must be a whole number from 1000 to 86400000 (got "999")',
+    );
+    expect(() => loadConfig({ WEBHOOK_HISTORY_CLEANUP_INTERVAL_MS: '86400001' })).toThrow(
+      'WEBHOOK_HISTORY_CLEANUP_INTERVAL_MS must be a whole number from 1000 to 86400000 (got "86400001")',
+    );
   });
 
   it('takes only true or false for webhook switches', () => {

@@ -59,6 +59,8 @@ const environment = z.object({
   WEBHOOK_ALLOW_PRIVATE_URLS: flag.default(false),
   WEBHOOK_DISPATCHER: flag.default(true),
   WEBHOOK_POLL_INTERVAL_MS: wholeNumber(50, 600_000).default(1000),
+  IDEMPOTENCY_CLEANUP_INTERVAL_MS: wholeNumber(1000, 86_400_000).default(600_000),
+  WEBHOOK_HISTORY_CLEANUP_INTERVAL_MS: wholeNumber(1000, 86_400_000).default(3_600_000),
 });
 
 export interface Config {
@@ -76,6 +78,8 @@ export interface Config {
   corsOrigins: string[];
   /** How long a SIGTERM/SIGINT waits for in-flight requests before cutting them off. */
   shutdownTimeoutMs: number;
+  /** How often expired idempotency keys are deleted (each round in bounded batches). */
+  idempotencyCleanupIntervalMs: number;
   webhooks: {
     /** Accept http and loopback/private addresses for webhook endpoints (local development and tests only). */
     allowPrivateUrls: boolean;
@@ -83,6 +87,8 @@ export interface Config {
     dispatcher: boolean;
     /** How often the dispatcher looks for due deliveries when nothing wakes it sooner. */
     pollIntervalMs: number;
+    /** How often the dispatcher deletes delivery history past retention (each round in bounded batches). */
+    historyCleanupIntervalMs: number;
   };
 }
 
@@ -116,10 +122,12 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     redis: vars.REDIS_URL ? { url: vars.REDIS_URL, prefix: vars.REDIS_PREFIX } : undefined,
     corsOrigins: vars.CORS_ORIGINS,
     shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
+    idempotencyCleanupIntervalMs: vars.IDEMPOTENCY_CLEANUP_INTERVAL_MS,
     webhooks: {
       allowPrivateUrls: vars.WEBHOOK_ALLOW_PRIVATE_URLS,
       dispatcher: vars.WEBHOOK_DISPATCHER,
       pollIntervalMs: vars.WEBHOOK_POLL_INTERVAL_MS,
+      historyCleanupIntervalMs: vars.WEBHOOK_HISTORY_CLEANUP_INTERVAL_MS,
     },
   };
 }

@@ -82,13 +82,14 @@ async function main(): Promise<void> {
       throw new StartupError(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
     },
   );
-  const janitor = startIdempotencyJanitor(database.prisma, logger);
+  const janitor = startIdempotencyJanitor(database.prisma, logger, config.idempotencyCleanupIntervalMs);
   const dispatcher = config.webhooks.dispatcher
     ? new Dispatcher({
         db: database.prisma,
         logger,
         allowPrivateUrls: config.webhooks.allowPrivateUrls,
         pollIntervalMs: config.webhooks.pollIntervalMs,
+        cleanupIntervalMs: config.webhooks.historyCleanupIntervalMs,
       }).start()
     : undefined;
   const closeResources = async (deliveriesTimeoutMs = 0) => {

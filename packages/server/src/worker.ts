@@ -19,6 +19,7 @@ async function worker(): Promise<void> {
     logger,
     allowPrivateUrls: config.webhooks.allowPrivateUrls,
     pollIntervalMs: config.webhooks.pollIntervalMs,
+    cleanupIntervalMs: config.webhooks.historyCleanupIntervalMs,
   }).start();
   logger.info('works-api webhook worker delivering');
   let stopping = false;

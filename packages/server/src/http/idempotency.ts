@@ -115,10 +115,11 @@ const CLEANUP_BATCH = 1000;
 const CLEANUP_MAX_BATCHES = 20;
 
 /**
- * Deletes expired keys now and every ten minutes, at most 20,000 per round in batches of 1,000, so cleaning
- * never competes with traffic for long. Every server process may run it; the deletes do not conflict.
+ * Deletes expired keys now and every ten minutes (IDEMPOTENCY_CLEANUP_INTERVAL_MS), at most 20,000 per round in
+ * batches of 1,000, so cleaning never competes with traffic for long. Every server process may run it; the deletes
+ * do not conflict.
  */
-export function startIdempotencyJanitor(db: Db, logger: Logger): { stop(): Promise<void> } {
+export function startIdempotencyJanitor(db: Db, logger: Logger, everyMs = CLEANUP_EVERY_MS): { stop(): Promise<void> } {
   let running: Promise<void> = Promise.resolve();
   const round = async () => {
     let deleted = 0;
@@ -133,7 +134,7 @@ export function startIdempotencyJanitor(db: Db, logger: Logger): { stop(): Promi
     running = round().catch((error: unknown) => logger.warn({ err: error }, 'idempotency key cleanup failed'));
   };
   run();
-  const timer = setInterval(run, CLEANUP_EVERY_MS);
+  const timer = setInterval(run, everyMs);
   timer.unref();
   return {
     async stop() {

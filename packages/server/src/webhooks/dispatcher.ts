@@ -18,6 +18,8 @@ export interface DispatcherOptions {
   pollIntervalMs?: number;
   /** Deliveries in flight at once, across endpoints. */
   maxInFlight?: number;
+  /** How often to delete the history past retention (default: hourly; WEBHOOK_HISTORY_CLEANUP_INTERVAL_MS). */
+  cleanupIntervalMs?: number;
   /** Injectable for tests: the time (which decides what is due and what signs), jitter, DNS. */
   clock?: () => Date;
   random?: () => number;
@@ -93,6 +95,7 @@ export class Dispatcher {
       allowPrivateUrls: options.allowPrivateUrls,
       pollIntervalMs: options.pollIntervalMs ?? 1000,
       maxInFlight: options.maxInFlight ?? 64,
+      cleanupIntervalMs: options.cleanupIntervalMs ?? CLEANUP_EVERY_MS,
       clock: options.clock ?? (() => new Date()),
       random: options.random ?? Math.random,
       lookup: options.lookup ?? systemLookup,
@@ -158,7 +161,7 @@ export class Dispatcher {
       this.nudged = false;
       let busy: boolean;
       try {
-        if (Date.now() - this.lastCleanup >= CLEANUP_EVERY_MS) {
+        if (Date.now() - this.lastCleanup >= this.options.cleanupIntervalMs) {
           this.lastCleanup = Date.now();
           await this.cleanUp();
         }

@@ -22,6 +22,8 @@ import { assignRequestId } from './http/request-id';
 import { contractRoutes, operatorPathMatcher } from './http/routes';
 import { corsFor, securityHeaders } from './http/security';
 import { loadSpec, operationMatcher, routeTemplates, type Spec } from './http/spec';
+import { METRICS_PATH, metricsRoute, requestLabeler } from './observability/http';
+import type { Telemetry } from './observability/telemetry';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -57,6 +59,8 @@ export interface AppOptions {
   webhooks?: WebhookSettings;
   /** The readiness probe's database check; a trivial query by default. */
   ping?: () => Promise<void>;
+  /** Prometheus metrics (and GET /metrics) and traces, when configured (observability/telemetry.ts). */
+  telemetry?: Pick<Telemetry, 'metrics' | 'tracing' | 'endpoint'>;
 }
 
 /**
@@ -76,12 +80,21 @@ export function createApp(options: AppOptions): express.Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
 
-  const logAccess = accessLog(logger, routeTemplates(spec, HEALTH_PATHS));
+  const routeOf = routeTemplates(spec, [...HEALTH_PATHS, METRICS_PATH]);
+  const logAccess = accessLog(logger, routeOf);
+  const { metrics, tracing, endpoint } = options.telemetry ?? {};
+  const labels = requestLabeler(spec, routeOf);
   app.use((req, res, next) => {
     assignRequestId(req, res);
     logAccess(req, res);
     lifecycle.track(res);
-    next();
+    if (metrics) {
+      const done = metrics.requestStarted();
+      res.once('close', () => done(labels(req).operation, req.method, res.statusCode));
+    }
+    // The rest of the request runs inside its server span, so that its statements become the span's children.
+    if (tracing) tracing.serveRequest(req, res, next, labels);
+    else next();
   });
   app.use(securityHeaders());
   app.use((req, res, next) => {
@@ -94,7 +107,9 @@ export function createApp(options: AppOptions): express.Express {
   if (options.corsOrigins?.length) app.use(corsFor(options.corsOrigins));
   const ping = options.ping ?? (async () => void (await db.$queryRaw`SELECT 1`));
   const outage = new OutageMonitor(ping, logger);
+  metrics?.watchOutage(() => outage.down);
   app.use(healthRoutes(ping, lifecycle));
+  if (endpoint) app.use(metricsRoute(endpoint.token, endpoint.scrape, logger));
 
   if (options.validateResponses) {
     // A problem an operation does not declare (its status, its code, a required property) is a bug, like a
@@ -116,7 +131,10 @@ export function createApp(options: AppOptions): express.Express {
   app.use(consoleRoutes()); // GET /console: the web console's build, public (it asks for a key)
   app.use(spec.basePath, authenticate);
   if (options.rateLimit && options.rateLimit.perMinute > 0) {
-    app.use(spec.basePath, rateLimitPerApiKey({ ...options.rateLimit, logger }));
+    app.use(
+      spec.basePath,
+      rateLimitPerApiKey({ ...options.rateLimit, logger, ...(metrics && { onRejected: () => metrics.rateLimited() }) }),
+    );
   }
   // Only the bodies of operations that take one are read: any other body is ignored, so a GET never answers
   // 400 malformed_json or 413, which its contract does not declare.
@@ -134,7 +152,15 @@ export function createApp(options: AppOptions): express.Express {
   );
   app.use(
     spec.basePath,
-    contractRoutes(spec, handlers, db, logger, outage, options.webhooks ?? { allowPrivateUrls: false }),
+    contractRoutes(
+      spec,
+      handlers,
+      db,
+      logger,
+      outage,
+      options.webhooks ?? { allowPrivateUrls: false },
+      metrics && (() => metrics.idempotentReplay()),
+    ),
   );
   app.use(notFoundHandler);
   app.use(

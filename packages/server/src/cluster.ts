@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { ConfigError, loadConfig } from './config';
 import { entryPoints, startupBanner } from './http/entry-points';
 import { createLogger, type Logger, prettyStdout, resolveLogFormat } from './http/logger';
+import { startPrimaryTelemetry } from './observability/telemetry';
 
 /**
  * WEB_CONCURRENCY=N runs N server processes that share one port (node:cluster; the primary hands connections
@@ -59,6 +60,10 @@ function superviseWorkers(count: number, env: NodeJS.ProcessEnv): void {
   const pretty = resolveLogFormat(config.logFormat, Boolean(process.stdout.isTTY)) === 'pretty';
   const logger: Logger = createLogger(config.logLevel, pretty ? prettyStdout() : undefined).child({ role: 'primary' });
   logger.info({ workers: count }, `starting ${count} worker processes (WEB_CONCURRENCY=${count})`);
+  // A scrape of /metrics reaches one worker, which asks the primary for every worker's metrics.
+  startPrimaryTelemetry(config).catch((error: unknown) =>
+    logger.error({ err: error }, "metrics: cannot gather the workers' metrics"),
+  );
   const listening = new WeakSet<Worker>();
   let stopping = false;
   let announced = false;

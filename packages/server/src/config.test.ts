@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ConfigError, describeConfig, loadConfig, repoRoot } from './config';
+import { ConfigError, describeConfig, loadConfig, repoRoot, tracingSettings } from './config';
 
 describe('loadConfig', () => {
   it('has defaults that run on a fresh machine', () => {
@@ -21,6 +21,7 @@ describe('loadConfig', () => {
         pollIntervalMs: 1000,
         historyCleanupIntervalMs: 3_600_000,
       },
+      tracing: { enabled: false, description: 'off (set OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER)' },
     });
   });
 
@@ -66,6 +67,33 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ WEBHOOK_HISTORY_CLEANUP_INTERVAL_MS: '86400001' })).toThrow(
       'WEBHOOK_HISTORY_CLEANUP_INTERVAL_MS must be a whole number from 1000 to 86400000 (got "86400001")',
     );
+  });
+
+  it('turns metrics on with a METRICS_TOKEN of at least 16 characters, never echoed', () => {
+    expect(loadConfig({ METRICS_TOKEN: 'scrape-token-0123456789' }).metricsToken).toBe('scrape-token-0123456789');
+    expect(() => loadConfig({ METRICS_TOKEN: 'short-secret' })).toThrow('METRICS_TOKEN must be at least 16 characters');
+    expect(() => loadConfig({ METRICS_TOKEN: 'short-secret' })).not.toThrow(/short-secret/);
+    expect(describeConfig(loadConfig({ METRICS_TOKEN: 'scrape-token-0123456789' })).metrics).not.toContain('scrape');
+  });
+
+  it('turns traces on only when the OTEL_* variables ask for them', () => {
+    expect(tracingSettings({}).enabled).toBe(false);
+    expect(tracingSettings({ OTEL_SERVICE_NAME: 'works' }).enabled).toBe(false);
+    expect(tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toEqual({
+      enabled: true,
+      description: 'otlp http/protobuf to http://collector:4318',
+    });
+    expect(
+      tracingSettings({
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://user:secret@collector/v1/traces',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      }).description,
+    ).toBe('otlp http/json to https://collector/v1/traces');
+    expect(tracingSettings({ OTEL_TRACES_EXPORTER: 'console' })).toEqual({ enabled: true, description: 'console' });
+    expect(
+      tracingSettings({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }).enabled,
+    ).toBe(false);
+    expect(tracingSettings({ OTEL_SDK_DISABLED: 'true', OTEL_TRACES_EXPORTER: 'otlp' }).enabled).toBe(false);
   });
 
   it('takes only true or false for webhook switches', () => {

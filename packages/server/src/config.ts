@@ -12,7 +12,7 @@ const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /** Variables whose values are never echoed, not even in an error message. */
-const SECRET_VARIABLES = new Set(['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN']);
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'METRICS_TOKEN']);
 
 const wholeNumber = (min: number, max: number) => {
   const message = `must be a whole number from ${min} to ${max}`;
@@ -61,6 +61,7 @@ const environment = z.object({
   WEBHOOK_POLL_INTERVAL_MS: wholeNumber(50, 600_000).default(1000),
   IDEMPOTENCY_CLEANUP_INTERVAL_MS: wholeNumber(1000, 86_400_000).default(600_000),
   WEBHOOK_HISTORY_CLEANUP_INTERVAL_MS: wholeNumber(1000, 86_400_000).default(3_600_000),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
 });
 
 export interface Config {
@@ -90,7 +91,52 @@ export interface Config {
     /** How often the dispatcher deletes delivery history past retention (each round in bounded batches). */
     historyCleanupIntervalMs: number;
   };
+  /** GET /metrics answers (Prometheus text format) only when set, and only to `Authorization: Bearer <token>`. */
+  metricsToken?: string;
+  /** OpenTelemetry traces, as the standard OTEL_* variables ask (the SDK reads the rest of them itself). */
+  tracing: TracingSettings;
 }
+
+export interface TracingSettings {
+  enabled: boolean;
+  /** Where spans go, for the start-up line: `otlp http/protobuf to http://collector:4318`, or why they are off. */
+  description: string;
+}
+
+/**
+ * Traces are off unless the OpenTelemetry variables ask for them: an exporter named in OTEL_TRACES_EXPORTER (other
+ * than `none`), or an OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT or its _TRACES_ variant). The specification's
+ * default exporter is OTLP to localhost:4318; we do not send there unasked, so a plain start costs nothing.
+ * OTEL_SDK_DISABLED=true turns them off whatever else is set.
+ */
+export function tracingSettings(env: NodeJS.ProcessEnv): TracingSettings {
+  const value = (name: string) => env[name]?.trim() || undefined;
+  if (value('OTEL_SDK_DISABLED')?.toLowerCase() === 'true')
+    return { enabled: false, description: 'off (OTEL_SDK_DISABLED=true)' };
+  const exporters = (value('OTEL_TRACES_EXPORTER') ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const endpoint = value('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? value('OTEL_EXPORTER_OTLP_ENDPOINT');
+  if (exporters.length === 1 && exporters[0] === 'none')
+    return { enabled: false, description: 'off (OTEL_TRACES_EXPORTER=none)' };
+  if (exporters.length === 0 && !endpoint)
+    return { enabled: false, description: 'off (set OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER)' };
+  const protocol =
+    value('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ?? value('OTEL_EXPORTER_OTLP_PROTOCOL') ?? 'http/protobuf';
+  const names = exporters.length === 0 ? ['otlp'] : exporters.filter((name) => name !== 'none');
+  const where = endpoint ? ` to ${withoutCredentials(endpoint)}` : '';
+  return {
+    enabled: true,
+    description: names.map((name) => (name === 'otlp' ? `otlp ${protocol}${where}` : name)).join(', '),
+  };
+}
+
+const withoutCredentials = (url: string): string => {
+  if (!URL.canParse(url)) return '(an endpoint that is not a URL)';
+  const parsed = new URL(url);
+  return `${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`;
+};
 
 /**
  * Reads and checks the environment once, at start-up; an empty variable counts as unset. Every problem is
@@ -129,6 +175,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       pollIntervalMs: vars.WEBHOOK_POLL_INTERVAL_MS,
       historyCleanupIntervalMs: vars.WEBHOOK_HISTORY_CLEANUP_INTERVAL_MS,
     },
+    ...(vars.METRICS_TOKEN !== undefined && { metricsToken: vars.METRICS_TOKEN }),
+    tracing: tracingSettings(present),
   };
 }
 
@@ -172,5 +220,9 @@ export function describeConfig(config: Config) {
         ? 'http and private addresses allowed (WEBHOOK_ALLOW_PRIVATE_URLS)'
         : 'https, public addresses only',
     },
+    metrics: config.metricsToken
+      ? 'GET /metrics, with the METRICS_TOKEN bearer token'
+      : 'off (METRICS_TOKEN is not set)',
+    traces: config.tracing.description,
   };
 }

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { ConfigError, describeConfig, describeRedis, loadConfig } from './config';
 import type { RedisConnection } from './http/rate-limit';
 import { isClusterWorker, startClusterPrimary } from './cluster';
+import { startTelemetry } from './observability/telemetry';
 
 /** A start-up failure the operator can act on: printed as one line, then exit 1. */
 class StartupError extends Error {}
@@ -21,6 +22,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', onSignal);
 
   const config = loadConfig(process.env);
+  // Before the app's modules load: traces see Prisma from its first query. Off unless configured.
+  const telemetry = await startTelemetry(config, process.env);
   // The rest (Express, Prisma, the validator) loads only once the configuration is known to be good, so a bad
   // value is reported at once.
   const [
@@ -53,6 +56,7 @@ async function main(): Promise<void> {
     throw new StartupError(`cannot open the database: ${(error as Error).message}`);
   });
   if (database.migrated.length > 0) logger.info({ migrations: database.migrated }, 'database migrations applied');
+  telemetry.watchDatabase(database, logger);
   let redis: RedisConnection | undefined;
   if (config.redis) {
     const { url } = config.redis;
@@ -72,6 +76,7 @@ async function main(): Promise<void> {
     rateLimit: { perMinute: config.rateLimitPerMinute, store: redis?.store(`${config.redis?.prefix}rl:`) },
     corsOrigins: config.corsOrigins,
     webhooks: { allowPrivateUrls: config.webhooks.allowPrivateUrls },
+    telemetry,
   });
   const server = app.listen(config.port, config.host);
   answerClientErrors(server);
@@ -90,6 +95,8 @@ async function main(): Promise<void> {
         allowPrivateUrls: config.webhooks.allowPrivateUrls,
         pollIntervalMs: config.webhooks.pollIntervalMs,
         cleanupIntervalMs: config.webhooks.historyCleanupIntervalMs,
+        ...(telemetry.metrics && { metrics: telemetry.metrics }),
+        ...(telemetry.tracing && { tracing: telemetry.tracing }),
       }).start()
     : undefined;
   const closeResources = async (deliveriesTimeoutMs = 0) => {
@@ -99,6 +106,7 @@ async function main(): Promise<void> {
     }
     await janitor.stop();
     await redis?.close();
+    await telemetry.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'traces: the last export failed'));
     // Always last, and always awaited: PGlite flushes and closes its files here.
     await database.close();
   };

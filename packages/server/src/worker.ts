@@ -1,6 +1,7 @@
 import { ConfigError, describeConfig, loadConfig } from './config';
 import { openDatabase } from './db/client';
 import { createLogger } from './http/logger';
+import { startTelemetry } from './observability/telemetry';
 import { Dispatcher } from './webhooks/dispatcher';
 
 /**
@@ -11,6 +12,8 @@ import { Dispatcher } from './webhooks/dispatcher';
  */
 async function worker(): Promise<void> {
   const config = loadConfig(process.env);
+  // Traces of delivery attempts; no metrics endpoint here (no HTTP): the API processes' scrape has the queues.
+  const telemetry = await startTelemetry({ ...config, metricsToken: undefined }, process.env);
   const logger = createLogger(config.logLevel);
   logger.info({ config: describeConfig(config) }, 'works-api webhook worker starting');
   const database = await openDatabase(config.database);
@@ -20,6 +23,7 @@ async function worker(): Promise<void> {
     allowPrivateUrls: config.webhooks.allowPrivateUrls,
     pollIntervalMs: config.webhooks.pollIntervalMs,
     cleanupIntervalMs: config.webhooks.historyCleanupIntervalMs,
+    ...(telemetry.tracing && { tracing: telemetry.tracing }),
   }).start();
   logger.info('works-api webhook worker delivering');
   let stopping = false;
@@ -30,6 +34,7 @@ async function worker(): Promise<void> {
     void dispatcher
       .stop(config.shutdownTimeoutMs)
       .then(async (inTime) => {
+        await telemetry.shutdown().catch(() => undefined);
         await database.close();
         process.exit(inTime ? 0 : 1);
       })

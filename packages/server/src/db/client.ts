@@ -23,6 +23,8 @@ export interface Database {
   readonly kind: DatabaseTarget['kind'];
   /** The migrations this start applied. */
   readonly migrated: string[];
+  /** The pg pool's connections (PostgreSQL only: PGlite is one connection in this process). */
+  readonly poolStats?: () => { total: number; idle: number; waiting: number; max: number };
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   /** Closes every connection; PGlite flushes and closes its files. Safe to call twice. */
@@ -41,10 +43,19 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
       async <Row>(text: string, values: readonly unknown[]) => (await pool.query(text, [...values])).rows as Row[],
     );
     await prisma.$connect();
-    return databaseOf(prisma, 'postgres', migrated, async () => {
+    const database = databaseOf(prisma, 'postgres', migrated, async () => {
       await prisma.$disconnect();
       await pool.end();
     });
+    return {
+      ...database,
+      poolStats: () => ({
+        total: pool.totalCount,
+        idle: pool.idleCount,
+        waiting: pool.waitingCount,
+        max: pool.options.max ?? 10,
+      }),
+    };
   }
   if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
   // One process per folder: a second one would silently lose writes (pglite-lock.ts).

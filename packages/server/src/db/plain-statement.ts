@@ -28,5 +28,14 @@ export function attachPlainStatement(prisma: PrismaClient, run: PlainStatement):
  */
 export function plainQuery<Row>(db: PrismaClient, text: string, values: readonly unknown[]): Promise<Row[]> {
   const run = statements.get(db);
-  return run ? run<Row>(text, values) : db.$queryRawUnsafe<Row[]>(text, ...values);
+  const send = () => (run ? run<Row>(text, values) : db.$queryRawUnsafe<Row[]>(text, ...values));
+  return traceStatement ? traceStatement(text, send) : send();
+}
+
+type StatementTracer = <T>(text: string, run: () => Promise<T>) => Promise<T>;
+let traceStatement: StatementTracer | undefined;
+
+/** With traces on, each plain statement gets a span, like the statements Prisma sends (observability/tracing.ts). */
+export function tracePlainStatements(tracer: StatementTracer | undefined): void {
+  traceStatement = tracer;
 }

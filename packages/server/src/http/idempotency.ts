@@ -39,7 +39,7 @@ export function canonicalJson(value: unknown): string {
 export function idempotentCreation(
   db: Db,
   logger: Logger,
-  options: { etag: boolean; outage: OutageMonitor },
+  options: { etag: boolean; outage: OutageMonitor; onReplay?: () => void },
 ): RequestHandler {
   return async (req, res, next) => {
     const key = req.headers['idempotency-key'];
@@ -62,6 +62,7 @@ export function idempotentCreation(
             : `This Idempotency-Key was first used with another operation (${claim.firstRequest}).`,
         );
       case 'done':
+        options.onReplay?.();
         return replay(res, claim.response, options.etag);
       case 'claimed':
         break;

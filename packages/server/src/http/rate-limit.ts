@@ -11,6 +11,8 @@ export interface RateLimitOptions {
   /** Where the counters live; in this process when absent (see `redisRateLimitStore`). */
   store?: Store;
   logger: Logger;
+  /** Called for every request refused with 429 (metrics). */
+  onRejected?: () => void;
 }
 
 const WINDOW_MS = 60_000;
@@ -21,7 +23,7 @@ const WINDOW_MS = 60_000;
  * 429 `rate_limited` with `Retry-After`. Operator routes (ADMIN_TOKEN, no API key) are not limited. If the store
  * fails (Redis down) requests pass rather than fail: the limit protects the service, it must not take it down.
  */
-export function rateLimitPerApiKey({ perMinute, store, logger }: RateLimitOptions): RequestHandler {
+export function rateLimitPerApiKey({ perMinute, store, logger, onRejected }: RateLimitOptions): RequestHandler {
   return rateLimit({
     windowMs: WINDOW_MS,
     limit: perMinute,
@@ -31,6 +33,7 @@ export function rateLimitPerApiKey({ perMinute, store, logger }: RateLimitOption
     skip: (req) => req.actor === undefined,
     keyGenerator: (req) => req.actor!.apiKeyId,
     handler: (_req, res, next) => {
+      onRejected?.();
       next(
         new ProblemError(
           'rate_limited',

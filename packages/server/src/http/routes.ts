@@ -20,13 +20,21 @@ export function contractRoutes(
   logger: Logger,
   outage: OutageMonitor,
   webhooks: WebhookSettings,
+  onIdempotentReplay?: () => void,
 ): Router {
   const router = Router();
   for (const operation of spec.operations) {
     const handler = handlers[operation.operationId] as unknown as RuntimeHandler | undefined;
     if (!handler) throw new Error(`openapi/api.yaml has ${operation.operationId}, which has no handler`);
     const chain: RequestHandler[] = [];
-    if (operation.takes.idempotencyKey) chain.push(idempotentCreation(db, logger, { etag: operation.etag, outage }));
+    if (operation.takes.idempotencyKey)
+      chain.push(
+        idempotentCreation(db, logger, {
+          etag: operation.etag,
+          outage,
+          ...(onIdempotentReplay && { onReplay: onIdempotentReplay }),
+        }),
+      );
     chain.push(respondWith(operation, handler, db, webhooks));
     router[operation.method](toExpressPath(operation.path), ...chain);
   }

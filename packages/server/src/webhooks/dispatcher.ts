@@ -6,6 +6,8 @@ import { DISABLE_AFTER_FAILING_MS, retryDelayMs } from '../domain/webhooks/backo
 import { systemLookup } from '../domain/webhooks/endpoints';
 import { activeSecrets, signedHeaders } from '../domain/webhooks/signing';
 import type { Logger } from '../http/logger';
+import type { DeliveryOutcome, Metrics } from '../observability/metrics';
+import type { Tracing } from '../observability/tracing';
 import { type AttemptOutcome, sendEvent } from './send';
 import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../db/generated/client';
 
@@ -30,12 +32,17 @@ export interface DispatcherOptions {
    * test's dispatcher must send its own tenants' events (with its own clock) and leave the others' alone.
    */
   onlyTenants?: () => readonly string[];
+  /** Attempts by outcome and the first attempt's lag (Prometheus), and a span per attempt (OpenTelemetry). */
+  metrics?: Pick<Metrics, 'deliveryAttempt' | 'firstAttemptLag'>;
+  tracing?: Pick<Tracing, 'deliveryAttempt'>;
 }
 
 /** A delivery this process has claimed: what to send, and where. */
 type Claimed = Pick<WebhookDelivery, 'id' | 'attempts' | 'endpointId' | 'eventId'> &
-  Pick<WebhookEvent, 'body'> &
-  Pick<WebhookEndpoint, 'url' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt' | 'failingSince'>;
+  Pick<WebhookEvent, 'body'> & { eventCreatedAt: WebhookEvent['createdAt'] } & Pick<
+    WebhookEndpoint,
+    'url' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt' | 'failingSince'
+  >;
 
 interface Finished {
   delivery: Claimed;
@@ -60,6 +67,9 @@ export const firstIdAt = (at: Date): string => {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
 };
 
+const outcomeOf = (outcome: AttemptOutcome): DeliveryOutcome =>
+  outcome.ok ? 'delivered' : outcome.statusCode !== null ? 'rejected' : 'unreachable';
+
 /** A claimed delivery is someone's for this long: a process killed mid-send leaves it due again afterwards. */
 const LEASE_MS = 60_000;
 
@@ -75,8 +85,10 @@ const LEASE_MS = 60_000;
 export class Dispatcher {
   private readonly db: Db;
   private readonly logger: Logger;
-  private readonly options: Required<Omit<DispatcherOptions, 'db' | 'logger' | 'onlyTenants'>>;
+  private readonly options: Required<Omit<DispatcherOptions, 'db' | 'logger' | 'onlyTenants' | 'metrics' | 'tracing'>>;
   private readonly onlyTenants: (() => readonly string[]) | undefined;
+  private readonly metrics: DispatcherOptions['metrics'];
+  private readonly tracing: DispatcherOptions['tracing'];
   private readonly inFlight = new Set<Promise<void>>();
   private finished: Finished[] = [];
   private running: Promise<void> | undefined;
@@ -91,6 +103,8 @@ export class Dispatcher {
     this.db = options.db;
     this.logger = options.logger;
     this.onlyTenants = options.onlyTenants;
+    this.metrics = options.metrics;
+    this.tracing = options.tracing;
     this.options = {
       allowPrivateUrls: options.allowPrivateUrls,
       pollIntervalMs: options.pollIntervalMs ?? 1000,
@@ -197,12 +211,31 @@ export class Dispatcher {
 
   private launch(delivery: Claimed): void {
     const at = this.options.clock();
-    const headers = signedHeaders(delivery.eventId, delivery.body, activeSecrets(delivery, at), at);
-    const attempt = sendEvent(delivery.url, headers, delivery.body, {
-      allowPrivateUrls: this.options.allowPrivateUrls,
-      lookup: this.options.lookup,
-      timeoutMs: this.options.timeoutMs,
-    }).then((outcome) => {
+    const headers: Record<string, string> = {
+      ...signedHeaders(delivery.eventId, delivery.body, activeSecrets(delivery, at), at),
+    };
+    if (delivery.attempts === 1)
+      this.metrics?.firstAttemptLag((at.getTime() - new Date(delivery.eventCreatedAt).getTime()) / 1000);
+    const send = () =>
+      sendEvent(delivery.url, headers, delivery.body, {
+        allowPrivateUrls: this.options.allowPrivateUrls,
+        lookup: this.options.lookup,
+        timeoutMs: this.options.timeoutMs,
+      });
+    const traced = this.tracing
+      ? this.tracing.deliveryAttempt(
+          {
+            url: delivery.url,
+            deliveryId: delivery.id,
+            eventId: delivery.eventId,
+            endpointId: delivery.endpointId,
+            attempt: delivery.attempts,
+          },
+          headers,
+          send,
+        )
+      : send();
+    const attempt = traced.then((outcome) => {
       this.finished.push({ delivery, outcome, at: this.options.clock() });
       this.inFlight.delete(attempt);
       this.nudge();
@@ -296,7 +329,8 @@ export class Dispatcher {
        SET attempts = d.attempts + 1, last_attempt_at = $1::timestamptz, next_attempt_at = $2::timestamptz
        FROM due, webhook_events v, webhook_endpoints e
        WHERE d.id = due.id AND v.id = d.event_id AND e.id = d.endpoint_id
-       RETURNING d.id, d.attempts, d.endpoint_id AS "endpointId", v.id AS "eventId", v.body, e.url, e.secret,
+       RETURNING d.id, d.attempts, d.endpoint_id AS "endpointId", v.id AS "eventId", v.body,
+                 v.created_at AS "eventCreatedAt", e.url, e.secret,
                  e.previous_secret AS "previousSecret", e.previous_secret_expires_at AS "previousSecretExpiresAt",
                  e.failing_since AS "failingSince"`,
       [now.toISOString(), new Date(now.getTime() + LEASE_MS).toISOString(), limit, this.onlyTenants?.() ?? null],
@@ -322,6 +356,10 @@ export class Dispatcher {
           delivered_at: outcome.ok ? at.toISOString() : null,
         };
       });
+      if (this.metrics) {
+        for (const [index, { outcome }] of batch.entries())
+          this.metrics.deliveryAttempt(outcomeOf(outcome), rows[index]!.status !== 'pending');
+      }
       await this.run(
         `UPDATE webhook_deliveries d
          SET status = r.status::webhook_delivery_status, next_attempt_at = r.next_attempt_at,

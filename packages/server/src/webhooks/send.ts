@@ -2,7 +2,6 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { hostOf, type Lookup, resolveDeliveryAddress } from '../domain/webhooks/addresses';
-import type { SignedHeaders } from '../domain/webhooks/signing';
 
 /** What one attempt came to, as the deliveries list shows it. */
 export interface AttemptOutcome {
@@ -37,7 +36,8 @@ const agents = {
  */
 export async function sendEvent(
   url: string,
-  headers: SignedHeaders,
+  /** The signature headers (and `traceparent` when traces are on). */
+  headers: Readonly<Record<string, string>>,
   body: string,
   options: SendOptions,
 ): Promise<AttemptOutcome> {

@@ -8,6 +8,7 @@ import { type Database, type DatabaseTarget, openDatabase } from '../../src/db/c
 import { answerClientErrors } from '../../src/http/client-errors';
 import { Lifecycle } from '../../src/http/graceful-shutdown';
 import { createLogger } from '../../src/http/logger';
+import type { Telemetry } from '../../src/observability/telemetry';
 import { Dispatcher, type DispatcherOptions } from '../../src/webhooks/dispatcher';
 import { documentedStatusCheck } from './documented';
 
@@ -68,6 +69,8 @@ export interface TestServerOptions {
    * where the test calls `dispatcher.runOnce()` itself, typically with an injected clock.
    */
   webhooks?: Partial<Omit<DispatcherOptions, 'db' | 'logger'>> & { manual?: boolean };
+  /** Metrics (GET /metrics) and traces, as main.ts wires them (observability/telemetry.ts). */
+  telemetry?: Telemetry;
 }
 
 /** The real app on a random loopback port, checking every response against the contract. */
@@ -98,10 +101,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ping: () => database.ping(),
     // Tests talk to receivers on 127.0.0.1, as WEBHOOK_ALLOW_PRIVATE_URLS=true allows.
     webhooks: { allowPrivateUrls: options.webhooks?.allowPrivateUrls ?? true },
+    ...(options.telemetry && { telemetry: options.telemetry }),
   });
+  options.telemetry?.watchDatabase(database, createLogger('debug', logStream));
   const dispatcher = options.webhooks
     ? new Dispatcher({
         allowPrivateUrls: true,
+        ...(options.telemetry?.metrics && { metrics: options.telemetry.metrics }),
+        ...(options.telemetry?.tracing && { tracing: options.telemetry.tracing }),
         ...options.webhooks,
         db: database.prisma,
         logger: createLogger('debug', logStream),

@@ -1,0 +1,77 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Request, RequestHandler } from 'express';
+import type { Logger } from '../http/logger';
+import { sendProblem } from '../http/problems';
+import type { RouteOf } from '../http/access-log';
+import { operationMatcher, type Spec } from '../http/spec';
+import type { RequestLabels } from './tracing';
+
+export const METRICS_PATH = '/metrics';
+
+/** The operations outside the contract, by path, named for metrics and traces (a bounded set of labels). */
+const FIXED_OPERATIONS: ReadonlyArray<[RegExp, string]> = [
+  [/^\/healthz$/, 'healthz'],
+  [/^\/readyz$/, 'readyz'],
+  [/^\/metrics$/, 'metrics'],
+  [/^\/openapi\.yaml$/, 'openapi.yaml'],
+  [/^\/docs(\/|$)/, 'docs'],
+  [/^\/console(\/|$)/, 'console'],
+];
+
+/** Requests no operation serves (unknown paths, refused methods): one label, so made-up URLs add no series. */
+export const UNMATCHED = 'unmatched';
+
+/**
+ * A request's operation and route template, for metrics and span names: the contract's operationId (from the
+ * validator's match, or by method and path for requests refused before it ran: 401, 429), a fixed name for the
+ * routes outside `/v1`, else `unmatched`. Never the raw path, which holds ids.
+ */
+export function requestLabeler(spec: Spec, routeOf: RouteOf): (req: Request) => RequestLabels {
+  const operationFor = operationMatcher(spec);
+  return (req) => {
+    const path = req.originalUrl.split('?')[0]!;
+    const operation =
+      (req as Request & { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId ??
+      operationFor(req.method, path)?.operationId ??
+      FIXED_OPERATIONS.find(([pattern]) => pattern.test(path))?.[1] ??
+      UNMATCHED;
+    return { operation, route: routeOf(req) };
+  };
+}
+
+/**
+ * GET /metrics for Prometheus: only with `Authorization: Bearer <METRICS_TOKEN>` (compared in constant time);
+ * 401 otherwise. Outside `/v1` and the contract, like the health probes: no API key, no rate limit.
+ */
+export function metricsRoute(
+  token: string,
+  scrape: () => Promise<{ text: string; contentType: string }>,
+  logger: Logger,
+): RequestHandler {
+  const expected = digest(token);
+  return (req, res, next) => {
+    if (req.path !== METRICS_PATH) return next();
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('Allow', 'GET, HEAD');
+      return sendProblem(res, 'method_not_allowed', 'Use GET for the metrics.', req.path);
+    }
+    const presented = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '')?.[1];
+    if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
+      return sendProblem(res, 'unauthenticated', 'Send the METRICS_TOKEN as a Bearer token.', req.path);
+    }
+    scrape().then(
+      ({ text, contentType }) => {
+        res.setHeader('Content-Type', contentType);
+        res.setHeader('Cache-Control', 'no-store');
+        res.end(text);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'metrics: the scrape failed');
+        sendProblem(res, 'not_ready', 'The metrics could not be collected; try again.', req.path);
+      },
+    );
+  };
+}
+
+/** Same-length digests, so the comparison takes the same time whatever was presented. */
+const digest = (value: string): Buffer => createHash('sha256').update(value).digest();

@@ -1,0 +1,52 @@
+import path from 'node:path';
+import { ConfigError, describeDatabase, loadConfig } from './config';
+import { DumpError, dumpDatabase, restoreDatabase, type TableRows } from './db/dump';
+
+/**
+ * `pnpm db:dump <file>` and `pnpm db:restore <file> [--force]`, on the database the server would use:
+ * DATABASE_URL (PostgreSQL) when set, else the embedded PGlite in PGLITE_DIR (default .data/pglite).
+ * See src/db/dump.ts for the file and what a restore checks.
+ */
+const USAGE = 'usage: pnpm db:dump <file> | pnpm db:restore <file> [--force]';
+
+async function run(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  const force = rest.includes('--force');
+  const files = rest.filter((arg) => arg !== '--force');
+  if ((command !== 'dump' && command !== 'restore') || files.length !== 1 || (force && command === 'dump'))
+    throw new DumpError(USAGE);
+  // pnpm runs scripts from the repository root; a relative path means the directory the command was typed in.
+  const file = path.resolve(process.env.INIT_CWD ?? process.cwd(), files[0]!);
+  const { database } = loadConfig(process.env);
+  const where = describeDatabase(database);
+  if (command === 'dump') {
+    const started = Date.now();
+    const tables = await dumpDatabase(database, file);
+    print(`Dumped ${where} to ${file} in ${Date.now() - started} ms:`, tables);
+    return;
+  }
+  const started = Date.now();
+  const result = await restoreDatabase(database, file, { force });
+  const level = result.header.migrations.at(-1)?.name;
+  print(
+    `Restored ${file} (from ${result.header.source}, ${result.header.createdAt}, migrations up to ${level}) into ${where} in ${Date.now() - started} ms` +
+      (result.migratedAfter.length > 0 ? `, then applied ${result.migratedAfter.join(', ')}` : '') +
+      ':',
+    result.tables,
+  );
+}
+
+function print(title: string, tables: TableRows[]): void {
+  const width = Math.max(...tables.map((t) => t.table.length), 5);
+  const lines = tables.map(({ table, rows }) => `  ${table.padEnd(width)}  ${String(rows).padStart(9)}`);
+  const sum = tables.reduce((total, t) => total + t.rows, 0);
+  process.stdout.write(
+    `${title}\n  ${'table'.padEnd(width)}  ${'rows'.padStart(9)}\n${lines.join('\n')}\n  ${'total'.padEnd(width)}  ${String(sum).padStart(9)}\n`,
+  );
+}
+
+run(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof DumpError || error instanceof ConfigError) process.stderr.write(`works-api: ${error.message}\n`);
+  else console.error(error);
+  process.exit(1);
+});

@@ -2,6 +2,8 @@
 // and API security practice (every operation authenticated, bounded input, no undeclared properties).
 // Each rule is small on purpose; the Redocly visitor calls them on every node of the given type.
 
+import { linkProblems } from './operation-links.mjs';
+
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 const PROBLEM_REF = '#/components/schemas/Problem';
 const PROBLEM_MEDIA_TYPE = 'application/problem+json';
@@ -222,8 +224,9 @@ function ProblemTypes() {
 }
 
 /**
- * A schema with a `pattern` says in words what it accepts (its own description, or its parameter's): the reference
- * leaves regular expressions out (scripts/build-docs.mjs), so the sentence is what readers get.
+ * A schema with a `pattern` says in words what it accepts (its own description, its parameter's, or, for the
+ * `not: { pattern }` of a portable "only these characters" rule, its parent's): the reference leaves regular
+ * expressions out (scripts/build-docs.mjs), so the sentence is what readers get.
  */
 function PatternDescription() {
   const described = new WeakSet();
@@ -233,11 +236,24 @@ function PatternDescription() {
       if (schema && typeof parameter.description === 'string') described.add(schema);
     },
     Schema(schema, ctx) {
-      if (typeof schema.pattern !== 'string' || typeof schema.description === 'string' || described.has(schema)) return;
+      const inWords = typeof schema.description === 'string' || described.has(schema);
+      if (inWords && typeof schema.not === 'object' && schema.not !== null) described.add(resolved(schema.not, ctx));
+      if (typeof schema.pattern !== 'string' || inWords) return;
       ctx.report({
         message: 'A schema with a `pattern` needs a `description` that says in words what it accepts.',
         location: ctx.location.child(['pattern']).key(),
       });
+    },
+  };
+}
+
+/** Creations and lists declare the OpenAPI `links` that chain them to what takes their ids (operation-links.mjs). */
+function OperationLinks() {
+  return {
+    Root: {
+      enter(root, ctx) {
+        for (const { message, at } of linkProblems(root)) ctx.report({ message, location: ctx.location.child(at) });
+      },
     },
   };
 }
@@ -255,6 +271,7 @@ export default function worksApiPlugin() {
         'bounded-values': BoundedValues,
         'closed-objects': ClosedObjects,
         'operation-security': OperationSecurity,
+        'operation-links': OperationLinks,
       },
     },
   };

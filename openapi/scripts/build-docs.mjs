@@ -27,6 +27,7 @@ const redocly = path.join(
 export function forReaders(spec, changelog) {
   const copy = structuredClone(spec);
   dropDescribedPatterns(copy);
+  describeLinks(copy);
   if (changelog !== undefined)
     copy.info.description = `${copy.info.description.trimEnd()}\n\n## Changelog\n\n${changelogSection(changelog)}\n`;
   return copy;
@@ -35,8 +36,10 @@ export function forReaders(spec, changelog) {
 function dropDescribedPatterns(node, describedByParent = false) {
   if (Array.isArray(node)) return node.forEach((item) => dropDescribedPatterns(item));
   if (typeof node !== 'object' || node === null) return;
-  if (typeof node.pattern === 'string' && (typeof node.description === 'string' || describedByParent))
-    delete node.pattern;
+  const described = typeof node.description === 'string' || describedByParent;
+  if (typeof node.pattern === 'string' && described) delete node.pattern;
+  // A portable "only these characters" rule (`not: { pattern }`) is in the description's words too.
+  if (described && typeof node.not?.pattern === 'string' && Object.keys(node.not).length === 1) delete node.not;
   for (const [key, value] of Object.entries(node)) {
     if (key === 'example' || key === 'examples' || key === 'x-codeSamples') continue;
     // A parameter's description speaks for its schema.
@@ -45,6 +48,26 @@ function dropDescribedPatterns(node, describedByParent = false) {
       key === 'schema' && typeof node.in === 'string' && typeof node.description === 'string',
     );
   }
+}
+
+/**
+ * Redoc does not show a response's OpenAPI `links`: each response that has some says them in its description
+ * ("Links: `getTenant` (`tenant_id` = `$response.body#/tenant/id`), ..."), so readers see how calls chain.
+ */
+function describeLinks(spec) {
+  for (const item of Object.values(spec.paths ?? {}))
+    for (const operation of Object.values(item)) {
+      for (const response of Object.values(operation?.responses ?? {})) {
+        if (!response?.links) continue;
+        const list = Object.entries(response.links).map(([name, link]) => {
+          const parameters = Object.entries(link.parameters ?? {})
+            .map(([key, expression]) => `\`${key}\` = \`${expression}\``)
+            .join(', ');
+          return `- **${name}**: \`${link.operationId}\` (${parameters})${link.description ? `. ${link.description}` : ''}`;
+        });
+        response.description = `${response.description ?? ''}\n\n**Links** (what to call next with what this returns):\n\n${list.join('\n')}`;
+      }
+    }
 }
 
 /**

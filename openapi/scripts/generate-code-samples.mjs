@@ -74,8 +74,15 @@ function place(doc, operationMap, samplesNode) {
 const parametersOf = (resolve, item, operation) =>
   [...(item.parameters ?? []), ...(operation.parameters ?? [])].map(resolve);
 const exampleOf = (resolve, parameter) => parameter.example ?? resolve(parameter.schema)?.example;
-const usesAdminToken = (spec, operation) =>
-  (operation.security ?? spec.security ?? []).some((entry) => 'adminToken' in entry);
+const usesScheme = (spec, operation, scheme) =>
+  (operation.security ?? spec.security ?? []).some((entry) => scheme in entry);
+/** The credential a sample sends: the operator token, a recipient's answer token (from the emailed link), or an API key. */
+const credentialOf = (spec, operation) =>
+  usesScheme(spec, operation, 'adminToken')
+    ? { shell: '$ADMIN_TOKEN', env: 'process.env.ADMIN_TOKEN' }
+    : usesScheme(spec, operation, 'recipientToken')
+      ? { shell: '$ANSWER_TOKEN', env: 'process.env.ANSWER_TOKEN' }
+      : { shell: '$WORKS_API_KEY', env: 'process.env.WORKS_API_KEY' };
 
 /** The path with every path parameter replaced by its example. */
 function examplePath(resolve, path, item, operation) {
@@ -101,7 +108,7 @@ function curlSample(spec, resolve, path, method, item, operation) {
     (p) => p.in === 'header' && p.name === 'Idempotency-Key',
   );
   const lines = [`curl${method === 'get' ? '' : ` -X ${method.toUpperCase()}`} ${BASE_URL}/v1${url}`];
-  lines.push(`-H "Authorization: Bearer ${usesAdminToken(spec, operation) ? '$ADMIN_TOKEN' : '$WORKS_API_KEY'}"`);
+  lines.push(`-H "Authorization: Bearer ${credentialOf(spec, operation).shell}"`);
   if (body) lines.push('-H "Content-Type: application/json"');
   if (takesKey) lines.push('-H "Idempotency-Key: $(uuidgen)"');
   if (body) lines.push(`-d '${JSON.stringify(body).replace(/'/g, "'\\''")}'`);
@@ -110,7 +117,7 @@ function curlSample(spec, resolve, path, method, item, operation) {
 
 function clientSample(spec, resolve, path, item, operation) {
   const { operationId } = operation;
-  const apiKey = usesAdminToken(spec, operation) ? 'process.env.ADMIN_TOKEN' : 'process.env.WORKS_API_KEY';
+  const apiKey = credentialOf(spec, operation).env;
   const { examples } = examplePath(resolve, path, item, operation);
   const body = bodyExample(resolve, operation);
   const options = {};

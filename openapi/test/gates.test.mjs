@@ -109,8 +109,13 @@ describe('redocly lint (recommended + our rules)', () => {
     },
     {
       rule: 'works-api/operation-security',
-      from: 'operationId: listApiKeys\n',
-      to: 'operationId: listApiKeys\n      security: []\n',
+      from: '\n      operationId: listApiKeys\n',
+      to: '\n      operationId: listApiKeys\n      security: []\n',
+    },
+    {
+      rule: 'works-api/operation-links',
+      from: "api_key_id: '$response.body#/apiKey/id'",
+      to: "api_key_id: '$response.body#/apiKey/key'",
     },
     {
       rule: 'no-invalid-schema-examples',

@@ -581,6 +581,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tenants/{tenant_id}/works/{work_id}/requests/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
+                work_id: components["parameters"]["WorkId"];
+                /**
+                 * @description The identifier of a request of the work.
+                 * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
+                id: components["parameters"]["RequestId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Email a request again
+         * @description Emails the recipient of a `pending` request again, with a new answer link; the links of earlier emails stop
+         *     working at once. `emailDelivery` starts over at `queued`. Any member may resend; `409` once the request is
+         *     no longer `pending`.
+         */
+        post: operations["resendRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tenants/{tenant_id}/webhook-endpoints": {
         parameters: {
             query?: never;
@@ -603,8 +641,8 @@ export interface paths {
         /**
          * Subscribe a webhook endpoint
          * @description Registers a URL that receives the tenant's events as signed `POST`s (see the `webhooks` section and the
-         *     Webhooks tag). The URL must be `https` and resolve to public addresses only (`400 webhook_url_not_allowed`
-         *     otherwise). `eventTypes` filters what is sent (empty or absent: every type). The response holds the
+         *     Webhooks tag). The URL must be `https` on port 443 and resolve to public addresses only (`400
+         *     webhook_url_not_allowed` otherwise). `eventTypes` filters what is sent (empty or absent: every type). The response holds the
          *     signing `secret`, shown only here and on rotation. Needs the `owner` or `admin` role.
          */
         post: operations["createWebhookEndpoint"];
@@ -787,6 +825,50 @@ export interface paths {
          *     or `admin` role.
          */
         post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/recipient/request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The request, for its recipient
+         * @description What the recipient's page (`/r/{token}`) shows: the work's name, the title, the message, the due date, who
+         *     sent it, and the answer once given. Authenticated with the answer token from the emailed link, not an API
+         *     key. An unknown token, or one revoked by a resend or a cancel, is `404`.
+         */
+        get: operations["getRecipientRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/recipient/request/answer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer the request
+         * @description The recipient answers: the request is confirmed with this answer (the `confirm` action, recorded with the
+         *     recipient as its actor; `request.confirmed` goes to the webhooks). `409` once the request no longer takes an
+         *     answer (already answered, validated or cancelled); `404` for an unknown or revoked token.
+         */
+        post: operations["answerRecipientRequest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1392,12 +1474,20 @@ export interface components {
         /**
          * @description 1 to 200 characters (Unicode code points) after trimming surrounding white space (the trimmed name is
          *     what is stored); no control characters, no unpaired surrogates.
+         *
+         *     The schema holds the part every regex dialect reads alike: at least one character that is not a control
+         *     character, a space or a no-break space, and no control character (U+0000–U+001F, U+007F–U+009F). The
+         *     server checks the rest and refuses it with `400 validation_failed` and an error for the field: other
+         *     Unicode white space is trimmed too (a name of white space only is empty), the 200 are counted after
+         *     trimming, and an unpaired surrogate (`"\ud800"` in JSON) is refused.
          * @example Acme Research
          */
         Name: string;
         /**
          * @description At most 5,000 characters (Unicode code points); line breaks and tabs allowed, no other control
-         *     characters, no unpaired surrogates.
+         *     characters, no unpaired surrogates. The schema refuses the control characters; the server refuses an
+         *     unpaired surrogate (`"\ud800"` in JSON), which no portable pattern can name, with `400 validation_failed`
+         *     and an error for the field.
          * @example Please confirm the figures in section 3.
          */
         LongText: string;
@@ -1410,6 +1500,9 @@ export interface components {
         /**
          * @description A first or last name, possibly empty: at most 200 characters (Unicode code points) after trimming
          *     surrounding white space (the trimmed name is what is stored); no control characters, no unpaired surrogates.
+         *     The schema refuses the control characters (U+0000–U+001F, U+007F–U+009F); the server trims Unicode white
+         *     space, counts the 200 after trimming and refuses an unpaired surrogate, with `400 validation_failed` and an
+         *     error for the field.
          * @example Ada
          */
         PersonName: string;
@@ -1700,7 +1793,12 @@ export interface components {
          *       "updatedAt": "2026-11-23T08:05:00.000Z",
          *       "confirmedAt": "2026-11-23T08:05:00.000Z",
          *       "validatedAt": null,
-         *       "cancelledAt": null
+         *       "cancelledAt": null,
+         *       "emailDelivery": {
+         *         "status": "sent",
+         *         "lastSentAt": "2026-11-22T10:30:02.000Z",
+         *         "failure": null
+         *       }
          *     }
          */
         Request: {
@@ -1727,6 +1825,103 @@ export interface components {
             confirmedAt: components["schemas"]["NullableTimestamp"];
             validatedAt: components["schemas"]["NullableTimestamp"];
             cancelledAt: components["schemas"]["NullableTimestamp"];
+            /**
+             * @description How the emails to the recipient went (the request, a resend, the reminder); null for requests sent before
+             *     the service emailed recipients. Not part of the `ETag`: a mail going out never makes an `If-Match` fail.
+             */
+            emailDelivery: components["schemas"]["EmailDelivery"] | null;
+        };
+        /**
+         * @description The last email to the recipient: `queued` until the mail server accepts it (retried with backoff for about
+         *     3 days), then `sent`; `failed` when it was refused for good (`failure` says why); `dropped` when the request
+         *     stopped taking answers before it went out. A resend starts over.
+         * @example {
+         *       "status": "sent",
+         *       "lastSentAt": "2026-11-22T10:30:02.000Z",
+         *       "failure": null
+         *     }
+         */
+        EmailDelivery: {
+            /** @enum {string} */
+            status: "queued" | "sent" | "failed" | "dropped";
+            /** @description When the mail server last accepted an email for this request. */
+            lastSentAt: components["schemas"]["NullableTimestamp"];
+            /** @description Why the last email could not be delivered, as the mail server said. */
+            failure: string | null;
+        };
+        /**
+         * @description What the recipient's page shows: the request as its recipient sees it, and nothing else of the tenant.
+         * @example {
+         *       "status": "pending",
+         *       "workName": "Annual report 2026",
+         *       "title": "Confirm Q3 figures",
+         *       "message": "Please confirm the figures in section 3.",
+         *       "dueAt": "2026-12-01T17:00:00.000Z",
+         *       "sender": {
+         *         "firstName": "Ada",
+         *         "lastName": "Lovelace",
+         *         "email": "ada@example.com"
+         *       },
+         *       "recipient": {
+         *         "firstName": "Grace",
+         *         "lastName": "Hopper",
+         *         "email": "grace@example.com"
+         *       },
+         *       "answer": null,
+         *       "createdAt": "2026-11-22T10:30:00.000Z",
+         *       "confirmedAt": null
+         *     }
+         */
+        RecipientRequest: {
+            status: components["schemas"]["RequestStatus"];
+            workName: components["schemas"]["Name"];
+            title: components["schemas"]["Name"];
+            message: components["schemas"]["LongText"];
+            dueAt: components["schemas"]["NullableTimestamp"];
+            /** @description Who sent the request. */
+            sender: components["schemas"]["UserRecord"];
+            recipient: components["schemas"]["Recipient"];
+            /** @description The answer, once given. */
+            answer: string | null;
+            createdAt: components["schemas"]["Timestamp"];
+            confirmedAt: components["schemas"]["NullableTimestamp"];
+        };
+        /**
+         * @description The request, as its recipient sees it.
+         * @example {
+         *       "request": {
+         *         "status": "confirmed",
+         *         "workName": "Annual report 2026",
+         *         "title": "Confirm Q3 figures",
+         *         "message": "Please confirm the figures in section 3.",
+         *         "dueAt": "2026-12-01T17:00:00.000Z",
+         *         "sender": {
+         *           "firstName": "Ada",
+         *           "lastName": "Lovelace",
+         *           "email": "ada@example.com"
+         *         },
+         *         "recipient": {
+         *           "firstName": "Grace",
+         *           "lastName": "Hopper",
+         *           "email": "grace@example.com"
+         *         },
+         *         "answer": "The figures are correct.",
+         *         "createdAt": "2026-11-22T10:30:00.000Z",
+         *         "confirmedAt": "2026-11-23T08:05:00.000Z"
+         *       }
+         *     }
+         */
+        RecipientRequestEnvelope: {
+            request: components["schemas"]["RecipientRequest"];
+        };
+        /**
+         * @example {
+         *       "answer": "The figures are correct."
+         *     }
+         */
+        AnswerRequestBody: {
+            /** @description The recipient's answer (1 to 5,000 characters). */
+            answer: string;
         };
         /**
          * @description One transition of a request.
@@ -1740,6 +1935,7 @@ export interface components {
          *         "lastName": "Lovelace",
          *         "email": "ada@example.com"
          *       },
+         *       "actorType": "user",
          *       "note": "The figures are correct.",
          *       "createdAt": "2026-11-23T08:05:00.000Z"
          *     }
@@ -1749,8 +1945,13 @@ export interface components {
             action: components["schemas"]["RequestAction"];
             fromStatus: components["schemas"]["RequestStatus"];
             toStatus: components["schemas"]["RequestStatus"];
-            /** @description Who performed the action. */
+            /** @description Who performed the action (for `actorType: recipient`, the request's recipient). */
             actor: components["schemas"]["UserRecord"];
+            /**
+             * @description `user`: a member, with an API key; `recipient`: the recipient, answering through the emailed link.
+             * @enum {string}
+             */
+            actorType: "user" | "recipient";
             /** @description The answer of a `confirm` or the reason of a `cancel`, when given. */
             note: string | null;
             createdAt: components["schemas"]["Timestamp"];
@@ -1935,7 +2136,12 @@ export interface components {
          *             "updatedAt": "2026-11-23T08:05:00.000Z",
          *             "confirmedAt": "2026-11-23T08:05:00.000Z",
          *             "validatedAt": null,
-         *             "cancelledAt": null
+         *             "cancelledAt": null,
+         *             "emailDelivery": {
+         *               "status": "sent",
+         *               "lastSentAt": "2026-11-22T10:30:02.000Z",
+         *               "failure": null
+         *             }
          *           }
          *         }
          *       ],
@@ -1971,6 +2177,7 @@ export interface components {
          *               "lastName": "Lovelace",
          *               "email": "ada@example.com"
          *             },
+         *             "actorType": "user",
          *             "note": "The figures are correct.",
          *             "createdAt": "2026-11-23T08:05:00.000Z"
          *           }
@@ -2138,7 +2345,12 @@ export interface components {
          *         "updatedAt": "2026-11-23T08:05:00.000Z",
          *         "confirmedAt": "2026-11-23T08:05:00.000Z",
          *         "validatedAt": null,
-         *         "cancelledAt": null
+         *         "cancelledAt": null,
+         *         "emailDelivery": {
+         *           "status": "sent",
+         *           "lastSentAt": "2026-11-22T10:30:02.000Z",
+         *           "failure": null
+         *         }
          *       }
          *     }
          */
@@ -2379,7 +2591,12 @@ export interface components {
          *           "updatedAt": "2026-11-23T08:05:00.000Z",
          *           "confirmedAt": "2026-11-23T08:05:00.000Z",
          *           "validatedAt": null,
-         *           "cancelledAt": null
+         *           "cancelledAt": null,
+         *           "emailDelivery": {
+         *             "status": "sent",
+         *             "lastSentAt": "2026-11-22T10:30:02.000Z",
+         *             "failure": null
+         *           }
          *         }
          *       }
          *     }
@@ -2429,7 +2646,12 @@ export interface components {
          *           "updatedAt": "2026-11-23T08:05:00.000Z",
          *           "confirmedAt": "2026-11-23T08:05:00.000Z",
          *           "validatedAt": null,
-         *           "cancelledAt": null
+         *           "cancelledAt": null,
+         *           "emailDelivery": {
+         *             "status": "sent",
+         *             "lastSentAt": "2026-11-22T10:30:02.000Z",
+         *             "failure": null
+         *           }
          *         }
          *       }
          *     }
@@ -2479,7 +2701,12 @@ export interface components {
          *           "updatedAt": "2026-11-23T08:05:00.000Z",
          *           "confirmedAt": "2026-11-23T08:05:00.000Z",
          *           "validatedAt": null,
-         *           "cancelledAt": null
+         *           "cancelledAt": null,
+         *           "emailDelivery": {
+         *             "status": "sent",
+         *             "lastSentAt": "2026-11-22T10:30:02.000Z",
+         *             "failure": null
+         *           }
          *         }
          *       }
          *     }
@@ -2529,7 +2756,12 @@ export interface components {
          *           "updatedAt": "2026-11-23T08:05:00.000Z",
          *           "confirmedAt": "2026-11-23T08:05:00.000Z",
          *           "validatedAt": null,
-         *           "cancelledAt": null
+         *           "cancelledAt": null,
+         *           "emailDelivery": {
+         *             "status": "sent",
+         *             "lastSentAt": "2026-11-22T10:30:02.000Z",
+         *             "failure": null
+         *           }
          *         }
          *       }
          *     }
@@ -2748,7 +2980,12 @@ export interface components {
          *         "updatedAt": "2026-11-22T10:30:00.000Z",
          *         "confirmedAt": null,
          *         "validatedAt": null,
-         *         "cancelledAt": null
+         *         "cancelledAt": null,
+         *         "emailDelivery": {
+         *           "status": "sent",
+         *           "lastSentAt": "2026-11-22T10:30:02.000Z",
+         *           "failure": null
+         *         }
          *       }
          *     }
          */
@@ -2813,11 +3050,19 @@ export interface components {
         };
         /**
          * Format: uri
-         * @description Where events are POSTed: an `https` URL whose host resolves to public addresses only (no loopback,
-         *     private, link-local or reserved ranges, IPv4 or IPv6), without credentials. Redirects are not followed.
+         * @description Where events are POSTed: an `https` URL on port 443 whose host resolves to public addresses only (no
+         *     loopback, private, link-local or reserved ranges, IPv4 or IPv6), without credentials. Redirects are not
+         *     followed.
          * @example https://hooks.example.com/works-api
          */
         WebhookUrl: string;
+        /**
+         * @description A note for people, not sent anywhere; defaults to an empty string. At most 500 characters (Unicode code
+         *     points); line breaks and tabs allowed, no other control characters, no unpaired surrogates (refused by the
+         *     server, as for `LongText`).
+         * @example Production receiver
+         */
+        WebhookEndpointDescription: string;
         /**
          * @description A URL that receives the tenant's events. Its signing secret is shown only at creation and rotation.
          * @example {
@@ -3087,8 +3332,7 @@ export interface components {
          */
         CreateWebhookEndpointBody: {
             url: components["schemas"]["WebhookUrl"];
-            /** @description A note for people. Defaults to an empty string. */
-            description?: string;
+            description?: components["schemas"]["WebhookEndpointDescription"];
             /** @description The event types to send; empty or absent means every type. */
             eventTypes?: components["schemas"]["WebhookEventType"][];
             /** @description Defaults to true. */
@@ -3101,7 +3345,7 @@ export interface components {
          */
         UpdateWebhookEndpointBody: {
             url?: components["schemas"]["WebhookUrl"];
-            description?: string;
+            description?: components["schemas"]["WebhookEndpointDescription"];
             eventTypes?: components["schemas"]["WebhookEventType"][];
             enabled?: boolean;
         };
@@ -3342,6 +3586,60 @@ export interface components {
         LastOwnerProblem: components["schemas"]["Problem"] & {
             /** @constant */
             code: "last_owner";
+            /** @constant */
+            status: 409;
+        };
+        /**
+         * api_key_limit_reached
+         * @description The user has as many active (not revoked) API keys as the service allows (MAX_API_KEYS_PER_USER, 100 by default). Revoke one first.
+         * @example {
+         *       "type": "https://works-api.dev/problems/api_key_limit_reached",
+         *       "title": "Conflict",
+         *       "status": 409,
+         *       "detail": "You already have 100 active API keys, the most allowed; revoke one first.",
+         *       "instance": "/v1/api-keys",
+         *       "code": "api_key_limit_reached"
+         *     }
+         */
+        ApiKeyLimitReachedProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "api_key_limit_reached";
+            /** @constant */
+            status: 409;
+        };
+        /**
+         * tenant_limit_reached
+         * @description The user owns as many tenants as the service allows (MAX_TENANTS_PER_USER, 100 by default). Tenants the user is only a member of do not count.
+         * @example {
+         *       "type": "https://works-api.dev/problems/tenant_limit_reached",
+         *       "title": "Conflict",
+         *       "status": 409,
+         *       "detail": "You already own 100 tenants, the most allowed.",
+         *       "instance": "/v1/tenants",
+         *       "code": "tenant_limit_reached"
+         *     }
+         */
+        TenantLimitReachedProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "tenant_limit_reached";
+            /** @constant */
+            status: 409;
+        };
+        /**
+         * webhook_endpoint_limit_reached
+         * @description The tenant has as many webhook endpoints as the service allows (MAX_WEBHOOK_ENDPOINTS_PER_TENANT, 20 by default), enabled or not. Delete one first.
+         * @example {
+         *       "type": "https://works-api.dev/problems/webhook_endpoint_limit_reached",
+         *       "title": "Conflict",
+         *       "status": 409,
+         *       "detail": "This tenant already has 20 webhook endpoints, the most allowed; delete one first.",
+         *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/webhook-endpoints",
+         *       "code": "webhook_endpoint_limit_reached"
+         *     }
+         */
+        WebhookEndpointLimitReachedProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "webhook_endpoint_limit_reached";
             /** @constant */
             status: 409;
         };
@@ -3618,8 +3916,8 @@ export interface components {
         /**
          * @description Malformed JSON or a body that is not UTF-8 (`malformed_json`), a body, parameter or header that breaks the
          *     contract, or a singleton header sent twice (`validation_failed`, `errors` says where), bytes that are not
-         *     HTTP/1.1 (`malformed_request`), or a webhook URL that is not `https` or does not resolve to public addresses
-         *     only (`webhook_url_not_allowed`).
+         *     HTTP/1.1 (`malformed_request`), or a webhook URL that is not `https` on port 443 or does not resolve to public
+         *     addresses only (`webhook_url_not_allowed`).
          */
         WebhookEndpointBadRequest: {
             headers: {
@@ -3691,6 +3989,30 @@ export interface components {
                  *       "status": 401,
                  *       "detail": "A valid API key is required.",
                  *       "instance": "/v1/me",
+                 *       "code": "unauthenticated"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["UnauthenticatedProblem"];
+            };
+        };
+        /** @description No answer token (`Authorization: Bearer <token>` from the emailed link). */
+        RecipientUnauthorized: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://works-api.dev/problems/unauthenticated",
+                 *       "title": "Unauthenticated",
+                 *       "status": 401,
+                 *       "detail": "The answer token from the emailed link is required.",
+                 *       "instance": "/v1/recipient/request",
                  *       "code": "unauthenticated"
                  *     }
                  */
@@ -3773,6 +4095,55 @@ export interface components {
             };
             content: {
                 "application/problem+json": components["schemas"]["EmailTakenProblem"] | components["schemas"]["IdempotencyKeyInUseProblem"];
+            };
+        };
+        /**
+         * @description The user already has as many active API keys as allowed (`api_key_limit_reached`; 100 by default): revoke
+         *     one first. Or a request with the same `Idempotency-Key` is still running (`idempotency_key_in_use`).
+         */
+        ApiKeyConflict: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ApiKeyLimitReachedProblem"] | components["schemas"]["IdempotencyKeyInUseProblem"];
+            };
+        };
+        /**
+         * @description The user already owns as many tenants as allowed (`tenant_limit_reached`; 100 by default). Or a request with
+         *     the same `Idempotency-Key` is still running (`idempotency_key_in_use`).
+         */
+        TenantConflict: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["TenantLimitReachedProblem"] | components["schemas"]["IdempotencyKeyInUseProblem"];
+            };
+        };
+        /**
+         * @description The tenant already has as many webhook endpoints as allowed (`webhook_endpoint_limit_reached`; 20 by
+         *     default): delete one first. Or a request with the same `Idempotency-Key` is still running
+         *     (`idempotency_key_in_use`).
+         */
+        WebhookEndpointConflict: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["WebhookEndpointLimitReachedProblem"] | components["schemas"]["IdempotencyKeyInUseProblem"];
             };
         };
         /**
@@ -3930,8 +4301,9 @@ export interface components {
             };
         };
         /**
-         * @description The database cannot be reached right now (`service_unavailable`): not a bug, and nothing was changed. Retry
-         *     after `Retry-After` seconds; the service recovers by itself when the database is back.
+         * @description The database cannot be reached right now, or did not answer within the server's statement timeout
+         *     (`service_unavailable`): not a bug, and nothing was changed. Retry after `Retry-After` seconds; the service
+         *     recovers by itself when the database is back.
          */
         ServiceUnavailable: {
             headers: {
@@ -4034,7 +4406,11 @@ export interface components {
                 "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
             };
         };
-        /** @description The API key has used up its request budget for the current window (`rate_limited`). */
+        /**
+         * @description A request budget for the current window is used up (`rate_limited`): the user's (all their API keys share
+         *     one), the operator token's, or the client address's budget of failed authentications (then every request
+         *     from that address is refused, before its key is looked up, until `Retry-After`).
+         */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -4223,6 +4599,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4345,7 +4722,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["ApiKeyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
@@ -4470,7 +4847,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["TenantConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
@@ -5543,6 +5920,54 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    resendRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
+                work_id: components["parameters"]["WorkId"];
+                /**
+                 * @description The identifier of a request of the work.
+                 * @example 0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
+                id: components["parameters"]["RequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request, its new email queued. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestEnvelope"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["TransitionConflict"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listWebhookEndpoints: {
         parameters: {
             query?: {
@@ -5635,7 +6060,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["WebhookEndpointConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
@@ -5958,6 +6383,75 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getRecipientRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request, as its recipient sees it. */
+            200: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecipientRequestEnvelope"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["RecipientUnauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    answerRecipientRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnswerRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The request, answered. */
+            200: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecipientRequestEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["RecipientUnauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["TransitionConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

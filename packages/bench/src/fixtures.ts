@@ -10,6 +10,13 @@ export interface Fixtures {
   readWorkId: string;
   writeTenantId: string;
   requestWorkId: string;
+  /** What the scale mode's extra scenarios need (scenarios.ts, scaleScenarios). */
+  scale?: {
+    /** The name the popular-name create sends ("Acme": 20k tenants already have it in the large data set). */
+    popularName: string;
+    /** The `after` cursor of a page deep in the read work's requests. */
+    deepCursor: string;
+  };
 }
 
 export const READ_TENANT_WORKS = 25;

@@ -34,7 +34,16 @@ import {
   type ScenarioResult,
   type SoakPoint,
 } from './report';
-import { type Scenario, scenarios, type Target } from './scenarios';
+import {
+  formatDuringCleanup,
+  formatScale,
+  type ScaleHooks,
+  scalePglite,
+  scalePostgres,
+  type ScaleResult,
+  scaleTargets,
+} from './scale';
+import { type Scenario, scaleScenarios, scenarios, type Target } from './scenarios';
 import { formatWebhooks, webhookComparison, type WebhookScenarioResult } from './webhooks';
 
 /**
@@ -59,6 +68,7 @@ async function main(): Promise<void> {
     queries?: unknown;
     profiles?: Record<string, ProfileSummary>;
     webhooks?: WebhookScenarioResult[];
+    scale?: ScaleResult[];
   } = {
     startedAt: startedAt.toISOString(),
     commit: gitCommit(),
@@ -66,14 +76,27 @@ async function main(): Promise<void> {
     options: { ...options, postgresUrl: redact(options.postgresUrl) },
     modes: [],
   };
-  const chosen = scenarios.filter((s) => options.scenarios.includes(s.id));
+  const chosen = [...scenarios, ...scaleScenarios].filter((s) => options.scenarios.includes(s.id));
 
   const pgVersion = options.databases.includes('postgres') ? await preparePostgres(options.postgresUrl) : undefined;
   if (pgVersion) report.machine.postgres = pgVersion;
   const needsPostgres = options.soak || options.profile || options.countQueries || options.webhooks;
   if (needsPostgres && !pgVersion) throw new Error('--soak, --profile, --count-queries and --webhooks need PostgreSQL');
 
-  if (options.soak) {
+  if (options.scale) {
+    report.scale = await scale(options, chosen, pgVersion);
+    log(
+      `\nscale mode: ${options.connections} connections, ${options.durationS} s per run (after ${options.warmupS} s of warm-up)`,
+    );
+    log(
+      `machine: ${report.machine.cpu} x${report.machine.cpus}, ${report.machine.memory}, Node ${report.machine.node}` +
+        (pgVersion ? `, PostgreSQL ${pgVersion}` : ''),
+    );
+    for (const result of report.scale) {
+      log(`\n${formatScale(result)}`);
+      if (result.duringCleanup) log(`\n${formatDuringCleanup(result)}`);
+    }
+  } else if (options.soak) {
     report.soak = await soak(options);
     log(`\n${formatSoak(report.soak)}`);
   } else if (options.profile) {
@@ -104,8 +127,10 @@ async function main(): Promise<void> {
 
   report.targets = checkTargets(report);
   if (report.targets.length > 0) log(`\n${formatTargets(report.targets)}`);
-  mkdirSync(resultsDir, { recursive: true });
-  const file = path.join(resultsDir, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
+  const scaleChecks = (report.scale ?? []).flatMap(scaleTargets);
+  if (scaleChecks.length > 0) log(`\n${formatTargets(scaleChecks).replace('(issue 11)', '(issue 18, PostgreSQL)')}`);
+  const file = options.out ?? path.join(resultsDir, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
+  mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   log(`\nresults: ${path.relative(process.cwd(), file)} (${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s)`);
   if (options.compare) {
@@ -130,11 +155,16 @@ async function postgresModes(options: Options, chosen: Scenario[]): Promise<[Mod
     baseline = await startService({
       name: options.against ? 'the other build' : 'baseline (pg)',
       script: options.against ?? baselineMain,
-      env: { DATABASE_URL: options.postgresUrl, ADMIN_TOKEN },
+      env: { DATABASE_URL: options.postgresUrl, ADMIN_TOKEN, ...options.againstEnv },
+      // Another build of the server runs as pnpm start runs it, like this one.
+      ...(options.against && { nodeArgs: serverNodeArgs }),
       logFile: path.join(work, 'baseline-postgres.log'),
     });
+    const againstEnv = Object.entries(options.againstEnv)
+      .map(([name, value]) => ` ${name}=${value}`)
+      .join('');
     const title = options.against
-      ? `PostgreSQL, one process; "baseline" = ${options.against}`
+      ? `PostgreSQL, one process; "baseline" = ${options.against}${againstEnv}`
       : 'PostgreSQL, one server process';
     single = await runMode(
       { id: 'postgres', title, workers: 1, idleRssBytes },
@@ -351,6 +381,51 @@ async function poolFor(
   }
   // Whole sets (e.g. confirm + validate pairs) on every connection, leaving a margin for the first request of each.
   return perPending * connections * Math.max(1, Math.floor((target.pool.length - connections) / connections));
+}
+
+const SLOW_RUN_ANSWERS = 20;
+const SLOW_RUN_MAX_S = 120;
+
+/** The scale mode (scale.ts): PostgreSQL when it answers, then PGlite, each empty and then large. */
+async function scale(options: Options, chosen: Scenario[], pgVersion: string | undefined): Promise<ScaleResult[]> {
+  const hooks: ScaleHooks = {
+    log,
+    startServer: (name, env) => startServer(name, env),
+    resetPostgres: preparePostgres,
+    createFixtures: (url) => createFixtures(url, ADMIN_TOKEN, runId),
+    measure: async (scenario, service, target) => {
+      const rounds: Measurement[] = [];
+      for (let round = 1; round <= options.rounds; round++) {
+        let measured = (await measure(scenario, service, target, options, false)).max;
+        // A request slower than the run is not counted at all (0 req/s, no p99): measure those by a number of
+        // answers instead, bounded in time, so that the table says how slow they are.
+        if (measured.requests < SLOW_RUN_ANSWERS && !scenario.requestsPerPending) {
+          const cpuBefore = cpuMsOf(service.pid);
+          const slow = await runLoad({
+            url: service.url,
+            requests: scenario.requests(target),
+            connections: options.connections,
+            durationS: SLOW_RUN_MAX_S,
+            amount: SLOW_RUN_ANSWERS,
+          });
+          measured = {
+            ...slow,
+            cpuMsPerRequest: slow.requests > 0 ? (cpuMsOf(service.pid) - cpuBefore) / slow.requests : undefined,
+            note: `fewer than ${SLOW_RUN_ANSWERS} answers in ${options.durationS} s: measured over ${slow.requests} answers instead`,
+          };
+        }
+        rounds.push(measured);
+      }
+      return median(rounds);
+    },
+    workDir: work,
+  };
+  const results: ScaleResult[] = [];
+  if (pgVersion)
+    results.push(await scalePostgres(options.postgresUrl, options.scaleShape ?? 'production', chosen, hooks));
+  if (options.databases.includes('pglite'))
+    results.push(await scalePglite(options.scaleShape ?? 'pglite', chosen, hooks));
+  return results;
 }
 
 async function soak(options: Options): Promise<SoakPoint[]> {

@@ -1,7 +1,9 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ScenarioId } from './scenarios';
-import { scenarios } from './scenarios';
+import { scaleScenarios, scenarios } from './scenarios';
+
+export type ScaleShape = 'production' | 'pglite' | 'small';
 
 /** The V8 flags `pnpm start` (root package.json) gives the server: the bench measures what users run. */
 export const SERVER_NODE_ARGS = '--max-semi-space-size=4';
@@ -24,9 +26,17 @@ export interface Options {
   countQueries: boolean;
   /** Only the webhooks comparison: write scenarios without and with a subscribed endpoint, and delivery lag. */
   webhooks: boolean;
+  /** Only the scale mode: every scenario on an empty database, then on the large data set, side by side. */
+  scale: boolean;
+  /** The large data set's shape for every database (default: production on PostgreSQL, pglite on PGlite). */
+  scaleShape?: ScaleShape;
   compare?: string;
+  /** Write the JSON results here instead of bench-results/<time>.json. */
+  out?: string;
   /** Another build of the server (its dist/main.js) in the baseline's place: an A/B test of a change. */
   against?: string;
+  /** Environment of the other build (--against-env "OTEL_TRACES_EXPORTER=otlp …"): the same build with a setting on. */
+  againstEnv: Record<string, string>;
   /** Extra node flags for the server processes (--server-node-args=--max-old-space-size=96). */
   serverNodeArgs: string[];
   postgresUrl: string;
@@ -44,9 +54,17 @@ const usage = `pnpm bench [-- options]
   --count-queries        only database round trips per request, server and baseline, on PostgreSQL
   --webhooks             only webhooks: the write scenarios on PostgreSQL without and with an endpoint subscribed
                          to every event (a healthy receiver on loopback), in turn, and delivery lag p50/p99
+  --scale                only the scale mode (issue 18): every scenario, plus ${scaleScenarios.map((s) => s.id).join(', ')},
+                         on an empty database, then on the large data set loaded with SQL (production shape on
+                         PostgreSQL, the pglite shape on PGlite), req/s and p99 side by side; defaults to
+                         --duration 3 --warmup 1
+  --shape NAME           the scale mode's data set on every database: production, pglite or small (a smoke test)
   --compare FILE         compare with an earlier bench-results/*.json
+  --out FILE             write the JSON results there instead of bench-results/<time>.json
   --against MAIN_JS      A/B: another build of the server (its dist/main.js) takes the baseline's place, on
                          PostgreSQL, run in turn with this one on the same data (for before/after figures)
+  --against-env "A=1 B=2" environment variables for the --against build only: with --against packages/server/dist/main.js,
+                         an A/B of a setting (e.g. tracing on) on the same build
   --server-node-args=F   node flags for the server processes (default: those of pnpm start, ${SERVER_NODE_ARGS}),
                          e.g. --server-node-args="--max-semi-space-size=16"
   BENCH_DATABASE_URL     PostgreSQL database the benchmark owns and EMPTIES (its name must contain "bench";
@@ -58,8 +76,8 @@ export function parseOptions(argv: string[]): Options {
     options: {
       only: { type: 'string' },
       scenarios: { type: 'string' },
-      duration: { type: 'string', default: '6' },
-      warmup: { type: 'string', default: '1' },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
       connections: { type: 'string', default: '10' },
       rounds: { type: 'string', default: '1' },
       'no-cluster': { type: 'boolean', default: false },
@@ -69,8 +87,12 @@ export function parseOptions(argv: string[]): Options {
       profile: { type: 'boolean', default: false },
       'count-queries': { type: 'boolean', default: false },
       webhooks: { type: 'boolean', default: false },
+      scale: { type: 'boolean', default: false },
+      shape: { type: 'string' },
       compare: { type: 'string' },
+      out: { type: 'string' },
       against: { type: 'string' },
+      'against-env': { type: 'string' },
       'server-node-args': { type: 'string', default: SERVER_NODE_ARGS },
       help: { type: 'boolean', default: false },
     },
@@ -85,17 +107,25 @@ export function parseOptions(argv: string[]): Options {
       throw new Error(`--${name} must be a number of at least ${min}\n${usage}`);
     return parsed;
   };
-  const known = new Set(scenarios.map((s) => s.id));
+  // The scale mode's own scenarios need its fixtures, and the baseline does not implement them.
+  const known = new Set([...scenarios, ...(values.scale ? scaleScenarios : [])].map((s) => s.id));
   const chosen = values.scenarios ? values.scenarios.split(',').map((s) => s.trim()) : [...known];
-  for (const id of chosen) if (!known.has(id as ScenarioId)) throw new Error(`unknown scenario ${id}\n${usage}`);
+  for (const id of chosen) {
+    if (known.has(id as ScenarioId)) continue;
+    const scaleOnly = scaleScenarios.some((s) => s.id === id);
+    throw new Error(`${scaleOnly ? `scenario ${id} runs only with --scale` : `unknown scenario ${id}`}\n${usage}`);
+  }
+  const shape = values.shape;
+  if (shape !== undefined && (!values.scale || !['production', 'pglite', 'small'].includes(shape)))
+    throw new Error(`--shape takes production, pglite or small, with --scale\n${usage}`);
   if (values.only !== undefined && values.only !== 'postgres' && values.only !== 'pglite') {
     throw new Error(`--only takes postgres or pglite\n${usage}`);
   }
   return {
     databases: values.only ? [values.only] : ['postgres', 'pglite'],
     scenarios: chosen as ScenarioId[],
-    durationS: number('duration', values.duration, 1),
-    warmupS: number('warmup', values.warmup, 0),
+    durationS: number('duration', values.duration ?? (values.scale ? '3' : '6'), 1),
+    warmupS: number('warmup', values.warmup ?? '1', 0),
     connections: Math.round(number('connections', values.connections, 1)),
     rounds: Math.round(number('rounds', values.rounds, 1)),
     cluster: !values['no-cluster'],
@@ -105,9 +135,25 @@ export function parseOptions(argv: string[]): Options {
     profile: values.profile,
     countQueries: values['count-queries'],
     webhooks: values.webhooks,
+    scale: values.scale,
+    ...(shape !== undefined && { scaleShape: shape as ScaleShape }),
     compare: values.compare,
+    out: values.out && path.resolve(process.env.INIT_CWD ?? process.cwd(), values.out),
     against: values.against && path.resolve(process.env.INIT_CWD ?? process.cwd(), values.against),
+    againstEnv: againstEnvOf(values['against-env'], values.against),
     serverNodeArgs: values['server-node-args'].split(/\s+/).filter(Boolean),
     postgresUrl: process.env.BENCH_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/works_bench',
   };
+}
+
+function againstEnvOf(value: string | undefined, against: string | undefined): Record<string, string> {
+  if (value === undefined) return {};
+  if (against === undefined) throw new Error(`--against-env needs --against\n${usage}`);
+  const env: Record<string, string> = {};
+  for (const pair of value.split(/\s+/).filter(Boolean)) {
+    const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(pair);
+    if (!match) throw new Error(`--against-env takes NAME=value pairs separated by spaces, not "${pair}"\n${usage}`);
+    env[match[1]!] = match[2]!;
+  }
+  return env;
 }

@@ -41,6 +41,12 @@ export interface StartOptions {
   countQueries?: boolean;
 }
 
+/**
+ * A fixed key for the benchmark's own databases (which it empties, or loads with made-up data): every run and
+ * every server of a run open each other's sealed secrets. Never a production key.
+ */
+const BENCH_ENCRYPTION_KEYS = Buffer.from('works-api benchmark key, not secret').subarray(0, 32).toString('base64');
+
 /** Starts a node process listening on a free loopback port and waits until it answers HTTP. */
 export async function startService(options: StartOptions): Promise<Service> {
   const port = await freePort();
@@ -52,6 +58,10 @@ export async function startService(options: StartOptions): Promise<Service> {
       ...cleanEnv(),
       NODE_ENV: 'production',
       RATE_LIMIT_PER_MINUTE: '0',
+      // The create-tenant scenario creates thousands of tenants as one user: lift the per-user cap (100).
+      MAX_TENANTS_PER_USER: '1000000',
+      // PostgreSQL needs ENCRYPTION_KEYS (secrets at rest): the benchmark's fixed key unless the caller set one.
+      ENCRYPTION_KEYS: process.env.ENCRYPTION_KEYS ?? BENCH_ENCRYPTION_KEYS,
       ...options.env,
       PORT: String(port),
       HOST: '127.0.0.1',

@@ -9,6 +9,8 @@ export interface Measurement extends LoadResult {
   cpuMsPerRequest?: number;
   /** With --rounds: every round (the figures above are the median round's). */
   rounds?: Array<{ rps: number; cpuMsPerRequest?: number }>;
+  /** How it was measured, when not the usual way. */
+  note?: string;
 }
 
 export interface ScenarioResult {

@@ -18,7 +18,12 @@ export type ScenarioId =
   | 'get-tenant'
   | 'list-works'
   | 'list-requests'
-  | 'mixed';
+  | 'mixed'
+  | ScaleScenarioId;
+
+/** Scenarios only the scale mode runs (the baseline server does not implement them). */
+export type ScaleScenarioId =
+  'list-tenants' | 'create-popular-tenant' | 'list-all-requests' | 'deep-page' | 'list-members' | 'list-api-keys';
 
 export interface Scenario {
   id: ScenarioId;
@@ -188,6 +193,77 @@ export const scenarios: Scenario[] = [
     },
   },
 ];
+
+/**
+ * The scale mode's extra scenarios (issue 18): reads whose cost may grow with the data, and a create whose slug
+ * collides with many. They need `fixtures.scale`; the scale mode runs them after the scenarios above.
+ */
+export const scaleScenarios: Scenario[] = [
+  {
+    id: 'list-tenants',
+    title: 'list 20 tenants',
+    kind: 'read',
+    requests: ({ fixtures }) => [{ method: 'GET', path: '/v1/tenants?limit=20', headers: auth(fixtures.apiKey) }],
+  },
+  {
+    id: 'create-popular-tenant',
+    title: 'create tenant, a popular name',
+    kind: 'write',
+    requests: ({ fixtures }) => [
+      {
+        method: 'POST',
+        path: '/v1/tenants',
+        headers: json(fixtures.apiKey),
+        body: JSON.stringify({ name: scaleOf(fixtures).popularName }),
+      },
+    ],
+  },
+  {
+    id: 'list-all-requests',
+    title: 'list 20 requests',
+    kind: 'read',
+    requests: ({ fixtures }) => [
+      {
+        method: 'GET',
+        path: `/v1/tenants/${fixtures.readTenantId}/works/${fixtures.readWorkId}/requests?limit=20`,
+        headers: auth(fixtures.apiKey),
+      },
+    ],
+  },
+  {
+    id: 'deep-page',
+    title: 'a page deep in requests',
+    kind: 'read',
+    requests: ({ fixtures }) => [
+      {
+        method: 'GET',
+        path:
+          `/v1/tenants/${fixtures.readTenantId}/works/${fixtures.readWorkId}/requests?limit=20` +
+          `&after=${encodeURIComponent(scaleOf(fixtures).deepCursor)}`,
+        headers: auth(fixtures.apiKey),
+      },
+    ],
+  },
+  {
+    id: 'list-members',
+    title: 'list 20 members',
+    kind: 'read',
+    requests: ({ fixtures }) => [
+      { method: 'GET', path: `/v1/tenants/${fixtures.readTenantId}/members?limit=20`, headers: auth(fixtures.apiKey) },
+    ],
+  },
+  {
+    id: 'list-api-keys',
+    title: 'list 20 API keys',
+    kind: 'read',
+    requests: ({ fixtures }) => [{ method: 'GET', path: '/v1/api-keys?limit=20', headers: auth(fixtures.apiKey) }],
+  },
+];
+
+function scaleOf(fixtures: Fixtures): NonNullable<Fixtures['scale']> {
+  if (!fixtures.scale) throw new Error('this scenario runs only in the scale mode (pnpm bench -- --scale)');
+  return fixtures.scale;
+}
 
 function byId(id: ScenarioId): Scenario {
   return scenarios.find((s) => s.id === id)!;

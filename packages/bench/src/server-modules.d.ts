@@ -2,8 +2,7 @@
 // so that both sides spend the same CPU on slugs, ids and the state machine.
 declare module '@works-api/server/dist/domain/slug' {
   export function slugify(name: string, fallback: string): string;
-  export function nextFreeSlug(base: string, taken: ReadonlySet<string>): string;
-  export function slugCandidatesPrefix(base: string): string;
+  export function numberedSlug(base: string, n: number): string;
 }
 
 declare module '@works-api/server/dist/db/ids' {
@@ -18,4 +17,62 @@ declare module '@works-api/server/dist/domain/requests/state-machine' {
     | { kind: 'repeat' }
     | { kind: 'conflict'; currentStatus: RequestStatus; allowedActions: RequestAction[] };
   export function decide(action: RequestAction, state: { status: RequestStatus; validation: string | null }): Decision;
+  /** What each action writes besides its status (the server's table; the baseline derives its UPDATE from it). */
+  export const requestActions: Record<
+    RequestAction,
+    { stamp: string; validation?: 'standard' | 'early'; note?: 'answer' | 'cancelReason' }
+  >;
+}
+
+// The scale mode (scale.ts) loads the server's large data set with the server's own loader and migrations.
+declare module '@works-api/server/dist/db/migrate' {
+  export interface SqlSession {
+    exec(sql: string): Promise<void>;
+    query<Row>(sql: string, params?: unknown[]): Promise<Row[]>;
+  }
+  export function applyMigrations(session: SqlSession): Promise<string[]>;
+  export function pgliteSession(pglite: import('@electric-sql/pglite').PGlite): SqlSession;
+  export function withPgSession<T>(url: string, work: (session: SqlSession) => Promise<T>): Promise<T>;
+}
+
+declare module '@works-api/server/dist/db/large-dataset' {
+  import type { SqlSession } from '@works-api/server/dist/db/migrate';
+  export type LargeDatasetShapeName = 'production' | 'pglite' | 'small';
+  export interface LargeDatasetShape {
+    heavyUserTenants: number;
+    popularNameTenants: number;
+    otherTenants: number;
+    otherUsers: number;
+    bigTenantMembers: number;
+    bigTenantWorks: number;
+    bigWorkRequests: number;
+    revokedApiKeys: number;
+    expiredIdempotencyKeys: number;
+    webhookHistory: number;
+  }
+  export const LARGE_DATASET_SHAPES: Record<LargeDatasetShapeName, LargeDatasetShape>;
+  export interface LargeDataset {
+    shape: LargeDatasetShape;
+    heavyUser: { id: string; email: string; apiKeyId: string; apiKey: string };
+    bigTenantId: string;
+    bigWorkId: string;
+    popularName: string;
+    popularSlug: string;
+    timings: Array<{ step: string; ms: number }>;
+  }
+  export function loadLargeDataset(
+    session: SqlSession,
+    shape: LargeDatasetShape,
+    options?: { namespace?: string; at?: Date },
+  ): Promise<LargeDataset>;
+  export function nthNewestRequestId(
+    session: SqlSession,
+    workId: string,
+    position: number,
+    status?: 'pending' | 'confirmed' | 'validated' | 'cancelled',
+  ): Promise<string>;
+}
+
+declare module '@works-api/server/dist/domain/paging' {
+  export function encodeCursor(id: string): string;
 }

@@ -5,6 +5,8 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parseOptions } from './options';
 import { packageOf } from './profile';
+import { LARGE_DATASET_SHAPES } from '@works-api/server/dist/db/large-dataset';
+import { formatScale, type ScaleResult, scaleTargets } from './scale';
 import { type BenchReport, checkTargets, type Measurement, type ModeResult, type ScenarioResult } from './report';
 
 const MB = 1024 * 1024;
@@ -171,6 +173,14 @@ describe('parseOptions', () => {
     assert.deepEqual(options.databases, ['postgres']);
     assert.deepEqual(options.scenarios, ['create-work', 'list-works']);
     assert.equal(options.against, path.resolve(process.env.INIT_CWD ?? process.cwd(), 'x/main.js'));
+    assert.deepEqual(options.againstEnv, {});
+  });
+
+  it('--against-env sets variables for the other build only, and needs --against', () => {
+    const options = parseOptions(['--against', 'x/main.js', '--against-env', 'OTEL_TRACES_EXPORTER=otlp  A=b=c']);
+    assert.deepEqual(options.againstEnv, { OTEL_TRACES_EXPORTER: 'otlp', A: 'b=c' });
+    assert.throws(() => parseOptions(['--against-env', 'A=1']), /--against-env needs --against/);
+    assert.throws(() => parseOptions(['--against', 'x', '--against-env', '1A=2']), /NAME=value pairs/);
   });
 
   it('refuses unknown scenarios, databases and numbers below their minimum', () => {
@@ -178,6 +188,55 @@ describe('parseOptions', () => {
     assert.throws(() => parseOptions(['--only', 'mysql']), /--only takes postgres or pglite/);
     assert.throws(() => parseOptions(['--duration', '0']), /--duration must be a number of at least 1/);
     assert.throws(() => parseOptions(['--soak-requests', '999']), /--soak-requests must be a number of at least 1000/);
+  });
+
+  it('--scale adds its own scenarios and shorter runs; its scenarios and --shape need it', () => {
+    const options = parseOptions(['--scale']);
+    assert.equal(options.scale, true);
+    assert.equal(options.scenarios.length, 16);
+    assert.ok(options.scenarios.includes('list-tenants') && options.scenarios.includes('deep-page'));
+    assert.equal(options.durationS, 3);
+    assert.equal(options.scaleShape, undefined);
+    assert.equal(parseOptions(['--scale', '--shape', 'small', '--duration', '2']).durationS, 2);
+    assert.throws(() => parseOptions(['--scenarios', 'list-tenants']), /scenario list-tenants runs only with --scale/);
+    assert.throws(() => parseOptions(['--shape', 'small']), /--shape takes production, pglite or small, with --scale/);
+    assert.throws(() => parseOptions(['--scale', '--shape', 'huge']), /--shape takes/);
+  });
+});
+
+describe('scaleTargets', () => {
+  const result = (ratio: number, p99Ms: number, errors = 0, id: ScaleResult['id'] = 'postgres'): ScaleResult => ({
+    id,
+    title: 'PostgreSQL',
+    shapeName: 'small',
+    shape: {} as ScaleResult['shape'],
+    loadMs: 1,
+    loadSteps: [],
+    deepPosition: { empty: 5, large: 18_000 },
+    scenarios: [
+      {
+        id: 'list-tenants',
+        title: 'list 20 tenants',
+        kind: 'read',
+        empty: measured(1000),
+        large: measured(1000 * ratio, p99Ms, errors),
+        ratio,
+      },
+    ],
+  });
+  const verdicts = (r: ScaleResult) => scaleTargets(r).map((c) => c.met);
+
+  it('holds the large data set to 80% of the empty throughput and a p99 under 50 ms, on PostgreSQL', () => {
+    assert.deepEqual(verdicts(result(0.8, 49)), [true, true]);
+    assert.deepEqual(verdicts(result(0.79, 50)), [false, false]);
+    assert.deepEqual(verdicts(result(1, 10, 3)), [false, false]);
+    assert.deepEqual(verdicts(result(0.1, 500, 0, 'pglite')), []);
+  });
+
+  it('prints the table as Markdown, with the ratio', () => {
+    const table = formatScale({ ...result(0.5, 120), shape: LARGE_DATASET_SHAPES.small });
+    assert.match(table, /\| list 20 tenants \| +1,000 \| +5 ms \| +500 \| +120 ms \| +0\.50 \|/);
+    assert.match(table, /2,000 tenants of one user/);
   });
 });
 

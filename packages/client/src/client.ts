@@ -4,6 +4,7 @@ import { operationRoutes } from './operations';
 import { type Paginate, paginator } from './paginate';
 import { problemResponses, type UnexpectedResponseProblem } from './problem';
 import { type RetryOptions, retryingFetch } from './retry';
+import type { Exact, RequiredKeysOf } from './types';
 
 export interface ClientOptions {
   /** Where the server listens, with or without the `/v1` base path: `https://api.example.com`. */
@@ -25,7 +26,6 @@ type Media = `${string}/${string}json`;
 type Routes = typeof operationRoutes;
 export type OperationId = keyof Routes;
 
-type RequiredKeysOf<T> = { [K in keyof T]-?: object extends Pick<T, K> ? never : K }[keyof T];
 /** Optional properties also take `undefined` (sent as absent), even under `exactOptionalPropertyTypes`. */
 type UndefinedAllowed<T> = { [P in keyof T]: object extends Pick<T, P> ? T[P] | undefined : T[P] };
 /**
@@ -74,7 +74,6 @@ export type OperationMethods = {
 export type WorksApiClient = Client<paths, Media> & OperationMethods & { paginate: Paginate };
 
 /** The table is generated from the spec; a stale one (an operation missing or left over) fails to compile. */
-type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const routesCoverTheContract: Exact<OperationId, keyof operations> = true;
 void routesCoverTheContract;
 

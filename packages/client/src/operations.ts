@@ -33,6 +33,7 @@ export const operationRoutes = {
   confirmRequest: { method: 'put', path: '/tenants/{tenant_id}/works/{work_id}/requests/{id}/confirm', creates: false },
   earlyValidateRequest: { method: 'put', path: '/tenants/{tenant_id}/works/{work_id}/requests/{id}/early_validate', creates: false },
   validateRequest: { method: 'put', path: '/tenants/{tenant_id}/works/{work_id}/requests/{id}/validate', creates: false },
+  resendRequest: { method: 'post', path: '/tenants/{tenant_id}/works/{work_id}/requests/{id}/resend', creates: false },
   listWebhookEndpoints: { method: 'get', path: '/tenants/{tenant_id}/webhook-endpoints', creates: false, list: { connection: 'webhookEndpoints', maxPageSize: 100 } },
   createWebhookEndpoint: { method: 'post', path: '/tenants/{tenant_id}/webhook-endpoints', creates: true },
   getWebhookEndpoint: { method: 'get', path: '/tenants/{tenant_id}/webhook-endpoints/{endpoint_id}', creates: false },
@@ -42,4 +43,6 @@ export const operationRoutes = {
   testWebhookEndpoint: { method: 'post', path: '/tenants/{tenant_id}/webhook-endpoints/{endpoint_id}/test', creates: false },
   listWebhookDeliveries: { method: 'get', path: '/tenants/{tenant_id}/webhook-endpoints/{endpoint_id}/deliveries', creates: false, list: { connection: 'deliveries', maxPageSize: 100 } },
   retryWebhookDelivery: { method: 'post', path: '/tenants/{tenant_id}/webhook-endpoints/{endpoint_id}/deliveries/{delivery_id}/retry', creates: false },
+  getRecipientRequest: { method: 'get', path: '/recipient/request', creates: false },
+  answerRecipientRequest: { method: 'post', path: '/recipient/request/answer', creates: false },
 } as const;

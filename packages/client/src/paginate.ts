@@ -1,10 +1,10 @@
 import type { operations } from '@works-api/api-types';
 import { operationRoutes } from './operations';
 import { unwrap } from './problem';
+import type { Exact, RequiredKeysOf } from './types';
 
 type Routes = typeof operationRoutes;
 type OperationId = keyof Routes;
-type RequiredKeysOf<T> = { [K in keyof T]-?: object extends Pick<T, K> ? never : K }[keyof T];
 
 /** The JSON body of an operation's 200 response. */
 type OkBody<K extends OperationId> = operations[K]['responses'] extends {
@@ -43,7 +43,6 @@ export type ListNode<K extends ListOperationId> = OkBody<K>[ConnectionKey<K>] ex
   : never;
 
 /** The runtime table (generated from the spec by another route) must name exactly these operations. */
-type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type TableLists = { [K in OperationId]: Routes[K] extends { list: object } ? K : never }[OperationId];
 const tableMatchesTypes: Exact<TableLists, ListOperationId> = true;
 void tableMatchesTypes;
@@ -81,7 +80,8 @@ export type Paginate = <K extends ListOperationId>(
     : [options: PaginateOptions<K>]
 ) => AsyncGenerator<ListNode<K>, void, undefined>;
 
-type Request = (
+/** Sends one operation (the client's method by operationId); named so as not to hide fetch's `Request`. */
+type SendOperation = (
   operationId: OperationId,
   init: object,
 ) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
@@ -90,7 +90,7 @@ type Request = (
  * Walks a list operation page by page, following `endCursor` while `hasNextPage`, and yields its items. An error
  * answer ends the iteration with a thrown `ProblemError` (the client's retries have already run).
  */
-export function paginator(request: Request): Paginate {
+export function paginator(send: SendOperation): Paginate {
   return async function* paginate(operationId, ...[options]) {
     const list = (operationRoutes[operationId] as { list?: { connection: string; maxPageSize: number } }).list;
     if (!list) throw new TypeError(`${operationId} is not a list operation`);
@@ -105,7 +105,7 @@ export function paginator(request: Request): Paginate {
     let after: string | undefined;
     for (let yielded = 0; yielded < limit;) {
       const query = { ...params?.query, limit: Math.min(pageSize, limit - yielded), after };
-      const data = unwrap(await request(operationId, { ...init, params: { ...params, query } })) as Record<
+      const data = unwrap(await send(operationId, { ...init, params: { ...params, query } })) as Record<
         string,
         Connection
       >;

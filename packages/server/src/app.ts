@@ -1,31 +1,38 @@
 import { isUtf8 } from 'node:buffer';
-import express, { type RequestHandler } from 'express';
+import express, { type RequestHandler, Router } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Store } from 'express-rate-limit';
 import type { Db } from './db/client';
 import type { WebhookSettings } from './domain/webhooks/endpoints';
 import { OutageMonitor } from './db/outage';
 import { ProblemError } from './domain/errors';
+import { DEFAULT_LIMITS, type Limits } from './domain/limits';
 import { handlers } from './handlers';
 import { accessLog } from './http/access-log';
-import { requireAdminToken, requireApiKey } from './http/auth';
+import { requireAdminToken, requireApiKey, requireRecipientToken } from './http/auth';
 import { consoleRoutes } from './http/console';
 import { declaredProblemCheck } from './http/declared-problems';
 import { docsRoutes } from './http/docs';
 import { Lifecycle } from './http/graceful-shutdown';
 import { HEALTH_PATHS, healthRoutes } from './http/health';
-import { type Logger, silentLogger } from './http/logger';
+import { type Logger, silentLogger } from './observability/logger';
 import { repeatedSingletonHeader } from './http/duplicate-headers';
-import { notFoundHandler, problemHandler, type ProblemLocals, sendProblem } from './http/problems';
-import { rateLimitPerApiKey } from './http/rate-limit';
+import { MAX_BODY_BYTES, notFoundHandler, problemHandler, type ProblemLocals, sendProblem } from './http/problems';
+import { rateLimitPerUser, unauthenticatedBudget } from './http/rate-limit';
+import { recipientPageRoutes } from './http/recipient-page';
+import {
+  RECIPIENT_RATE_LIMITS,
+  type RecipientRateLimitOptions,
+  recipientRateLimits,
+} from './http/recipient-rate-limit';
+import { devMailboxRoutes } from './http/dev-mailbox';
+import type { DevMailbox } from './mail/transport';
 import { assignRequestId } from './http/request-id';
-import { contractRoutes, operatorPathMatcher } from './http/routes';
+import { contractRoutes, operatorPathMatcher, recipientPathMatcher } from './http/routes';
 import { corsFor, securityHeaders } from './http/security';
 import { loadSpec, operationMatcher, routeTemplates, type Spec } from './http/spec';
 import { METRICS_PATH, metricsRoute, requestLabeler } from './observability/http';
 import type { Telemetry } from './observability/telemetry';
-
-export const MAX_BODY_BYTES = 64 * 1024;
 
 /**
  * JSON must be UTF-8 (RFC 8259): another declared charset (UTF-16, which the parser would decode) is 415, and
@@ -51,16 +58,29 @@ export interface AppOptions {
   logger?: Logger;
   /** Requests per minute per API key, counted in `store` (Redis, shared) or in this process. Off when absent or 0. */
   rateLimit?: { perMinute: number; store?: Store };
+  /**
+   * Failed authentications per minute per client address, refused before any key is looked up (off when absent
+   * or 0), counted in `store` (Redis) or in this process.
+   */
+  unauthenticatedRateLimit?: { perMinute: number; store?: Store };
+  /** Express's `trust proxy` (TRUST_PROXY): which X-Forwarded-For hops give the client's address. Off by default. */
+  trustProxy?: boolean | number | string[];
   /** Browser origins allowed by CORS; none when empty or absent. */
   corsOrigins?: string[];
   /** Flipped by main.ts on SIGTERM/SIGINT: readiness fails and connections close after their response. */
   lifecycle?: Lifecycle;
+  /** What one user or tenant may hold (API keys, tenants, webhook endpoints); DEFAULT_LIMITS for what is absent. */
+  limits?: Partial<Limits>;
   /** How webhook endpoint URLs are checked; private and plain-http URLs are refused by default. */
   webhooks?: WebhookSettings;
   /** The readiness probe's database check; a trivial query by default. */
   ping?: () => Promise<void>;
   /** Prometheus metrics (and GET /metrics) and traces, when configured (observability/telemetry.ts). */
   telemetry?: Pick<Telemetry, 'metrics' | 'tracing' | 'endpoint'>;
+  /** Limits on the recipient's page and operations (per answer link, per client address); defaults apply. */
+  recipientRateLimit?: Partial<Omit<RecipientRateLimitOptions, 'logger'>>;
+  /** Without SMTP: the emails kept in memory, which GET /dev/mailbox shows (the console's dev mailbox). */
+  devMailbox?: DevMailbox;
 }
 
 /**
@@ -75,10 +95,16 @@ export function createApp(options: AppOptions): express.Express {
   const logger = options.logger ?? silentLogger();
   const lifecycle = options.lifecycle ?? new Lifecycle();
   const db = options.db;
+  const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  app.set('trust proxy', options.trustProxy ?? false);
+  // One rule for every matcher (Express, the validator, the operator-route and body matchers): paths are
+  // case-sensitive, so `/v1/Admin/users` is no route at all rather than an API-key call to an operator route.
+  // Set before the first `app.use`, which creates the app's router with it.
+  app.set('case sensitive routing', true);
 
   const routeOf = routeTemplates(spec, [...HEALTH_PATHS, METRICS_PATH]);
   const logAccess = accessLog(logger, routeOf);
@@ -122,18 +148,45 @@ export function createApp(options: AppOptions): express.Express {
   }
   const operationFor = operationMatcher(spec);
   const isOperatorPath = operatorPathMatcher(spec);
+  const isRecipientPath = recipientPathMatcher(spec);
   const apiKeyAuth = requireApiKey(db);
   const adminAuth = requireAdminToken(options.adminToken);
+  const recipientAuth = requireRecipientToken();
   const authenticate: RequestHandler = (req, res, next) =>
-    (isOperatorPath(req.path) ? adminAuth : apiKeyAuth)(req, res, next);
+    (isOperatorPath(req.path) ? adminAuth : isRecipientPath(req.path) ? recipientAuth : apiKeyAuth)(req, res, next);
 
   app.use(docsRoutes()); // GET /docs and /openapi.yaml: public, outside the base path
   app.use(consoleRoutes()); // GET /console: the web console's build, public (it asks for a key)
+  const recipientLimits = recipientRateLimits({
+    ...RECIPIENT_RATE_LIMITS,
+    ...options.recipientRateLimit,
+    logger,
+    ...(metrics && { onRejected: () => metrics.rateLimited('recipient') }),
+  });
+  app.use(recipientPageRoutes(db, recipientLimits)); // GET/POST /r/:token: the recipient's page, no account
+  if (options.devMailbox) app.use(devMailboxRoutes(options.devMailbox, apiKeyAuth));
+  if (options.unauthenticatedRateLimit && options.unauthenticatedRateLimit.perMinute > 0) {
+    app.use(
+      spec.basePath,
+      unauthenticatedBudget({
+        ...options.unauthenticatedRateLimit,
+        logger,
+        ...(metrics && { onRejected: (budget) => metrics.rateLimited(budget) }),
+      }),
+    );
+  }
   app.use(spec.basePath, authenticate);
+  const limitedAsRecipient = Router().use(recipientLimits);
+  app.use(spec.basePath, (req, res, next) => (isRecipientPath(req.path) ? limitedAsRecipient(req, res, next) : next()));
   if (options.rateLimit && options.rateLimit.perMinute > 0) {
     app.use(
       spec.basePath,
-      rateLimitPerApiKey({ ...options.rateLimit, logger, ...(metrics && { onRejected: () => metrics.rateLimited() }) }),
+      rateLimitPerUser({
+        ...options.rateLimit,
+        logger,
+        isOperatorPath,
+        ...(metrics && { onRejected: (budget) => metrics.rateLimited(budget) }),
+      }),
     );
   }
   // Only the bodies of operations that take one are read: any other body is ignored, so a GET never answers
@@ -158,19 +211,29 @@ export function createApp(options: AppOptions): express.Express {
       db,
       logger,
       outage,
-      options.webhooks ?? { allowPrivateUrls: false },
+      { maxEndpointsPerTenant: limits.webhookEndpointsPerTenant, ...(options.webhooks ?? { allowPrivateUrls: false }) },
+      limits,
       metrics && (() => metrics.idempotentReplay()),
     ),
   );
   app.use(notFoundHandler);
   app.use(
-    problemHandler(outage, (error, req) => {
-      logger.error(
-        { err: error, reqId: req.id, method: req.method, userId: req.actor?.userId ?? null },
-        'internal error',
-      );
-      options.onBug?.(error);
-    }),
+    problemHandler(
+      outage,
+      (error, req) => {
+        logger.error(
+          { err: error, reqId: req.id, method: req.method, userId: req.actor?.userId ?? null },
+          'internal error',
+        );
+        options.onBug?.(error);
+      },
+      (error, req) => {
+        logger.warn(
+          { err: error, reqId: req.id, method: req.method, userId: req.actor?.userId ?? null },
+          'database statement timeout: answered 503',
+        );
+      },
+    ),
   );
   return app;
 }

@@ -1,8 +1,8 @@
 import cluster, { type Worker } from 'node:cluster';
-import { ConfigError, loadConfig } from './config';
+import { type Config, loadConfig } from './config';
 import { entryPoints, startupBanner } from './http/entry-points';
-import { createLogger, type Logger, prettyStdout, resolveLogFormat } from './http/logger';
 import { startPrimaryTelemetry } from './observability/telemetry';
+import { exitOnStartupFailure, processLogger } from './start-up';
 
 /**
  * WEB_CONCURRENCY=N runs N server processes that share one port (node:cluster; the primary hands connections
@@ -48,17 +48,14 @@ export function workerCount(value: string | undefined): number | undefined {
 }
 
 function superviseWorkers(count: number, env: NodeJS.ProcessEnv): void {
-  // The primary logs like the workers (JSON lines, or readable ones for a person), so stdout stays one format.
-  let config;
+  let config: Config;
   try {
     config = loadConfig(env);
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`works-api: invalid configuration: ${error.message}\n`);
-    process.exit(1);
+    exitOnStartupFailure(error);
   }
-  const pretty = resolveLogFormat(config.logFormat, Boolean(process.stdout.isTTY)) === 'pretty';
-  const logger: Logger = createLogger(config.logLevel, pretty ? prettyStdout() : undefined).child({ role: 'primary' });
+  // The primary logs like the workers (JSON lines, or readable ones for a person), so stdout stays one format.
+  const { logger, pretty } = processLogger(config, { role: 'primary' });
   logger.info({ workers: count }, `starting ${count} worker processes (WEB_CONCURRENCY=${count})`);
   // A scrape of /metrics reaches one worker, which asks the primary for every worker's metrics.
   startPrimaryTelemetry(config).catch((error: unknown) =>

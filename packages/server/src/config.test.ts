@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { ConfigError, describeConfig, loadConfig, repoRoot, tracingSettings } from './config';
 
+const KEYS = Buffer.alloc(32, 1).toString('base64');
+
 describe('loadConfig', () => {
   it('has defaults that run on a fresh machine', () => {
     expect(loadConfig({})).toEqual({
@@ -10,7 +12,10 @@ describe('loadConfig', () => {
       adminToken: undefined,
       logLevel: 'info',
       logFormat: 'auto',
+      limits: { apiKeysPerUser: 100, tenantsPerUser: 100, webhookEndpointsPerTenant: 20 },
       rateLimitPerMinute: 600,
+      rateLimitUnauthenticatedPerMinute: 60,
+      trustProxy: false,
       redis: undefined,
       corsOrigins: [],
       shutdownTimeoutMs: 10_000,
@@ -19,10 +24,47 @@ describe('loadConfig', () => {
         allowPrivateUrls: false,
         dispatcher: true,
         pollIntervalMs: 1000,
+        maxInFlightPerTenant: 8,
         historyCleanupIntervalMs: 3_600_000,
+      },
+      mail: {
+        from: 'works-api <no-reply@localhost>',
+        publicUrl: 'http://localhost:3000',
+        reminderBeforeMs: 86_400_000,
+        sender: true,
+        pollIntervalMs: 1000,
       },
       tracing: { enabled: false, description: 'off (set OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER)' },
     });
+  });
+
+  it('reads the mail settings, and never echoes SMTP_URL (it holds the password)', () => {
+    expect(
+      loadConfig({
+        SMTP_URL: 'smtps://mailer:s3cret@smtp.example.com:465',
+        MAIL_FROM: 'Works <works@example.com>',
+        PUBLIC_URL: 'https://works.example.com/',
+        REMINDER_BEFORE: '90m',
+        MAIL_SENDER: 'false',
+      }).mail,
+    ).toEqual({
+      smtpUrl: 'smtps://mailer:s3cret@smtp.example.com:465',
+      from: 'Works <works@example.com>',
+      publicUrl: 'https://works.example.com',
+      reminderBeforeMs: 90 * 60_000,
+      sender: false,
+      pollIntervalMs: 1000,
+    });
+    expect(loadConfig({ REMINDER_BEFORE: '2d' }).mail.reminderBeforeMs).toBe(2 * 86_400_000);
+    expect(() => loadConfig({ REMINDER_BEFORE: '24' })).toThrow('REMINDER_BEFORE must be a whole number followed by');
+    expect(() => loadConfig({ REMINDER_BEFORE: '31d' })).toThrow('REMINDER_BEFORE must be from 1s to 30d');
+    expect(() => loadConfig({ SMTP_URL: 'http://user:pw@mail' })).toThrow(
+      'SMTP_URL must be an smtp:// or smtps:// URL',
+    );
+    expect(() => loadConfig({ SMTP_URL: 'http://user:pw@mail' })).not.toThrow(/pw/);
+    const described = JSON.stringify(describeConfig(loadConfig({ SMTP_URL: 'smtp://u:s3cret@mail.example.com:2525' })));
+    expect(described).toContain('SMTP at mail.example.com:2525');
+    expect(described).not.toContain('s3cret');
   });
 
   it('reads every variable, and treats an empty one as unset', () => {
@@ -30,10 +72,14 @@ describe('loadConfig', () => {
       PORT: '8080',
       HOST: '0.0.0.0',
       DATABASE_URL: 'postgresql://app:pw@db:5432/works',
+      ENCRYPTION_KEYS: KEYS,
       ADMIN_TOKEN: 'a-long-operator-token',
       LOG_LEVEL: 'warn',
       LOG_FORMAT: 'json',
       RATE_LIMIT_PER_MINUTE: '0',
+      MAX_API_KEYS_PER_USER: '5',
+      MAX_TENANTS_PER_USER: '7',
+      MAX_WEBHOOK_ENDPOINTS_PER_TENANT: '3',
       REDIS_URL: 'rediss://:pw@cache:6380/2',
       REDIS_PREFIX: 'prod:',
       CORS_ORIGINS: ' https://app.example.com ,http://localhost:5173,',
@@ -48,16 +94,49 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({
       port: 8080,
       host: '0.0.0.0',
-      database: { kind: 'postgres', url: 'postgresql://app:pw@db:5432/works' },
+      database: { kind: 'postgres', url: 'postgresql://app:pw@db:5432/works', statementTimeoutMs: 5000 },
       logLevel: 'warn',
       logFormat: 'json',
       rateLimitPerMinute: 0,
+      limits: { apiKeysPerUser: 5, tenantsPerUser: 7, webhookEndpointsPerTenant: 3 },
       redis: { url: 'rediss://:pw@cache:6380/2', prefix: 'prod:' },
       corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
       shutdownTimeoutMs: 30_000,
       idempotencyCleanupIntervalMs: 1000,
-      webhooks: { allowPrivateUrls: true, dispatcher: false, pollIntervalMs: 250, historyCleanupIntervalMs: 2000 },
+      webhooks: {
+        allowPrivateUrls: true,
+        dispatcher: false,
+        pollIntervalMs: 250,
+        maxInFlightPerTenant: 8,
+        historyCleanupIntervalMs: 2000,
+      },
     });
+  });
+
+  it('cuts off database statements after DATABASE_STATEMENT_TIMEOUT_MS (5 s by default, 0 for none)', () => {
+    const url = 'postgresql://db/works';
+    expect(loadConfig({ DATABASE_URL: url, ENCRYPTION_KEYS: KEYS }).database).toMatchObject({
+      kind: 'postgres',
+      url,
+      statementTimeoutMs: 5000,
+    });
+    expect(
+      loadConfig({ DATABASE_URL: url, ENCRYPTION_KEYS: KEYS, DATABASE_STATEMENT_TIMEOUT_MS: '0' }).database,
+    ).toMatchObject({
+      statementTimeoutMs: 0,
+    });
+    expect(() => loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '-1' })).toThrow(
+      'DATABASE_STATEMENT_TIMEOUT_MS must be a whole number from 0 to 3600000 (got "-1")',
+    );
+    expect(describeConfig(loadConfig({ DATABASE_URL: url, ENCRYPTION_KEYS: KEYS })).statementTimeout).toBe('5000 ms');
+    expect(describeConfig(loadConfig({})).statementTimeout).toBe('not enforced by the embedded PGlite');
+  });
+
+  it('takes TRUST_PROXY as false, a hop count or the proxies, never true', () => {
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toEqual(['loopback', '10.0.0.0/8']);
+    expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow('TRUST_PROXY must name the proxies');
+    expect(() => loadConfig({ TRUST_PROXY: 'proxy.internal' })).toThrow('TRUST_PROXY must be false, a number of hops');
   });
 
   it('keeps the clean-up intervals between a second and a day', () => {
@@ -112,11 +191,31 @@ describe('loadConfig', () => {
   });
 });
 
+describe('ENCRYPTION_KEYS', () => {
+  it('is required with PostgreSQL, optional with the embedded database, and never echoed', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgresql://db/works' })).toThrow(
+      'ENCRYPTION_KEYS is required with DATABASE_URL',
+    );
+    expect(loadConfig({}).database).not.toHaveProperty('encryptionKeys');
+    const keys = loadConfig({ ENCRYPTION_KEYS: `${KEYS},${KEYS}` }).database.encryptionKeys;
+    expect(keys?.map((key) => key.length)).toEqual([32, 32]);
+    let message = '';
+    try {
+      loadConfig({ ENCRYPTION_KEYS: 'c2hvcnQta2V5' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('ENCRYPTION_KEYS key 1 is not 32 bytes in base64');
+    expect(message).not.toContain('c2hvcnQta2V5');
+  });
+});
+
 describe('describeConfig', () => {
   it('summarises the configuration without passwords or tokens', () => {
     const summary = describeConfig(
       loadConfig({
         DATABASE_URL: 'postgresql://app:db-secret@db.internal:5433/works',
+        ENCRYPTION_KEYS: KEYS,
         REDIS_URL: 'redis://user:redis-secret@cache.internal:6379',
         ADMIN_TOKEN: 'operator-secret-token',
       }),
@@ -124,7 +223,8 @@ describe('describeConfig', () => {
     expect(summary).toMatchObject({
       database: 'PostgreSQL at db.internal:5433/works',
       adminRoutes: 'on',
-      rateLimit: '600 requests per minute per API key, counted in Redis at cache.internal:6379 (prefix works-api:)',
+      rateLimit:
+        '600 requests per minute per user, 60 failed authentications per minute per client address, counted in Redis at cache.internal:6379 (prefix works-api:)',
     });
     expect(JSON.stringify(summary)).not.toMatch(/secret/);
   });

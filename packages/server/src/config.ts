@@ -1,6 +1,9 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import type { DatabaseTarget } from './db/client';
+import { parseEncryptionKeys, SecretKeyError } from './db/secret-box';
+import { DEFAULT_LIMITS, type Limits } from './domain/limits';
 
 /** The repository root (packages/server/{src,dist}/ → ../../..). */
 export const repoRoot = path.resolve(__dirname, '../../..');
@@ -12,7 +15,14 @@ const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /** Variables whose values are never echoed, not even in an error message. */
-const SECRET_VARIABLES = new Set(['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'METRICS_TOKEN']);
+const SECRET_VARIABLES = new Set([
+  'DATABASE_URL',
+  'REDIS_URL',
+  'ADMIN_TOKEN',
+  'METRICS_TOKEN',
+  'SMTP_URL',
+  'ENCRYPTION_KEYS',
+]);
 
 const wholeNumber = (min: number, max: number) => {
   const message = `must be a whole number from ${min} to ${max}`;
@@ -41,17 +51,69 @@ const originList = z
     'must be a comma-separated list of origins such as https://app.example.com (scheme, host and port only)',
   );
 
+const DURATION_UNITS_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+/** `90s`, `30m`, `24h`, `2d` → milliseconds (at least a second, at most 30 days). */
+const duration = z
+  .string()
+  .trim()
+  .regex(/^\d{1,6}[smhd]$/, 'must be a whole number followed by s, m, h or d (e.g. 24h)')
+  .transform(
+    (value) => Number(value.slice(0, -1)) * DURATION_UNITS_MS[value.slice(-1) as keyof typeof DURATION_UNITS_MS],
+  )
+  .refine((ms) => ms >= 1000 && ms <= 30 * 86_400_000, 'must be from 1s to 30d');
+
+/**
+ * TRUST_PROXY: `false` (the connection's peer is the client), a number of proxy hops, or a comma-separated list of
+ * the proxies' addresses or subnets (`loopback`, `linklocal`, `uniquelocal`, `10.0.0.0/8`, ...). Not `true`: that
+ * would take any client's own X-Forwarded-For for its address, and let it pick a fresh budget per request.
+ */
+const trustProxy = z
+  .string()
+  .trim()
+  .refine((value) => value !== 'true', 'must name the proxies (addresses, subnets or a hop count), not true')
+  .transform((value): boolean | number | string[] =>
+    value === 'false' ? false : /^\d{1,2}$/.test(value) ? Number(value) : value.split(',').map((part) => part.trim()),
+  )
+  .refine(
+    (value) =>
+      typeof value !== 'object' ||
+      value.every(
+        (part) =>
+          ['loopback', 'linklocal', 'uniquelocal'].includes(part) ||
+          (isIP(part.split('/')[0] ?? '') !== 0 && /^[^/]+(\/\d{1,3})?$/.test(part)),
+      ),
+    'must be false, a number of hops, or a comma-separated list of addresses, subnets, loopback, linklocal or uniquelocal',
+  );
+
 const flag = z.enum(['true', 'false'], 'must be true or false').transform((value) => value === 'true');
 
 const environment = z.object({
   PORT: wholeNumber(0, 65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: urlWithScheme(['postgres:', 'postgresql:'], 'must be a postgres:// or postgresql:// URL').optional(),
+  DATABASE_STATEMENT_TIMEOUT_MS: wholeNumber(0, 3_600_000).default(5000),
   PGLITE_DIR: z.string().min(1).default(path.join(repoRoot, '.data/pglite')),
+  ENCRYPTION_KEYS: z
+    .string()
+    .transform((value, context) => {
+      try {
+        return parseEncryptionKeys(value);
+      } catch (error) {
+        if (!(error instanceof SecretKeyError)) throw error;
+        context.addIssue({ code: 'custom', message: error.message.replace(/^ENCRYPTION_KEYS:? ?/, '') });
+        return z.NEVER;
+      }
+    })
+    .optional(),
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`).default('info'),
   LOG_FORMAT: z.enum(LOG_FORMATS, `must be one of ${LOG_FORMATS.join(', ')}`).default('auto'),
   RATE_LIMIT_PER_MINUTE: wholeNumber(0, 1_000_000).default(600),
+  RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: wholeNumber(0, 1_000_000).default(60),
+  TRUST_PROXY: trustProxy.default(false),
+  MAX_API_KEYS_PER_USER: wholeNumber(1, 1_000_000).default(DEFAULT_LIMITS.apiKeysPerUser),
+  MAX_TENANTS_PER_USER: wholeNumber(1, 1_000_000).default(DEFAULT_LIMITS.tenantsPerUser),
+  MAX_WEBHOOK_ENDPOINTS_PER_TENANT: wholeNumber(1, 10_000).default(DEFAULT_LIMITS.webhookEndpointsPerTenant),
   REDIS_URL: urlWithScheme(['redis:', 'rediss:'], 'must be a redis:// or rediss:// URL').optional(),
   REDIS_PREFIX: z.string().min(1).max(100, 'must be at most 100 characters').default('works-api:'),
   CORS_ORIGINS: originList.default([]),
@@ -59,9 +121,21 @@ const environment = z.object({
   WEBHOOK_ALLOW_PRIVATE_URLS: flag.default(false),
   WEBHOOK_DISPATCHER: flag.default(true),
   WEBHOOK_POLL_INTERVAL_MS: wholeNumber(50, 600_000).default(1000),
+  WEBHOOK_MAX_IN_FLIGHT_PER_TENANT: wholeNumber(1, 64).default(8),
   IDEMPOTENCY_CLEANUP_INTERVAL_MS: wholeNumber(1000, 86_400_000).default(600_000),
   WEBHOOK_HISTORY_CLEANUP_INTERVAL_MS: wholeNumber(1000, 86_400_000).default(3_600_000),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  SMTP_URL: urlWithScheme(['smtp:', 'smtps:'], 'must be an smtp:// or smtps:// URL').optional(),
+  MAIL_FROM: z.string().min(3).max(320).default('works-api <no-reply@localhost>'),
+  PUBLIC_URL: z
+    .string()
+    .refine((value) => URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol), {
+      message: 'must be an http:// or https:// URL',
+    })
+    .optional(),
+  REMINDER_BEFORE: duration.default(24 * DURATION_UNITS_MS.h),
+  MAIL_SENDER: flag.default(true),
+  MAIL_POLL_INTERVAL_MS: wholeNumber(50, 600_000).default(1000),
 });
 
 export interface Config {
@@ -71,8 +145,14 @@ export interface Config {
   adminToken?: string;
   logLevel: LogLevel;
   logFormat: LogFormat;
+  /** What one user or tenant may hold. */
+  limits: Limits;
   /** Requests per minute per API key; 0 turns rate limiting off. */
   rateLimitPerMinute: number;
+  /** Failed authentications per minute per client address before it is refused outright; 0 turns it off. */
+  rateLimitUnauthenticatedPerMinute: number;
+  /** Which proxies' X-Forwarded-For gives the client's address (Express's `trust proxy`); false: the peer's. */
+  trustProxy: boolean | number | string[];
   /** Rate-limit counters live here when set, so every server process shares one budget per key. */
   redis?: { url: string; prefix: string };
   /** Browser origins allowed to call the API (CORS); empty: no CORS headers at all. */
@@ -88,11 +168,24 @@ export interface Config {
     dispatcher: boolean;
     /** How often the dispatcher looks for due deliveries when nothing wakes it sooner. */
     pollIntervalMs: number;
+    /** Attempts of one tenant in flight at once per dispatcher (of its 64), so one tenant cannot hold them all. */
+    maxInFlightPerTenant: number;
     /** How often the dispatcher deletes delivery history past retention (each round in bounded batches). */
     historyCleanupIntervalMs: number;
   };
   /** GET /metrics answers (Prometheus text format) only when set, and only to `Authorization: Bearer <token>`. */
   metricsToken?: string;
+  mail: {
+    /** SMTP_URL; without it, emails go to the log and the dev mailbox (GET /dev/mailbox). */
+    smtpUrl?: string;
+    from: string;
+    /** Where recipients reach this service: answer links are `<publicUrl>/r/<token>`. */
+    publicUrl: string;
+    reminderBeforeMs: number;
+    /** Run the mail sender in this process (off: `pnpm worker` sends). */
+    sender: boolean;
+    pollIntervalMs: number;
+  };
   /** OpenTelemetry traces, as the standard OTEL_* variables ask (the SDK reads the rest of them itself). */
   tracing: TracingSettings;
 }
@@ -155,16 +248,33 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     throw new ConfigError(problems.join('; '));
   }
   const vars = parsed.data;
+  if (vars.DATABASE_URL && !vars.ENCRYPTION_KEYS)
+    throw new ConfigError(
+      'ENCRYPTION_KEYS is required with DATABASE_URL: it seals webhook secrets and stored replays (make one with: openssl rand -base64 32)',
+    );
+  const encryptionKeys = vars.ENCRYPTION_KEYS ? { encryptionKeys: vars.ENCRYPTION_KEYS } : {};
   return {
     port: vars.PORT,
     host: vars.HOST,
     database: vars.DATABASE_URL
-      ? { kind: 'postgres', url: vars.DATABASE_URL }
-      : { kind: 'pglite', dataDir: path.resolve(vars.PGLITE_DIR) },
+      ? {
+          kind: 'postgres',
+          url: vars.DATABASE_URL,
+          statementTimeoutMs: vars.DATABASE_STATEMENT_TIMEOUT_MS,
+          ...encryptionKeys,
+        }
+      : { kind: 'pglite', dataDir: path.resolve(vars.PGLITE_DIR), ...encryptionKeys },
     adminToken: vars.ADMIN_TOKEN,
     logLevel: vars.LOG_LEVEL,
     logFormat: vars.LOG_FORMAT,
+    limits: {
+      apiKeysPerUser: vars.MAX_API_KEYS_PER_USER,
+      tenantsPerUser: vars.MAX_TENANTS_PER_USER,
+      webhookEndpointsPerTenant: vars.MAX_WEBHOOK_ENDPOINTS_PER_TENANT,
+    },
     rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
+    rateLimitUnauthenticatedPerMinute: vars.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE,
+    trustProxy: vars.TRUST_PROXY,
     redis: vars.REDIS_URL ? { url: vars.REDIS_URL, prefix: vars.REDIS_PREFIX } : undefined,
     corsOrigins: vars.CORS_ORIGINS,
     shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
@@ -173,9 +283,18 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       allowPrivateUrls: vars.WEBHOOK_ALLOW_PRIVATE_URLS,
       dispatcher: vars.WEBHOOK_DISPATCHER,
       pollIntervalMs: vars.WEBHOOK_POLL_INTERVAL_MS,
+      maxInFlightPerTenant: vars.WEBHOOK_MAX_IN_FLIGHT_PER_TENANT,
       historyCleanupIntervalMs: vars.WEBHOOK_HISTORY_CLEANUP_INTERVAL_MS,
     },
     ...(vars.METRICS_TOKEN !== undefined && { metricsToken: vars.METRICS_TOKEN }),
+    mail: {
+      ...(vars.SMTP_URL !== undefined && { smtpUrl: vars.SMTP_URL }),
+      from: vars.MAIL_FROM,
+      publicUrl: (vars.PUBLIC_URL ?? `http://localhost:${vars.PORT}`).replace(/\/+$/, ''),
+      reminderBeforeMs: vars.REMINDER_BEFORE,
+      sender: vars.MAIL_SENDER,
+      pollIntervalMs: vars.MAIL_POLL_INTERVAL_MS,
+    },
     tracing: tracingSettings(present),
   };
 }
@@ -203,13 +322,22 @@ export function describeConfig(config: Config) {
     port: config.port,
     host: config.host,
     database: describeDatabase(config.database),
+    statementTimeout:
+      config.database.kind === 'pglite'
+        ? 'not enforced by the embedded PGlite'
+        : config.database.statementTimeoutMs
+          ? `${config.database.statementTimeoutMs} ms`
+          : 'off',
     adminRoutes: config.adminToken ? 'on' : 'off (ADMIN_TOKEN is not set)',
     rateLimit:
       config.rateLimitPerMinute === 0
         ? 'off'
-        : `${config.rateLimitPerMinute} requests per minute per API key, counted ${
+        : `${config.rateLimitPerMinute} requests per minute per user, ${
+            config.rateLimitUnauthenticatedPerMinute
+          } failed authentications per minute per client address, counted ${
             config.redis ? `in ${describeRedis(config.redis.url)} (prefix ${config.redis.prefix})` : 'in this process'
           }`,
+    limits: config.limits,
     corsOrigins: config.corsOrigins,
     logLevel: config.logLevel,
     logFormat: config.logFormat,
@@ -219,6 +347,15 @@ export function describeConfig(config: Config) {
       urls: config.webhooks.allowPrivateUrls
         ? 'http and private addresses allowed (WEBHOOK_ALLOW_PRIVATE_URLS)'
         : 'https, public addresses only',
+    },
+    mail: {
+      transport: config.mail.smtpUrl
+        ? `SMTP at ${new URL(config.mail.smtpUrl).hostname}:${new URL(config.mail.smtpUrl).port || 'default port'}`
+        : 'dev mailbox: emails are logged and kept in memory (SMTP_URL is not set)',
+      from: config.mail.from,
+      links: `${config.mail.publicUrl}/r/…`,
+      reminderBefore: `${config.mail.reminderBeforeMs / 1000} s`,
+      sender: config.mail.sender ? `on, polling every ${config.mail.pollIntervalMs} ms` : 'off',
     },
     metrics: config.metricsToken
       ? 'GET /metrics, with the METRICS_TOKEN bearer token'

@@ -1,16 +1,27 @@
 import path from 'node:path';
 import { ConfigError, describeDatabase, loadConfig } from './config';
-import { DumpError, dumpDatabase, restoreDatabase, type TableRows } from './db/dump';
+import { DumpError, dumpDatabase, recountDatabase, restoreDatabase, type TableRows } from './db/dump';
 
 /**
- * `pnpm db:dump <file>` and `pnpm db:restore <file> [--force]`, on the database the server would use:
- * DATABASE_URL (PostgreSQL) when set, else the embedded PGlite in PGLITE_DIR (default .data/pglite).
- * See src/db/dump.ts for the file and what a restore checks.
+ * `pnpm db:dump <file>`, `pnpm db:restore <file> [--force]` and `pnpm db:recount`, on the database the server
+ * would use: DATABASE_URL (PostgreSQL) when set, else the embedded PGlite in PGLITE_DIR (default .data/pglite).
+ * See src/db/dump.ts for the file and what a restore checks, src/db/counts.ts for the counts.
  */
-const USAGE = 'usage: pnpm db:dump <file> | pnpm db:restore <file> [--force]';
+const USAGE = 'usage: pnpm db:dump <file> | pnpm db:restore <file> [--force] | pnpm db:recount';
 
 async function run(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
+  if (command === 'recount') {
+    if (rest.length > 0) throw new DumpError(USAGE);
+    const { database } = loadConfig(process.env);
+    const started = Date.now();
+    const fixed = await recountDatabase(database);
+    process.stdout.write(
+      `Recounted ${describeDatabase(database)} in ${Date.now() - started} ms: ` +
+        (fixed === 0 ? 'every count was right.\n' : `${fixed} counter rows were wrong and are now right.\n`),
+    );
+    return;
+  }
   const force = rest.includes('--force');
   const files = rest.filter((arg) => arg !== '--force');
   if ((command !== 'dump' && command !== 'restore') || files.length !== 1 || (force && command === 'dump'))
@@ -31,6 +42,7 @@ async function run(argv: string[]): Promise<void> {
   print(
     `Restored ${file} (from ${result.header.source}, ${result.header.createdAt}, migrations up to ${level}) into ${where} in ${Date.now() - started} ms` +
       (result.migratedAfter.length > 0 ? `, then applied ${result.migratedAfter.join(', ')}` : '') +
+      (result.recounted > 0 ? `, then corrected ${result.recounted} counter rows` : '') +
       ':',
     result.tables,
   );

@@ -1,8 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { newId } from '@works-api/server/dist/db/ids';
-import { decide, type RequestStatus } from '@works-api/server/dist/domain/requests/state-machine';
-import { nextFreeSlug, slugCandidatesPrefix, slugify } from '@works-api/server/dist/domain/slug';
+import {
+  decide,
+  type RequestAction,
+  requestActions,
+  type RequestStatus,
+} from '@works-api/server/dist/domain/requests/state-machine';
+import { numberedSlug, slugify } from '@works-api/server/dist/domain/slug';
 import { pgliteSql, postgresSql, type Sql } from './sql';
 
 /**
@@ -87,24 +92,22 @@ async function authorize(sql: Sql, actor: Actor, tenantId: string, minimum: keyo
 }
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
-const likePrefix = (prefix: string) => `${prefix.replace(/[\\%_]/g, '\\$&')}%`;
-
 async function withUniqueSlug<T>(
   name: string,
   fallback: string,
-  taken: (like: string) => Promise<string[]>,
+  nextNumber: (base: string) => Promise<number>,
   create: (slug: string) => Promise<T>,
 ) {
-  // As the server does: the base slug first, the taken ones only after a collision.
+  // As the server does: the base slug first, then the next number from the base's counter.
   const base = slugify(name, fallback);
   let slug = base;
   for (let attempt = 1; ; attempt++) {
     try {
       return await create(slug);
     } catch (error) {
-      if (!isUniqueViolation(error) || attempt >= 5) throw error;
+      if (!isUniqueViolation(error) || attempt >= 10) throw error;
     }
-    slug = nextFreeSlug(base, new Set(await taken(likePrefix(slugCandidatesPrefix(base)))));
+    slug = numberedSlug(base, await nextNumber(base));
   }
 }
 
@@ -140,14 +143,12 @@ async function pageOfWorks(sql: Sql, tenantId: string, limit: number) {
        WHERE w.tenant_id = $1 AND w.discarded_at IS NULL ORDER BY w.id DESC LIMIT $2`,
       [tenantId, limit + 1],
     ),
-    sql.query<{ count: number }>(
-      'SELECT count(*)::int AS count FROM works WHERE tenant_id = $1 AND discarded_at IS NULL',
-      [tenantId],
-    ),
+    // The kept count, as the server reads it (no count(*)).
+    sql.query<{ count: number }>('SELECT kept_works AS count FROM tenant_counts WHERE tenant_id = $1', [tenantId]),
   ]);
   const hasNextPage = rows.length > limit;
   const edges = rows.slice(0, limit).map((row) => ({ cursor: cursorOf(row.id), node: presentWork(row, row) }));
-  return { totalCount: count!.count, edges, pageInfo: { hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
+  return { totalCount: count?.count ?? 0, edges, pageInfo: { hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
 }
 
 async function createTenant(sql: Sql, actor: Actor, body: { name: string }) {
@@ -155,8 +156,14 @@ async function createTenant(sql: Sql, actor: Actor, body: { name: string }) {
   const tenant = await withUniqueSlug(
     name,
     'tenant',
-    async (like) =>
-      (await sql.query<{ slug: string }>('SELECT slug FROM tenants WHERE slug LIKE $1', [like])).map((r) => r.slug),
+    async (base) =>
+      (
+        await sql.query<{ n: number }>(
+          `INSERT INTO tenant_slug_counters AS c (base, last_number) VALUES ($1, 2)
+           ON CONFLICT (base) DO UPDATE SET last_number = c.last_number + 1 RETURNING last_number AS n`,
+          [base],
+        )
+      )[0]!.n,
     async (slug) => {
       // The tenant and its owner's membership in one statement: atomic, one round trip.
       const [row] = await sql.query<{ id: string; name: string; slug: string; created_at: Date; updated_at: Date }>(
@@ -215,13 +222,14 @@ async function createWork(sql: Sql, actor: Actor, tenantId: string, body: { name
   const work = await withUniqueSlug(
     name,
     'work',
-    async (like) =>
+    async (base) =>
       (
-        await sql.query<{ slug: string }>('SELECT slug FROM works WHERE tenant_id = $1 AND slug LIKE $2', [
-          tenantId,
-          like,
-        ])
-      ).map((r) => r.slug),
+        await sql.query<{ n: number }>(
+          `INSERT INTO work_slug_counters AS c (tenant_id, base, last_number) VALUES ($1, $2, 2)
+           ON CONFLICT (tenant_id, base) DO UPDATE SET last_number = c.last_number + 1 RETURNING last_number AS n`,
+          [tenantId, base],
+        )
+      )[0]!.n,
     async (slug) =>
       (
         await sql.query<WorkRow>(
@@ -306,16 +314,22 @@ async function createRequest(sql: Sql, actor: Actor, tenantId: string, workId: s
   return presentRequest(row!, actorRow(actor));
 }
 
-type Action = 'confirm' | 'validate' | 'early_validate' | 'cancel';
-// The columns each action sets besides status and updated_at ($3 is now, $5 the answer or reason).
-const actionSets: Record<Action, string> = {
-  confirm: 'confirmed_at = $3, answer = $5',
-  validate: "validated_at = $3, validation = 'standard'",
-  early_validate: "validated_at = $3, validation = 'early'",
-  cancel: 'cancelled_at = $3, cancel_reason = $5',
-};
+type Action = RequestAction;
+const snakeCase = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+// The columns each action sets besides status and updated_at ($3 is now, $5 the answer or reason), from the
+// server's own table of what each action does.
+const actionSets = Object.fromEntries(
+  Object.entries(requestActions).map(([action, { stamp, validation, note }]) => [
+    action,
+    [
+      `${snakeCase(stamp)} = $3`,
+      ...(validation ? [`validation = '${validation}'`] : []),
+      ...(note ? [`${snakeCase(note)} = $5`] : []),
+    ].join(', '),
+  ]),
+) as Record<Action, string>;
 const isAction = (value: string | undefined): value is Action => value !== undefined && value in actionSets;
-const takesNote = (action: Action) => action === 'confirm' || action === 'cancel';
+const takesNote = (action: Action) => requestActions[action].note !== undefined;
 
 async function pageOfRequests(
   sql: Sql,
@@ -336,11 +350,18 @@ async function pageOfRequests(
        WHERE ${where} ORDER BY r.id DESC LIMIT $3`,
       [workId, status, limit + 1],
     ),
-    sql.query<{ count: number }>(`SELECT count(*)::int AS count FROM requests r WHERE ${where}`, [workId, status]),
+    // The kept counts, as the server reads them (no count(*)).
+    sql.query<{ count: number }>(
+      `SELECT CASE $2::request_status WHEN 'pending' THEN pending WHEN 'confirmed' THEN confirmed
+                WHEN 'validated' THEN validated WHEN 'cancelled' THEN cancelled
+                ELSE pending + confirmed + validated + cancelled END AS count
+       FROM work_counts WHERE work_id = $1`,
+      [workId, status],
+    ),
   ]);
   const hasNextPage = rows.length > limit;
   const edges = rows.slice(0, limit).map((row) => ({ cursor: cursorOf(row.id), node: presentRequest(row, row) }));
-  return { totalCount: count!.count, edges, pageInfo: { hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
+  return { totalCount: count?.count ?? 0, edges, pageInfo: { hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
 }
 
 async function actOnRequest(

@@ -8,6 +8,8 @@ import { applyMigrations, pgliteSession, withPgSession } from './migrate';
 import { createPgPool } from './pg-pool';
 import { lockPgliteFolder } from './pglite-lock';
 import { attachPlainStatement } from './plain-statement';
+import { sealAtRest } from './seal-at-rest';
+import { attachSecretBox, secretBoxFor } from './secret-box';
 
 export type Db = PrismaClient;
 
@@ -16,7 +18,25 @@ export type Db = PrismaClient;
  * `loadDataDir` starts it from a dump, which tests use to skip initdb).
  */
 export type DatabaseTarget =
-  { kind: 'postgres'; url: string } | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob };
+  | {
+      kind: 'postgres';
+      url: string;
+      /**
+       * PostgreSQL cancels any statement of the pool that runs longer (SQLSTATE 57014, answered 503), so a few slow
+       * statements cannot hold every connection. Unset or 0: no limit. Migrations run on their own session, without it.
+       * PGlite has no equivalent: it accepts the setting but never enforces it (no timer signals in WebAssembly).
+       */
+      statementTimeoutMs?: number;
+      /** ENCRYPTION_KEYS (secret-box.ts); without them this database cannot seal or open secrets. */
+      encryptionKeys?: Buffer[];
+    }
+  | {
+      kind: 'pglite';
+      dataDir?: string;
+      loadDataDir?: Blob;
+      /** ENCRYPTION_KEYS; unset: the key file beside `dataDir`, or a key for this process when in memory. */
+      encryptionKeys?: Buffer[];
+    };
 
 export interface Database {
   readonly prisma: Db;
@@ -31,18 +51,47 @@ export interface Database {
   close(): Promise<void>;
 }
 
+export interface OpenDatabaseOptions {
+  /**
+   * Sees every statement sent outside a transaction, Prisma's and plain ones, with its values, as it is sent: the
+   * statement-plans test records what each operation sends, to EXPLAIN it.
+   */
+  observeStatement?: (text: string, values: readonly unknown[]) => void;
+}
+
 /** Opens the database and applies pending migrations before anything else can use it. */
-export async function openDatabase(target: DatabaseTarget): Promise<Database> {
+export async function openDatabase(target: DatabaseTarget, options: OpenDatabaseOptions = {}): Promise<Database> {
+  const { observeStatement: observe } = options;
   if (target.kind === 'postgres') {
     const migrated = await withPgSession(target.url, (session) => applyMigrations(session));
     // Our own pool, so that plain statements share Prisma's connections; made to survive outages (pg-pool.ts).
-    const pool = createPgPool({ connectionString: target.url });
+    const pool = createPgPool({
+      connectionString: target.url,
+      ...(target.statementTimeoutMs && { statement_timeout: target.statementTimeoutMs }),
+    });
+    if (observe) {
+      const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+      pool.query = ((config: string | { text: string; values?: unknown[] }, values?: unknown[], ...rest: unknown[]) => {
+        if (typeof config === 'string') observe(config, values ?? []);
+        else observe(config.text, config.values ?? []);
+        return query(config, values, ...rest);
+      }) as typeof pool.query;
+    }
     const prisma = newClient(new PrismaPg(pool));
     attachPlainStatement(
       prisma,
       async <Row>(text: string, values: readonly unknown[]) => (await pool.query(text, [...values])).rows as Row[],
     );
     await prisma.$connect();
+    const box = secretBoxFor(target);
+    if (box) {
+      attachSecretBox(prisma, box);
+      await sealAtRest(prisma, box).catch(async (error: unknown) => {
+        await prisma.$disconnect();
+        await pool.end();
+        throw error;
+      });
+    }
     const database = databaseOf(prisma, 'postgres', migrated, async () => {
       await prisma.$disconnect();
       await pool.end();
@@ -63,11 +112,24 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   try {
     const pglite = new PGlite(target.dataDir, target.loadDataDir ? { loadDataDir: target.loadDataDir } : {});
     const migrated = await applyMigrations(pgliteSession(pglite));
+    if (observe) {
+      const query = pglite.query.bind(pglite);
+      pglite.query = ((text: string, values?: unknown[], queryOptions?: Parameters<typeof query>[2]) => {
+        observe(text, values ?? []);
+        return query(text, values, queryOptions);
+      }) as typeof pglite.query;
+    }
     const prisma = newClient(new PrismaPGlite(pglite));
     attachPlainStatement(
       prisma,
       async <Row>(text: string, values: readonly unknown[]) => (await pglite.query<Row>(text, [...values])).rows,
     );
+    const box = secretBoxFor(target)!;
+    attachSecretBox(prisma, box);
+    await sealAtRest(prisma, box).catch(async (error: unknown) => {
+      await pglite.close();
+      throw error;
+    });
     return databaseOf(prisma, 'pglite', migrated, async () => {
       await prisma.$disconnect();
       await pglite.close();

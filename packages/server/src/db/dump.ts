@@ -5,8 +5,10 @@ import { PGlite } from '@electric-sql/pglite';
 import { Client } from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import type { DatabaseTarget } from './client';
+import { recountRows } from './counts';
 import { applyMigrations, type Migration, readMigrations, type SqlSession } from './migrate';
 import { lockPgliteFolder, type PgliteLock } from './pglite-lock';
+import { secretBoxFor } from './secret-box';
 
 /**
  * `pnpm db:dump <file>` and `pnpm db:restore <file>`: the data of a works-api database, moved between PGlite and
@@ -34,8 +36,12 @@ export interface DumpHeader {
   createdAt: string;
   source: 'pglite' | 'postgres';
   migrations: Array<{ name: string; checksum: string }>;
-  /** What the data needs to be readable: webhook secrets are stored as they are (no key needed). */
-  secrets: { webhookEndpointSecrets: 'plaintext' };
+  /**
+   * Webhook signing secrets and stored replays are sealed (db/secret-box.ts): a restore needs ENCRYPTION_KEYS
+   * holding every key named here. (Format-1 files written before sealing said `webhookEndpointSecrets:
+   * 'plaintext'`; their values are sealed when a server first starts on the restored data.)
+   */
+  secrets: { sealedWith: 'aes-256-gcm'; keyIds: string[] } | { webhookEndpointSecrets: 'plaintext' };
 }
 
 export interface TableRows {
@@ -72,7 +78,7 @@ export async function dumpDatabase(target: DatabaseTarget, file: string): Promis
       createdAt: new Date().toISOString(),
       source: target.kind,
       migrations,
-      secrets: { webhookEndpointSecrets: 'plaintext' },
+      secrets: { sealedWith: 'aes-256-gcm', keyIds: await sealingKeyIds(session) },
     };
     const out = createWriteStream(partial, { mode: 0o600 });
     const write = async (text: string | Buffer) => {
@@ -113,6 +119,32 @@ export async function dumpDatabase(target: DatabaseTarget, file: string): Promis
   }
 }
 
+/** The keys that sealed the secrets in the data (read in the dump's snapshot). */
+async function sealingKeyIds(session: Session): Promise<string[]> {
+  const rows = await session.query<{ id: string }>(
+    `SELECT DISTINCT split_part(value, ':', 3) AS id FROM (
+       SELECT secret AS value FROM public.webhook_endpoints
+       UNION ALL SELECT previous_secret FROM public.webhook_endpoints
+       UNION ALL SELECT body FROM public.idempotency_keys) sealed
+     WHERE value LIKE 'sealed:v1:%' ORDER BY id`,
+  );
+  return rows.map((row) => row.id);
+}
+
+/** A restore into a deployment without the dump's keys would leave secrets nobody can open: refuse it first. */
+function checkKeys(header: DumpHeader | undefined, target: DatabaseTarget): void {
+  const needed = header && 'keyIds' in header.secrets ? header.secrets.keyIds : [];
+  if (needed.length === 0) return;
+  const box = secretBoxFor(target);
+  const missing = needed.filter((id) => !box?.holds(id));
+  if (missing.length > 0)
+    throw new DumpError(
+      `the dump's secrets are sealed with key ${missing.join(', ')}, which this deployment's ENCRYPTION_KEYS does ` +
+        `not hold: set ENCRYPTION_KEYS to include the keys of the deployment that wrote the dump (for an embedded ` +
+        `database, the contents of <PGLITE_DIR>.key), then restore again`,
+    );
+}
+
 export interface RestoreOptions {
   /** Replace the data a target already holds (every table emptied first, in the same transaction). */
   force?: boolean;
@@ -124,14 +156,17 @@ export interface RestoreResult {
   header: Pick<DumpHeader, 'migrations' | 'createdAt'> & { source: DumpHeader['source'] | 'pg_dump' };
   /** Migrations applied after the load, to bring the dump's data up to this release. */
   migratedAfter: string[];
+  /** Counter rows the recount after the load corrected (0 for a dump taken by `pnpm db:dump`). */
+  recounted: number;
   tables: TableRows[];
 }
 
 /**
  * Loads a dump into `target`: refuses a target that holds data (unless `force`), brings its schema to the
  * dump's migration level, loads every table in one transaction (user triggers off while it loads: the rows
- * are already what the triggers would have made), applies the newer migrations, then counts every table and
- * checks the counts against the dump's.
+ * are already what the triggers would have made), applies the newer migrations, rebuilds the kept counts from
+ * the rows (a dump edited by hand, or a plain pg_dump taken without one snapshot, may carry counts that do not
+ * match its rows), then counts every table and checks the counts against the dump's.
  */
 export async function restoreDatabase(
   target: DatabaseTarget,
@@ -142,6 +177,7 @@ export async function restoreDatabase(
   const known = options.migrations ?? readMigrations();
   const scan = await scanDump(file);
   const level = migrationLevel(scan, known);
+  checkKeys(scan.header, target);
   const session = await openSession(target, 'restore');
   try {
     const applied = await appliedMigrations(session).catch(() => []);
@@ -187,6 +223,7 @@ export async function restoreDatabase(
       throw error;
     }
     const migratedAfter = await applyMigrations(session, known);
+    const recounted = (await hasRecount(session)) ? await recountRows(session) : 0;
     const counts: TableRows[] = [];
     for (const { name } of await tablesInLoadOrder(session)) {
       const [row] = await session.query<{ rows: number }>(
@@ -206,11 +243,34 @@ export async function restoreDatabase(
         createdAt: scan.header?.createdAt ?? 'time not recorded',
       },
       migratedAfter,
+      recounted,
       tables: counts,
     };
   } finally {
     await session.close();
   }
+}
+
+/**
+ * `pnpm db:recount`: rebuilds every kept count (db/counts.ts) of the database from its rows, after bringing it to
+ * this release's migrations; returns how many counter rows were wrong. Writers wait while it runs.
+ */
+export async function recountDatabase(target: DatabaseTarget): Promise<number> {
+  const session = await openSession(target, 'recount');
+  try {
+    await applyMigrations(session);
+    return await recountRows(session);
+  } finally {
+    await session.close();
+  }
+}
+
+/** Whether the database has the counts (a restore at an older release's level does not). */
+async function hasRecount(session: SqlSession): Promise<boolean> {
+  const [row] = await session.query<{ present: boolean }>(
+    `SELECT to_regproc('public.recount_rows') IS NOT NULL AS present`,
+  );
+  return row?.present === true;
 }
 
 interface Scan {
@@ -376,7 +436,7 @@ async function tablesInLoadOrder(session: SqlSession): Promise<TableInfo[]> {
   return ordered;
 }
 
-async function openSession(target: DatabaseTarget, purpose: 'dump' | 'restore'): Promise<Session> {
+async function openSession(target: DatabaseTarget, purpose: 'dump' | 'restore' | 'recount'): Promise<Session> {
   if (target.kind === 'postgres') {
     const client = new Client({ connectionString: target.url });
     await client.connect();
@@ -397,7 +457,7 @@ async function openSession(target: DatabaseTarget, purpose: 'dump' | 'restore'):
   }
   const dataDir = target.dataDir;
   if (!dataDir) throw new DumpError('an embedded database needs a folder (PGLITE_DIR)');
-  if (purpose === 'dump' && !existsSync(dataDir))
+  if (purpose !== 'restore' && !existsSync(dataDir))
     throw new DumpError(`there is no embedded database in ${dataDir} (set PGLITE_DIR, or DATABASE_URL for PostgreSQL)`);
   let lock: PgliteLock;
   try {

@@ -1,9 +1,11 @@
 import type { Db } from './client';
+import { secretBoxOf } from './secret-box';
 
 /**
  * The `idempotency_keys` table: one row per (scope, key). A request takes a key by inserting its row (locked:
  * no status yet); it stores its response when done; later requests with the same key read the row. Every
- * change is a conditional write, so two server processes racing for one key cannot both win.
+ * change is a conditional write, so two server processes racing for one key cannot both win. The stored body is
+ * sealed (secret-box.ts): the response that creates an API key or a webhook endpoint carries its secret.
  */
 
 /** Partners are promised replays for 24 hours. */
@@ -80,7 +82,7 @@ export async function claimIdempotencyKey(
         status: row.status,
         contentType: row.contentType ?? 'application/json',
         location: row.location,
-        body: row.body ?? '',
+        body: row.body === null ? '' : secretBoxOf(db).open(row.body, 'idempotent-response'),
       },
     };
   }
@@ -89,7 +91,10 @@ export async function claimIdempotencyKey(
 
 /** Stores the response of the request holding the key (unless its hold was retaken meanwhile). */
 export async function completeIdempotencyKey(db: Db, id: IdempotencyKeyId, lockedAt: Date, response: StoredResponse) {
-  await db.idempotencyKey.updateMany({ where: { ...id, lockedAt, status: null }, data: response });
+  await db.idempotencyKey.updateMany({
+    where: { ...id, lockedAt, status: null },
+    data: { ...response, body: secretBoxOf(db).seal(response.body, 'idempotent-response') },
+  });
 }
 
 /** Gives the key back without a response (the request failed on our side), so a retry runs again. */
@@ -99,11 +104,13 @@ export async function releaseIdempotencyKey(db: Db, id: IdempotencyKeyId, locked
 
 /**
  * Deletes up to `batch` expired keys; returns how many. Bounded, so a large backlog never turns into one long
- * statement: call it again while it returns `batch`.
+ * statement: call it again while it returns `batch`. Oldest first, through the expires_at index: without the
+ * order, PostgreSQL may pick a sequential scan that reads past every live key to find the expired ones; by
+ * ctid, so the delete itself is a TID scan of the batch, not a join the planner may turn into a scan of the table.
  */
 export async function deleteExpiredIdempotencyKeys(db: Db, now = new Date(), batch = 1000): Promise<number> {
   return db.$executeRaw`
-    DELETE FROM idempotency_keys WHERE (scope, key) IN (
-      SELECT scope, key FROM idempotency_keys WHERE expires_at <= ${now} LIMIT ${batch}
-    )`;
+    DELETE FROM idempotency_keys WHERE ctid = ANY (ARRAY(
+      SELECT ctid FROM idempotency_keys WHERE expires_at <= ${now} ORDER BY expires_at LIMIT ${batch}
+    ))`;
 }

@@ -313,7 +313,10 @@ export async function loadLargeDataset(
                 ${timeOf('t.ms')}, ${timeOf('t.ms')}
          FROM generate_series(1, ${int(group.count)}) n
          CROSS JOIN LATERAL (SELECT ${msOf(group.series, 'n')} AS ms) t
-         RETURNING id, owner_id, created_at)
+         RETURNING id, owner_id, created_at),
+       owners AS (
+         UPDATE users u SET owned_tenant_count = u.owned_tenant_count + c.n
+         FROM (SELECT owner_id, count(*)::int AS n FROM tenant GROUP BY owner_id) c WHERE u.id = c.owner_id)
        INSERT INTO memberships (id, tenant_id, user_id, role, created_at)
        SELECT ${uuid7(msOfColumn('created_at'), `'owner:' || id`)}, id, owner_id, 'owner', created_at FROM tenant`,
     );

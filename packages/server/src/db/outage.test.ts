@@ -1,4 +1,4 @@
-import { isDatabaseOutage, mayBeDatabaseOutage } from './outage';
+import { isDatabaseOutage, isStatementTimeout, mayBeDatabaseOutage } from './outage';
 
 /**
  * The shapes an outage has been seen to take (pg, @prisma/adapter-pg, Prisma's client), and errors that are not
@@ -87,5 +87,18 @@ describe('mayBeDatabaseOutage', () => {
     expect([isDatabaseOutage(lost), mayBeDatabaseOutage(lost)]).toEqual([false, true]);
     expect(mayBeDatabaseOutage(new Error('wrapped', { cause: lost }))).toBe(true);
     expect(mayBeDatabaseOutage(Object.assign(new Error('unique'), { code: 'P2002' }))).toBe(false);
+  });
+});
+
+describe('isStatementTimeout', () => {
+  const canceled = 'canceling statement due to statement timeout';
+  it('recognises SQLSTATE 57014 from pg and through Prisma, and nothing else', () => {
+    expect(isStatementTimeout(pgError('57014', canceled))).toBe(true);
+    expect(isStatementTimeout(prismaError('P2010', { kind: 'postgres', code: '57014', originalCode: '57014' }))).toBe(
+      true,
+    );
+    expect(isStatementTimeout(new Error('wrapped', { cause: pgError('57014', canceled) }))).toBe(true);
+    expect(isStatementTimeout(pgError('23505', 'duplicate key'))).toBe(false);
+    expect(isDatabaseOutage(pgError('57014', canceled))).toBe(false);
   });
 });

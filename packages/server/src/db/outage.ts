@@ -51,24 +51,41 @@ const PG_CONNECTION_MESSAGES = [
   /^Client has encountered a connection error and is not queryable/,
 ];
 
-export function isDatabaseOutage(error: unknown): boolean {
+/** Whether `test` holds for the error or any of its causes (`.cause`, AggregateError's `.errors`, Prisma's meta). */
+function anyCause(error: unknown, test: (node: Record<string, unknown>) => boolean): boolean {
   const seen = new Set<unknown>();
   const pending: unknown[] = [error];
   while (pending.length > 0) {
     const node = pending.pop();
     if (typeof node !== 'object' || node === null || seen.has(node)) continue;
     seen.add(node);
-    const { code, kind, originalCode, message, cause, errors, meta } = node as Record<string, unknown>;
+    const fields = node as Record<string, unknown>;
+    if (test(fields)) return true;
+    const { cause, errors, meta } = fields;
+    pending.push(cause, (meta as { driverAdapterError?: unknown } | undefined)?.driverAdapterError);
+    if (Array.isArray(errors)) pending.push(...(errors as unknown[]));
+  }
+  return false;
+}
+
+export function isDatabaseOutage(error: unknown): boolean {
+  return anyCause(error, ({ code, kind, originalCode, message }) => {
     if (typeof code === 'string' && (SOCKET_CODES.has(code) || PRISMA_CODES.has(code) || isOutageSqlState(code)))
       return true;
     if (typeof originalCode === 'string' && isOutageSqlState(originalCode)) return true;
     if (code === 'P2028' && typeof message === 'string' && NO_CONNECTION_FOR_TRANSACTION.test(message)) return true;
     if (typeof kind === 'string' && ADAPTER_KINDS.has(kind)) return true;
-    if (typeof message === 'string' && PG_CONNECTION_MESSAGES.some((pattern) => pattern.test(message))) return true;
-    pending.push(cause, (meta as { driverAdapterError?: unknown } | undefined)?.driverAdapterError);
-    if (Array.isArray(errors)) pending.push(...(errors as unknown[]));
-  }
-  return false;
+    return typeof message === 'string' && PG_CONNECTION_MESSAGES.some((pattern) => pattern.test(message));
+  });
+}
+
+/**
+ * PostgreSQL cancelled a statement that ran past the pool's `statement_timeout` (SQLSTATE 57014, query_canceled):
+ * the database is reachable but too busy for this request right now. Answered like an outage (503, retry), never
+ * as a bug, and nothing was changed (the statement, and its transaction, rolled back).
+ */
+export function isStatementTimeout(error: unknown): boolean {
+  return anyCause(error, ({ code, originalCode }) => code === '57014' || originalCode === '57014');
 }
 
 /**
@@ -106,6 +123,14 @@ export class OutageMonitor {
 
   get down(): boolean {
     return this.since !== undefined;
+  }
+
+  /**
+   * Whether an outage explains `error`: one that only an outage raises, or one that an outage or a bug may raise
+   * (`mayBeDatabaseOutage`) while the database is in fact unreachable. Otherwise it is a bug.
+   */
+  async explains(error: unknown): Promise<boolean> {
+    return isDatabaseOutage(error) || (mayBeDatabaseOutage(error) && (await this.isDown()));
   }
 
   /** Called for every request that met an outage (with an error `isDatabaseOutage` accepted). */

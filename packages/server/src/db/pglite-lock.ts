@@ -29,7 +29,7 @@ import path from 'node:path';
  */
 const HEARTBEAT_MS = 10_000;
 const STALE_AFTER_MS = 30_000;
-const MAX_ATTEMPTS = 20;
+const MAX_LOCK_ATTEMPTS = 20;
 
 interface Owner {
   pid: number;
@@ -69,7 +69,7 @@ export function lockPgliteFolder(folder: string): PgliteLock {
     host: hostname(),
     since: new Date().toISOString(),
   };
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  for (let attempt = 0; attempt < MAX_LOCK_ATTEMPTS; attempt++) {
     const current = generations(lockDir).at(-1);
     if (current !== undefined) {
       const owner = readOwner(lockDir, current);

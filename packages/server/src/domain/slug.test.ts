@@ -1,4 +1,4 @@
-import { nextFreeSlug, slugCandidatesPrefix, slugify, SLUG_MAX_LENGTH } from './slug';
+import { numberedSlug, slugify, SLUG_MAX_LENGTH } from './slug';
 
 describe('slugify', () => {
   it.each([
@@ -25,21 +25,15 @@ describe('slugify', () => {
   });
 });
 
-describe('nextFreeSlug', () => {
-  it('keeps the base when it is free', () => {
-    expect(nextFreeSlug('acme', new Set(['acme-2']))).toBe('acme');
+describe('numberedSlug', () => {
+  it('appends -n', () => {
+    expect(numberedSlug('acme', 2)).toBe('acme-2');
+    expect(numberedSlug('acme', 20001)).toBe('acme-20001');
   });
 
-  it('appends -2, -3, … on collisions', () => {
-    expect(nextFreeSlug('acme', new Set(['acme']))).toBe('acme-2');
-    expect(nextFreeSlug('acme', new Set(['acme', 'acme-2', 'acme-3']))).toBe('acme-4');
-    expect(nextFreeSlug('acme', new Set(['acme', 'acme-3']))).toBe('acme-2');
-  });
-
-  it('shortens a long base so the suffixed slug stays within 60 characters', () => {
-    const base = 'b'.repeat(60);
-    const next = nextFreeSlug(base, new Set([base]));
-    expect(next).toBe(`${'b'.repeat(58)}-2`);
-    expect(next.startsWith(slugCandidatesPrefix(base))).toBe(true);
+  it('shortens a long base so the suffixed slug stays within 60 characters, without a dash before the suffix', () => {
+    expect(numberedSlug('b'.repeat(60), 2)).toBe(`${'b'.repeat(58)}-2`);
+    expect(numberedSlug(`${'c'.repeat(55)}-dddd`, 123)).toBe(`${'c'.repeat(55)}-123`);
+    expect(numberedSlug('e'.repeat(60), 123456)).toHaveLength(SLUG_MAX_LENGTH);
   });
 });

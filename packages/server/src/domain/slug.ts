@@ -30,24 +30,12 @@ export function slugify(name: string, fallback: string): string {
 }
 
 /**
- * The first free slug among `base`, `base-2`, `base-3`, … given the slugs already taken that start with `base`
- * (with `skip`, the one after `skip` other free ones). The base is shortened when needed so that a suffixed slug
- * still fits in 60 characters.
+ * The slug `base-n`, for the n-th creation of a base (n ≥ 2; the first takes `base` itself). The base is shortened
+ * when needed so that the suffixed slug still fits in 60 characters.
  */
-export function nextFreeSlug(base: string, taken: ReadonlySet<string>, skip = 0): string {
-  let free = 0;
-  if (!taken.has(base) && free++ === skip) return base;
-  for (let n = 2; ; n++) {
-    const suffix = `-${n}`;
-    const candidate = trimDashes(base.slice(0, SLUG_MAX_LENGTH - suffix.length)) + suffix;
-    if (!taken.has(candidate) && free++ === skip) return candidate;
-  }
-}
-
-/** The prefix that every slug `nextFreeSlug` may pick for `base` starts with (for a LIKE query). */
-export function slugCandidatesPrefix(base: string): string {
-  // Shortened bases still share the first 50 characters (a suffix is at most 10 characters long).
-  return trimDashes(base.slice(0, SLUG_MAX_LENGTH - 10));
+export function numberedSlug(base: string, n: number): string {
+  const suffix = `-${n}`;
+  return trimDashes(base.slice(0, SLUG_MAX_LENGTH - suffix.length)) + suffix;
 }
 
 function trimDashes(value: string): string {

@@ -1,4 +1,4 @@
-import { nextFreeSlug, slugCandidatesPrefix, slugify } from './slug';
+import { numberedSlug, slugify } from './slug';
 
 /**
  * True for a unique-constraint violation: Prisma's P2002; inside a batch transaction, the driver adapter's own error
@@ -15,34 +15,34 @@ export function isUniqueViolation(error: unknown): boolean {
   return cause?.kind === 'UniqueConstraintViolation' || cause?.code === '23505' || cause?.originalCode === '23505';
 }
 
-/** Collisions in a row before giving up: enough for dozens of concurrent creations of one name. */
-const MAX_ATTEMPTS = 20;
-/** Up to this many collisions, everyone picks the first free slug, so numbers stay without gaps. */
-const IN_ORDER_ATTEMPTS = 8;
+/**
+ * Collisions in a row before giving up. Numbers come from a counter, so a second collision means a slug taken by a
+ * name that itself ends in a number past the counter (rows written around the counter): rare, and never many.
+ */
+const MAX_SLUG_COLLISIONS = 10;
 
 /**
- * Creates a row under the first free slug for `name`. Two concurrent creations may pick the same slug; the
- * unique index refuses the second, which then looks again, so of N at once one wins each round. Creations that
- * keep colliding (more than IN_ORDER_ATTEMPTS of one name at once) then spread out, each picking at random among
- * the next few free slugs, so that several win a round and none runs out of attempts (a 500 before: all picked
- * the same slug and the last ones gave up after five rounds).
+ * Creates a row under a free slug for `name`, in O(log n) however many rows share the name: the base slug first
+ * (most names are new); after a collision, `base-n` with n from `nextNumber(base)`, a counter the database bumps
+ * in one statement (`UPDATE … SET n = n + 1` under the counter row's lock, see db/slug-counters.ts). So N
+ * concurrent creations of one name get N different numbers and all succeed at their second attempt, with no
+ * read of the taken slugs (that read was a `LIKE 'acme%'` scan of every tenant, then a walk through every number
+ * taken). A number whose creation then fails is not handed out again: numbers can have gaps, never repeats.
  */
 export async function createWithUniqueSlug<T>(
   name: string,
   fallback: string,
-  takenSlugs: (prefix: string) => Promise<string[]>,
+  nextNumber: (base: string) => Promise<number>,
   create: (slug: string) => Promise<T>,
 ): Promise<T> {
   const base = slugify(name, fallback);
-  // Most names are new: try the base slug first, and read the taken ones only when the index says it is taken.
   let slug = base;
   for (let attempt = 1; ; attempt++) {
     try {
       return await create(slug);
     } catch (error) {
-      if (!isUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;
+      if (!isUniqueViolation(error) || attempt >= MAX_SLUG_COLLISIONS) throw error;
     }
-    const skip = attempt <= IN_ORDER_ATTEMPTS ? 0 : Math.floor(Math.random() * (attempt - IN_ORDER_ATTEMPTS + 1));
-    slug = nextFreeSlug(base, new Set(await takenSlugs(slugCandidatesPrefix(base))), skip);
+    slug = numberedSlug(base, await nextNumber(base));
   }
 }

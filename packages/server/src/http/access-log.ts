@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { Logger } from './logger';
+import type { Logger } from '../observability/logger';
 
 /** The route template of a request, e.g. `/v1/tenants/{tenant_id}`, or null for a path no route serves. */
 export type RouteOf = (req: Request) => string | null;

@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import { bearerToken } from './bearer';
 import type { Db } from '../db/client';
 import type { Actor } from '../domain/access';
 import { authenticate, unauthenticated } from '../domain/api-keys/api-keys';
@@ -11,6 +12,8 @@ declare global {
     interface Request {
       /** Set by `requireApiKey` for every operation authenticated with an API key. */
       actor?: Actor;
+      /** Set by `requireRecipientToken` on the recipient's operations: the presented answer token. */
+      recipientToken?: string;
     }
   }
 }
@@ -21,7 +24,7 @@ declare global {
  */
 export function requireApiKey(db: Db): RequestHandler {
   return async (req, _res, next) => {
-    req.actor = await authenticate(db, req.headers.authorization);
+    req.actor = await authenticate(db, bearerToken(req));
     next();
   };
 }
@@ -30,10 +33,23 @@ export function requireApiKey(db: Db): RequestHandler {
 export function requireAdminToken(adminToken: string | undefined): RequestHandler {
   return (req, _res, next) => {
     if (adminToken === undefined) throw notFound('route');
-    const presented = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '')?.[1];
+    const presented = bearerToken(req);
     if (presented === undefined || !sameSecret(presented, adminToken)) {
       throw unauthenticated('The operator token is missing or wrong.');
     }
+    next();
+  };
+}
+
+/**
+ * The recipient's operations: `Authorization: Bearer <answer token>`. Missing or not a bearer token: 401. Whether
+ * the token opens a request is the domain's question (404 when it does not, like any id that names nothing).
+ */
+export function requireRecipientToken(): RequestHandler {
+  return (req, _res, next) => {
+    const presented = bearerToken(req);
+    if (presented === undefined) throw unauthenticated('The answer token from the emailed link is required.');
+    req.recipientToken = presented;
     next();
   };
 }

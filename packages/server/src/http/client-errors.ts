@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type ProblemCode, problemCodes } from '../domain/errors';
-import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE } from './problems';
+import { PROBLEM_CONTENT_TYPE, problemBody } from './problems';
 import { REQUEST_ID_HEADER } from './request-id';
 
 /** Node's limit on a request's header section (`maxHeaderSize`, 16 KiB by default): ours too. */
@@ -31,15 +31,8 @@ export function answerClientErrors(server: Server): void {
       code === 'headers_too_large'
         ? `The request's header section is over ${MAX_HEADER_BYTES} bytes.`
         : 'The request is not valid HTTP/1.1.';
-    const { status, title } = problemCodes[code];
-    const body = JSON.stringify({
-      type: PROBLEM_TYPE_BASE + code,
-      title,
-      status,
-      detail,
-      instance: requestTarget(error.rawPacket),
-      code,
-    });
+    const { status } = problemCodes[code];
+    const body = JSON.stringify(problemBody(code, detail, requestTarget(error.rawPacket)));
     socket.end(
       [
         `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}`,

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import express, { Router } from 'express';
-import { entityTag, readIfPresent, secureHtml } from './docs';
+import { readIfPresent, secureHtml } from './docs';
+import { bytesTag, noneMatchHit } from './etag';
 import { sendProblem } from './problems';
 
 /** The web console's production build (packages/console, `pnpm build`; not committed). */
@@ -32,7 +33,7 @@ export const CONSOLE_CSP = [
  * Before `pnpm build` has built the console, these answer 404 saying so.
  */
 export function consoleRoutes(dir: string = consoleDir): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true }); // as the app's routing (app.ts)
   const index = readIfPresent(path.join(dir, 'index.html'));
   if (!index) {
     router.get(['/console', '/console/{*page}'], (req, res) =>
@@ -40,7 +41,7 @@ export function consoleRoutes(dir: string = consoleDir): Router {
     );
     return router;
   }
-  const indexTag = entityTag(index);
+  const indexTag = bytesTag(index);
 
   router.use(
     '/console/assets',
@@ -57,7 +58,7 @@ export function consoleRoutes(dir: string = consoleDir): Router {
   router.get(['/console', '/console/{*page}'], (req, res) => {
     secureHtml(res, CONSOLE_CSP);
     res.set('Cache-Control', 'no-cache').set('ETag', indexTag);
-    if (req.headers['if-none-match'] === indexTag) return void res.status(304).end();
+    if (noneMatchHit(req.headers['if-none-match'], indexTag)) return void res.status(304).end();
     res.type('text/html; charset=utf-8').send(index);
   });
   return router;

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { operationMatcher, type Spec } from './spec';
+import { operationMatcher, resolveRef, type Spec } from './spec';
 
 /** What a problem body must be to match one problem type the spec declares. */
 export interface ProblemType {
@@ -24,7 +24,7 @@ export function problemTypes(spec: Spec): Map<string, ProblemType> {
     const members = (schema.allOf ?? []) as Node[];
     if (!members.some((member) => member.$ref === '#/components/schemas/Problem')) continue;
     const resolved = members.map((member) =>
-      typeof member.$ref === 'string' ? resolveRef(spec, member.$ref) : member,
+      typeof member.$ref === 'string' ? (resolveRef(spec.document, member.$ref) as Node) : member,
     );
     const constOf = (property: string) =>
       resolved
@@ -48,7 +48,8 @@ export function declaredProblems(spec: Spec): Map<string, Map<number, ProblemTyp
     const responses = (paths[operation.path]![operation.method]!.responses ?? {}) as Record<string, Node>;
     const byStatus = new Map<number, ProblemType[]>();
     for (const [status, reference] of Object.entries(responses)) {
-      const response = typeof reference.$ref === 'string' ? resolveRef(spec, reference.$ref) : reference;
+      const response =
+        typeof reference.$ref === 'string' ? (resolveRef(spec.document, reference.$ref) as Node) : reference;
       const schema = ((response.content as Record<string, Node> | undefined)?.['application/problem+json']?.schema ??
         {}) as Node;
       const alternatives = (schema.oneOf ?? [schema]) as Node[];
@@ -86,11 +87,4 @@ export function declaredProblemCheck(
     if (missing.length > 0) return `${name} without ${missing.join(', ')}, which ${type.name} requires`;
     return undefined;
   };
-}
-
-function resolveRef(spec: Spec, ref: string): Node {
-  return ref
-    .slice(2)
-    .split('/')
-    .reduce<unknown>((node, key) => (node as Node | undefined)?.[key], spec.document) as Node;
 }

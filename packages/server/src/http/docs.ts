@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Response, Router } from 'express';
+import { bytesTag, noneMatchHit } from './etag';
 import { sendProblem } from './problems';
 import { specPath } from './spec';
 
@@ -14,15 +15,15 @@ export const docsPath = path.resolve(__dirname, '../../../../openapi/dist/index.
  */
 export function docsRoutes(files: { spec?: string; docs?: string } = {}): Router {
   const spec = readFileSync(files.spec ?? specPath);
-  const specTag = entityTag(spec);
+  const specTag = bytesTag(spec);
   const docs = readIfPresent(files.docs ?? docsPath);
-  const docsTag = docs && entityTag(docs);
+  const docsTag = docs && bytesTag(docs);
   const policy = docs && contentSecurityPolicy(docs.toString('utf8'));
 
-  const router = Router();
+  const router = Router({ caseSensitive: true }); // as the app's routing (app.ts)
   router.get('/openapi.yaml', (req, res) => {
     res.set('Cache-Control', 'no-cache').set('ETag', specTag).set('X-Content-Type-Options', 'nosniff');
-    if (req.headers['if-none-match'] === specTag) return void res.status(304).end();
+    if (noneMatchHit(req.headers['if-none-match'], specTag)) return void res.status(304).end();
     res.type('application/yaml; charset=utf-8').send(spec);
   });
   // Redoc routes its pages under /docs (/docs/tenants, /docs/section/errors): a reload of one gets the same page.
@@ -32,7 +33,7 @@ export function docsRoutes(files: { spec?: string; docs?: string } = {}): Router
     }
     secureHtml(res, policy);
     res.set('Cache-Control', 'no-cache').set('ETag', docsTag);
-    if (req.headers['if-none-match'] === docsTag) return void res.status(304).end();
+    if (noneMatchHit(req.headers['if-none-match'], docsTag)) return void res.status(304).end();
     res.type('text/html; charset=utf-8').send(docs);
   });
   return router;
@@ -78,10 +79,6 @@ export function secureHtml(res: Response, policy: string): void {
     .set('Referrer-Policy', 'no-referrer')
     .set('Cross-Origin-Opener-Policy', 'same-origin');
 }
-
-/** A strong ETag for a file's bytes. */
-export const entityTag = (bytes: Buffer): string =>
-  `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
 
 /** A file's bytes, or undefined when it is not there (a build that has not run). */
 export function readIfPresent(file: string): Buffer | undefined {

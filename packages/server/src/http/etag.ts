@@ -7,7 +7,24 @@ import { hash } from 'node:crypto';
  * so a tag read with GET can be sent with `If-Match` to an action.
  */
 export function entityTag(resource: unknown): string {
-  return `"${hash('sha256', JSON.stringify(resource), 'base64url').slice(0, 27)}"`;
+  return bytesTag(JSON.stringify(versioned(resource)));
+}
+
+/**
+ * What a tag versions: a request's `emailDelivery` changes on its own (the mail sender, moments after a create or
+ * resend) and says nothing about the request's state, so it is left out; otherwise an `If-Match` sent right after
+ * creating a request would fail with 412 because its email went out. A cached copy (`304`) can show an older
+ * mail status; the state it shows is current.
+ */
+function versioned(resource: unknown): unknown {
+  if (typeof resource === 'object' && resource !== null && 'emailDelivery' in resource)
+    return { ...resource, emailDelivery: undefined };
+  return resource;
+}
+
+/** A strong entity tag for some bytes (a file served as it is: the contract, the reference, the console). */
+export function bytesTag(bytes: string | Buffer): string {
+  return `"${hash('sha256', bytes, 'base64url').slice(0, 27)}"`;
 }
 
 /** The resource a response body holds: the value of a one-key envelope, or the body itself. */

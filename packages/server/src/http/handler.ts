@@ -1,6 +1,7 @@
 import type { operations } from '@works-api/api-types';
 import type { Db } from '../db/client';
 import type { Actor } from '../domain/access';
+import type { Limits } from '../domain/limits';
 import type { WebhookSettings } from '../domain/webhooks/endpoints';
 
 /**
@@ -29,21 +30,32 @@ type SuccessOf<K extends OperationId> = Extract<keyof Operation<K>['responses'],
 export type HandlerResult<K extends OperationId> = {
   [S in SuccessOf<K>]: S extends 204
     ? { status: S }
-    : { status: S; body: JsonOf<Operation<K>['responses'][S]>; location?: string };
+    : {
+        status: S;
+        body: JsonOf<Operation<K>['responses'][S]>;
+        /** Where the created resource is, as the spec writes paths (`/tenants/…`): the base path is put before it. */
+        location?: string;
+      };
 }[SuccessOf<K>];
 
 /** Operations authenticated with the operator's ADMIN_TOKEN instead of an API key. */
 export type AdminOperationId = 'adminCreateUser';
+/** Operations authenticated with a recipient's answer token (the emailed link) instead of an API key. */
+export type RecipientOperationId = 'getRecipientRequest' | 'answerRecipientRequest';
 
 export interface HandlerContext<K extends OperationId> {
   params: PathOf<K>;
   query: QueryOf<K>;
   body: BodyOf<K>;
-  /** The caller (absent on operator routes, which no user calls). */
-  actor: K extends AdminOperationId ? null : Actor;
+  /** The caller (absent on operator and recipient routes, which no user calls). */
+  actor: K extends AdminOperationId | RecipientOperationId ? null : Actor;
+  /** The recipient's answer token, on recipient routes (checked against the stored hashes by the domain). */
+  recipientToken: K extends RecipientOperationId ? string : undefined;
   db: Db;
-  /** How webhook endpoint URLs are checked (WEBHOOK_ALLOW_PRIVATE_URLS). */
+  /** How webhook endpoint URLs are checked (WEBHOOK_ALLOW_PRIVATE_URLS), and how many a tenant may have. */
   webhooks: WebhookSettings;
+  /** How much one user or tenant may hold (MAX_API_KEYS_PER_USER, ...). */
+  limits: Limits;
   /**
    * The caller's `If-Match`, as a test of the resource's current representation (pass it to the domain, which
    * applies it atomically with the change). Undefined when the request has none or the operation takes none.

@@ -9,10 +9,10 @@ import {
   releaseIdempotencyKey,
   type StoredResponse,
 } from '../db/idempotency-keys';
-import { isDatabaseOutage, mayBeDatabaseOutage, type OutageMonitor } from '../db/outage';
+import type { OutageMonitor } from '../db/outage';
 import { ProblemError } from '../domain/errors';
 import { entityTag, resourceOf } from './etag';
-import type { Logger } from './logger';
+import type { Logger } from '../observability/logger';
 
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
 
@@ -90,7 +90,7 @@ export function idempotentCreation(
       saving
         .catch(async (error: unknown) => {
           // During an outage the monitor logs it once; a line per request would flood the log.
-          if (isDatabaseOutage(error) || (mayBeDatabaseOutage(error) && (await options.outage.isDown()))) {
+          if (await options.outage.explains(error)) {
             return void options.outage.report(error);
           }
           logger.error({ err: error, reqId: req.id }, 'could not store the idempotent response');

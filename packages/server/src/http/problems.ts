@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
-import { isDatabaseOutage, mayBeDatabaseOutage, OUTAGE_RETRY_AFTER_SECONDS, type OutageMonitor } from '../db/outage';
+import { isDatabaseOutage, isStatementTimeout, OUTAGE_RETRY_AFTER_SECONDS, type OutageMonitor } from '../db/outage';
 import {
   type FieldError,
   ProblemError,
@@ -12,6 +12,15 @@ import {
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 export const PROBLEM_TYPE_BASE = 'https://works-api.dev/problems/';
 
+/** The largest request body the JSON parser reads; a larger one is 413 `payload_too_large`. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** The body of a problem: its code's type, title and status, and what happened this time. */
+export function problemBody(code: ProblemCode, detail: string, instance: string, extensions: ProblemExtensions = {}) {
+  const { status, title } = problemCodes[code];
+  return { type: PROBLEM_TYPE_BASE + code, title, status, detail, instance, code, ...extensions };
+}
+
 export function sendProblem(
   res: Response,
   code: ProblemCode,
@@ -19,11 +28,10 @@ export function sendProblem(
   instance: string,
   extensions: ProblemExtensions = {},
 ): void {
-  const { status, title } = problemCodes[code];
   if (code === 'unauthenticated') res.setHeader('WWW-Authenticate', 'Bearer realm="works-api"');
-  const body = { type: PROBLEM_TYPE_BASE + code, title, status, detail, instance, code, ...extensions };
+  const body = problemBody(code, detail, instance, extensions);
   (res.app.locals as ProblemLocals).checkProblem?.(res.req, body);
-  res.status(status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
+  res.status(body.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
 }
 
 /** Set by the app when it validates responses (tests): sees every problem before it is sent. */
@@ -54,10 +62,12 @@ interface Classified {
   allow?: string;
 }
 
+const tooLarge: Classified = { code: 'payload_too_large', detail: `The body is over ${MAX_BODY_BYTES} bytes.` };
+
 /** Maps an error raised by express.json() or express-openapi-validator to one of our problem codes. */
 function classify(error: HttpLikeError): Classified | undefined {
   if (error.type === 'entity.parse.failed') return { code: 'malformed_json', detail: 'The body is not valid JSON.' };
-  if (error.type === 'entity.too.large') return { code: 'payload_too_large', detail: 'The body is over 65536 bytes.' };
+  if (error.type === 'entity.too.large') return tooLarge;
   if (error.type === 'charset.unsupported' || error.type === 'encoding.unsupported') {
     return { code: 'unsupported_media_type', detail: 'Send the body as UTF-8 application/json.' };
   }
@@ -79,7 +89,7 @@ function classify(error: HttpLikeError): Classified | undefined {
       return { code: 'method_not_allowed', detail: `This route allows ${allow || 'no method'}.`, allow };
     }
     case 413:
-      return { code: 'payload_too_large', detail: 'The body is over 65536 bytes.' };
+      return tooLarge;
     case 415:
       return { code: 'unsupported_media_type', detail: 'Send the body as application/json.' };
     default:
@@ -89,11 +99,13 @@ function classify(error: HttpLikeError): Classified | undefined {
 
 /**
  * The last error handler: our domain's problems, the body parser's and validator's errors, a database outage
- * (503 with Retry-After, logged once per outage by `outage`), and anything else, which is a bug (500).
+ * (503 with Retry-After, logged once per outage by `outage`), a statement cut off by the statement timeout (503
+ * too, logged by `onSlowStatement`), and anything else, which is a bug (500).
  */
 export function problemHandler(
   outage: OutageMonitor,
   onBug: (error: unknown, req: Parameters<ErrorRequestHandler>[1]) => void,
+  onSlowStatement: (error: unknown, req: Parameters<ErrorRequestHandler>[1]) => void = () => undefined,
 ): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);
@@ -118,8 +130,17 @@ export function problemHandler(
       onBug(error, req);
       sendProblem(res, 'internal_error', 'Something went wrong on our side.', instance, { requestId: req.id });
     };
-    if (isDatabaseOutage(error)) return unavailable();
-    if (mayBeDatabaseOutage(error)) return void outage.isDown().then((down) => (down ? unavailable() : bug()));
-    bug();
+    if (isStatementTimeout(error) && !isDatabaseOutage(error)) {
+      // Reachable but too slow for now (the pool's statement timeout cut it off): the same 503, not an outage.
+      onSlowStatement(error, req);
+      res.setHeader('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS));
+      return sendProblem(
+        res,
+        'service_unavailable',
+        `The database did not answer in time; nothing was changed. Retry after ${OUTAGE_RETRY_AFTER_SECONDS} seconds.`,
+        instance,
+      );
+    }
+    void outage.explains(error).then((down) => (down ? unavailable() : bug()));
   };
 }

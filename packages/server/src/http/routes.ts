@@ -1,12 +1,14 @@
 import { Router, type RequestHandler } from 'express';
 import type { Db } from '../db/client';
+import type { Limits } from '../domain/limits';
 import type { WebhookSettings } from '../domain/webhooks/endpoints';
 import type { OutageMonitor } from '../db/outage';
 import { entityTag, ifMatchCondition, noneMatchHit, resourceOf } from './etag';
 import type { HandlerContext, HandlerMap, OperationId } from './handler';
 import { idempotentCreation } from './idempotency';
-import type { Logger } from './logger';
-import { type Spec, type SpecOperation, toExpressPath } from './spec';
+import type { Logger } from '../observability/logger';
+import { pathPattern, type Spec, type SpecOperation, toExpressPath } from './spec';
+import { textRulesFor } from './text-rules';
 
 /**
  * Mounts one route per operation of the contract, each answered by its handler. What an operation declares in
@@ -20,13 +22,17 @@ export function contractRoutes(
   logger: Logger,
   outage: OutageMonitor,
   webhooks: WebhookSettings,
+  limits: Limits,
   onIdempotentReplay?: () => void,
 ): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true }); // as the app's routing (app.ts)
   for (const operation of spec.operations) {
     const handler = handlers[operation.operationId] as unknown as RuntimeHandler | undefined;
     if (!handler) throw new Error(`openapi/api.yaml has ${operation.operationId}, which has no handler`);
     const chain: RequestHandler[] = [];
+    // Before the Idempotency-Key is taken: a refused body must not hold the key.
+    const textRules = textRulesFor(spec, operation);
+    if (textRules) chain.push(textRules);
     if (operation.takes.idempotencyKey)
       chain.push(
         idempotentCreation(db, logger, {
@@ -35,7 +41,7 @@ export function contractRoutes(
           ...(onIdempotentReplay && { onReplay: onIdempotentReplay }),
         }),
       );
-    chain.push(respondWith(operation, handler, db, webhooks));
+    chain.push(respondWith(spec.basePath, operation, handler, db, webhooks, limits));
     router[operation.method](toExpressPath(operation.path), ...chain);
   }
   return router;
@@ -47,10 +53,12 @@ type RuntimeHandler = (
 ) => Promise<{ status: number; body?: unknown; location?: string }>;
 
 function respondWith(
+  basePath: string,
   operation: SpecOperation,
   handler: RuntimeHandler,
   db: Db,
   webhooks: WebhookSettings,
+  limits: Limits,
 ): RequestHandler {
   const { etag, takes } = operation;
   return async (req, res) => {
@@ -60,11 +68,13 @@ function respondWith(
       query: req.query,
       body: req.body as never,
       actor: req.actor ?? null,
+      recipientToken: req.recipientToken,
       db,
       webhooks,
+      limits,
       ifMatch: ifMatch === undefined ? undefined : ifMatchCondition(ifMatch),
     });
-    if (result.location) res.location(result.location);
+    if (result.location) res.location(basePath + result.location);
     if (result.body === undefined) return void res.status(result.status).end();
     if (etag) {
       const tag = entityTag(resourceOf(result.body));
@@ -76,9 +86,14 @@ function respondWith(
 }
 
 /** True for the operations the spec authenticates with the operator token rather than an API key. */
-export function operatorPathMatcher(spec: Spec): (path: string) => boolean {
+export const operatorPathMatcher = (spec: Spec): ((path: string) => boolean) => pathMatcher(spec, 'adminToken');
+
+/** True for the operations the spec authenticates with a recipient's answer token. */
+export const recipientPathMatcher = (spec: Spec): ((path: string) => boolean) => pathMatcher(spec, 'recipientToken');
+
+function pathMatcher(spec: Spec, scheme: string): (path: string) => boolean {
   const patterns = spec.operations
-    .filter((operation) => operation.security.includes('adminToken'))
-    .map((operation) => new RegExp(`^${operation.path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`));
+    .filter((operation) => operation.security.includes(scheme))
+    .map((operation) => pathPattern(operation.path));
   return (path) => patterns.some((pattern) => pattern.test(path));
 }

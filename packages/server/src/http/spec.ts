@@ -64,6 +64,20 @@ function readSpecDocument(file: string): unknown {
   return built ? JSON.parse(readFileSync(builtSpecJson, 'utf8')) : parse(readFileSync(file, 'utf8'));
 }
 
+/** What a `$ref` points at in `document`: local references only (`#/components/...`), which is all the contract uses. */
+export const resolveRef = (document: unknown, ref: string): unknown =>
+  ref
+    .slice(2)
+    .split('/')
+    .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], document);
+
+/**
+ * The paths a contract path template matches, under `prefix` (the base path, where the path has it): a `{param}`
+ * is one segment, and a trailing slash is allowed.
+ */
+export const pathPattern = (template: string, prefix = ''): RegExp =>
+  new RegExp(`^${prefix}${template.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
+
 export function loadSpec(file = specPath): Spec {
   const document = readSpecDocument(file) as {
     servers: Array<{ url: string }>;
@@ -71,14 +85,7 @@ export function loadSpec(file = specPath): Spec {
     paths: Record<string, PathItem>;
   };
   const schemesOf = (security: Array<Record<string, string[]>>) => security.flatMap((entry) => Object.keys(entry));
-  // Local references only (`#/components/...`), which is all the contract uses.
-  const resolve = <T extends Ref>(value: T): T =>
-    value.$ref
-      ? (value.$ref
-          .slice(2)
-          .split('/')
-          .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], document) as T)
-      : value;
+  const resolve = <T extends Ref>(value: T): T => (value.$ref ? (resolveRef(document, value.$ref) as T) : value);
   const operations = Object.entries(document.paths).flatMap(([specPathKey, item]) =>
     HTTP_METHODS.flatMap((method) => {
       const operation = item[method];
@@ -121,7 +128,7 @@ export function routeTemplates(spec: Spec, fixedPaths: readonly string[] = []): 
   const fixed = new Set(fixedPaths);
   const templates = [...new Set(spec.operations.map((operation) => operation.path))].map((template) => ({
     template: spec.basePath + template,
-    pattern: new RegExp(`^${spec.basePath}${template.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+    pattern: pathPattern(template, spec.basePath),
   }));
   return (req) => {
     const matched = (req as Request & { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute;
@@ -141,8 +148,10 @@ export function operationMatcher(spec: Spec): (method: string, path: string) => 
   const byMethod = new Map<string, Array<{ operation: SpecOperation; pattern: RegExp }>>();
   for (const operation of spec.operations) {
     const method = operation.method.toUpperCase();
-    const pattern = new RegExp(`^${spec.basePath}${operation.path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
-    byMethod.set(method, [...(byMethod.get(method) ?? []), { operation, pattern }]);
+    byMethod.set(method, [
+      ...(byMethod.get(method) ?? []),
+      { operation, pattern: pathPattern(operation.path, spec.basePath) },
+    ]);
   }
   return (method, path) => byMethod.get(method.toUpperCase())?.find(({ pattern }) => pattern.test(path))?.operation;
 }

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
-import type { Logger } from '../http/logger';
+import { bearerToken } from '../http/bearer';
+import type { Logger } from './logger';
 import { sendProblem } from '../http/problems';
 import type { RouteOf } from '../http/access-log';
 import { operationMatcher, type Spec } from '../http/spec';
@@ -55,7 +56,7 @@ export function metricsRoute(
       res.setHeader('Allow', 'GET, HEAD');
       return sendProblem(res, 'method_not_allowed', 'Use GET for the metrics.', req.path);
     }
-    const presented = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '')?.[1];
+    const presented = bearerToken(req);
     if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
       return sendProblem(res, 'unauthenticated', 'Send the METRICS_TOKEN as a Bearer token.', req.path);
     }

@@ -1,7 +1,8 @@
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/client';
 import { plainQuery } from '../db/plain-statement';
-import type { Logger } from '../http/logger';
+import type { RateLimitBudget } from '../http/rate-limit';
+import type { Logger } from './logger';
 
 /**
  * Prometheus metrics (prom-client), one registry per process. Loaded only when METRICS_TOKEN is set
@@ -13,7 +14,8 @@ export interface Metrics {
   readonly registry: Registry;
   /** A request started; the returned function records it once its response is done. */
   requestStarted(): (operation: string, method: string, status: number) => void;
-  rateLimited(): void;
+  /** A request refused with 429, by the budget that refused it. */
+  rateLimited(budget: RateLimitBudget | 'recipient'): void;
   idempotentReplay(): void;
   /** One webhook delivery attempt ended; `final` when it was the last (delivered, or given up). */
   deliveryAttempt(outcome: DeliveryOutcome, final: boolean): void;
@@ -82,7 +84,11 @@ export async function createMetrics(options: MetricsOptions = {}): Promise<Metri
     help: 'Requests being answered now.',
     registers: [registry],
   });
-  const rateLimited = counter('works_rate_limit_rejections_total', 'Requests refused with 429 by the per-key limit.');
+  const rateLimited = counter(
+    'works_rate_limit_rejections_total',
+    'Requests refused with 429, by budget: user, operator, unauthenticated (per client address), recipient.',
+    ['budget'],
+  );
   const replays = counter(
     'works_idempotency_replays_total',
     'Creations answered from a stored Idempotency-Key response.',
@@ -126,7 +132,7 @@ export async function createMetrics(options: MetricsOptions = {}): Promise<Metri
         requests.inc({ operation, method, status });
       };
     },
-    rateLimited: () => rateLimited.inc(),
+    rateLimited: (budget) => rateLimited.inc({ budget }),
     idempotentReplay: () => replays.inc(),
     deliveryAttempt(outcome, final) {
       attempts.inc({ outcome });
@@ -149,6 +155,8 @@ interface Queues {
   outbox: number;
   oldestUnfannedAt: Date | null;
   due: number;
+  /** Emails queued and not yet sent (retries included). */
+  mail: number;
 }
 
 function databaseGauges(client: PromClient, registry: Registry, source: DatabaseSource, maxAgeMs: number): void {
@@ -205,6 +213,15 @@ function databaseGauges(client: PromClient, registry: Registry, source: Database
     },
   );
   gauge(
+    'works_mail_outbox_depth',
+    `Emails queued but not yet sent, retries included (counted up to ${QUEUE_COUNT_CAP}): grows when no mail sender runs or the SMTP server refuses.`,
+    'max',
+    async function () {
+      const found = await queues();
+      if (found) this.set(found.mail);
+    },
+  );
+  gauge(
     'works_webhook_deliveries_due',
     `Deliveries whose next attempt is due now (counted up to ${QUEUE_COUNT_CAP}).`,
     'max',
@@ -217,22 +234,24 @@ function databaseGauges(client: PromClient, registry: Registry, source: Database
 
 /**
  * Each count walks a partial index (webhook_events_unfanned_idx, webhook_deliveries_due_idx) that holds only the
- * queued rows, and stops at QUEUE_COUNT_CAP; the oldest unfanned event is the first entry of that index. So the
+ * queued rows (mail_outbox_due_idx for emails), and stops at QUEUE_COUNT_CAP; the oldest unfanned event is the first entry of that index. So the
  * statement costs O(min(queue, cap)) whatever the size of the history (README: plans at a million rows).
  */
 async function readQueues(db: Db): Promise<Queues> {
-  const [row] = await plainQuery<{ outbox: number; oldest: Date | string | null; due: number }>(
+  const [row] = await plainQuery<{ outbox: number; oldest: Date | string | null; due: number; mail: number }>(
     db,
     `SELECT
        (SELECT count(*) FROM (SELECT 1 FROM webhook_events WHERE fanned_out_at IS NULL LIMIT $1) o)::int AS outbox,
        (SELECT created_at FROM webhook_events WHERE fanned_out_at IS NULL ORDER BY id LIMIT 1) AS oldest,
        (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries
-                              WHERE status = 'pending' AND next_attempt_at <= now() LIMIT $1) d)::int AS due`,
+                              WHERE status = 'pending' AND next_attempt_at <= now() LIMIT $1) d)::int AS due,
+       (SELECT count(*) FROM (SELECT 1 FROM mail_outbox WHERE status = 'queued' LIMIT $1) m)::int AS mail`,
     [QUEUE_COUNT_CAP],
   );
   return {
     outbox: Number(row?.outbox ?? 0),
     oldestUnfannedAt: row?.oldest ? new Date(row.oldest) : null,
     due: Number(row?.due ?? 0),
+    mail: Number(row?.mail ?? 0),
   };
 }

@@ -1,7 +1,7 @@
 import type { Config } from '../config';
 import type { Database } from '../db/client';
 import { tracePlainStatements } from '../db/plain-statement';
-import type { Logger } from '../http/logger';
+import type { Logger } from './logger';
 import type { Metrics, MetricsOptions } from './metrics';
 import type { Tracing } from './tracing';
 

@@ -5,11 +5,12 @@ import type { Lookup } from '../domain/webhooks/addresses';
 import { DISABLE_AFTER_FAILING_MS, retryDelayMs } from '../domain/webhooks/backoff';
 import { systemLookup } from '../domain/webhooks/endpoints';
 import { activeSecrets, signedHeaders } from '../domain/webhooks/signing';
-import type { Logger } from '../http/logger';
+import type { Logger } from '../observability/logger';
 import type { DeliveryOutcome, Metrics } from '../observability/metrics';
 import type { Tracing } from '../observability/tracing';
 import { type AttemptOutcome, sendEvent } from './send';
 import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../db/generated/client';
+import { secretBoxOf } from '../db/secret-box';
 
 export interface DispatcherOptions {
   db: Db;
@@ -20,6 +21,11 @@ export interface DispatcherOptions {
   pollIntervalMs?: number;
   /** Deliveries in flight at once, across endpoints. */
   maxInFlight?: number;
+  /**
+   * Deliveries of one tenant in flight at once in this process (WEBHOOK_MAX_IN_FLIGHT_PER_TENANT): a tenant whose
+   * endpoints never answer holds at most this many slots, the rest serve the other tenants.
+   */
+  maxInFlightPerTenant?: number;
   /** How often to delete the history past retention (default: hourly; WEBHOOK_HISTORY_CLEANUP_INTERVAL_MS). */
   cleanupIntervalMs?: number;
   /** Injectable for tests: the time (which decides what is due and what signs), jitter, DNS. */
@@ -38,8 +44,10 @@ export interface DispatcherOptions {
 }
 
 /** A delivery this process has claimed: what to send, and where. */
-type Claimed = Pick<WebhookDelivery, 'id' | 'attempts' | 'endpointId' | 'eventId'> &
-  Pick<WebhookEvent, 'body'> & { eventCreatedAt: WebhookEvent['createdAt'] } & Pick<
+type Claimed = Pick<WebhookDelivery, 'id' | 'attempts' | 'endpointId' | 'eventId'> & { tenantId: string } & Pick<
+    WebhookEvent,
+    'body'
+  > & { eventCreatedAt: WebhookEvent['createdAt'] } & Pick<
     WebhookEndpoint,
     'url' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt' | 'failingSince'
   >;
@@ -90,6 +98,8 @@ export class Dispatcher {
   private readonly metrics: DispatcherOptions['metrics'];
   private readonly tracing: DispatcherOptions['tracing'];
   private readonly inFlight = new Set<Promise<void>>();
+  /** Attempts in flight per tenant id (only tenants with some). */
+  private readonly inFlightByTenant = new Map<string, number>();
   private finished: Finished[] = [];
   private running: Promise<void> | undefined;
   private stopping = false;
@@ -109,6 +119,7 @@ export class Dispatcher {
       allowPrivateUrls: options.allowPrivateUrls,
       pollIntervalMs: options.pollIntervalMs ?? 1000,
       maxInFlight: options.maxInFlight ?? 64,
+      maxInFlightPerTenant: options.maxInFlightPerTenant ?? 8,
       cleanupIntervalMs: options.cleanupIntervalMs ?? CLEANUP_EVERY_MS,
       clock: options.clock ?? (() => new Date()),
       random: options.random ?? Math.random,
@@ -209,10 +220,16 @@ export class Dispatcher {
     });
   }
 
+  /** The signing secrets in plaintext: they are stored sealed (db/secret-box.ts). */
+  private openSecrets(sealed: readonly string[]): string[] {
+    const box = secretBoxOf(this.db);
+    return sealed.map((secret) => box.open(secret, 'webhook-secret'));
+  }
+
   private launch(delivery: Claimed): void {
     const at = this.options.clock();
     const headers: Record<string, string> = {
-      ...signedHeaders(delivery.eventId, delivery.body, activeSecrets(delivery, at), at),
+      ...signedHeaders(delivery.eventId, delivery.body, this.openSecrets(activeSecrets(delivery, at)), at),
     };
     if (delivery.attempts === 1)
       this.metrics?.firstAttemptLag((at.getTime() - new Date(delivery.eventCreatedAt).getTime()) / 1000);
@@ -238,9 +255,13 @@ export class Dispatcher {
     const attempt = traced.then((outcome) => {
       this.finished.push({ delivery, outcome, at: this.options.clock() });
       this.inFlight.delete(attempt);
+      const left = (this.inFlightByTenant.get(delivery.tenantId) ?? 1) - 1;
+      if (left > 0) this.inFlightByTenant.set(delivery.tenantId, left);
+      else this.inFlightByTenant.delete(delivery.tenantId);
       this.nudge();
     });
     this.inFlight.add(attempt);
+    this.inFlightByTenant.set(delivery.tenantId, (this.inFlightByTenant.get(delivery.tenantId) ?? 0) + 1);
   }
 
   /**
@@ -305,12 +326,22 @@ export class Dispatcher {
     return result?.events ?? 0;
   }
 
-  /** Takes up to `limit` due deliveries for this process, leased so no other process takes them meanwhile. */
+  /**
+   * Takes up to `limit` due deliveries for this process, leased so no other process takes them meanwhile. Fair
+   * between tenants: each tenant gets at most its free share (`maxInFlightPerTenant` minus what this process has
+   * in flight for it), and the batch takes every tenant's oldest due delivery before any tenant's second.
+   */
   private async claim(limit: number): Promise<Claimed[]> {
     const now = this.options.clock();
+    const busy = [...this.inFlightByTenant].map(([tenant, count]) => ({ tenant, count }));
     return this.run<Claimed>(
-      `WITH due AS (
-         SELECT c.id FROM webhook_deliveries c
+      `WITH busy AS (
+         SELECT tenant, count FROM jsonb_to_recordset($6::jsonb) AS b(tenant uuid, count int)),
+       ranked AS (
+         SELECT c.id, c.next_attempt_at, c.event_id,
+                row_number() OVER (PARTITION BY ce.tenant_id ORDER BY c.next_attempt_at, c.event_id) AS turn,
+                $5::int - coalesce((SELECT count FROM busy WHERE busy.tenant = ce.tenant_id), 0) AS share
+         FROM webhook_deliveries c
          JOIN webhook_endpoints ce ON ce.id = c.endpoint_id
          WHERE c.status = 'pending' AND c.next_attempt_at <= $1::timestamptz
            AND ($4::uuid[] IS NULL OR ce.tenant_id = ANY ($4::uuid[]))
@@ -322,18 +353,29 @@ export class Dispatcher {
                                AND p.status = 'pending' AND p.event_id < c.event_id)
              AND NOT EXISTS (SELECT 1 FROM webhook_events u
                              WHERE u.fanned_out_at IS NULL AND u.ordering_key = c.ordering_key AND u.id < c.event_id)))
-         ORDER BY c.next_attempt_at, c.event_id
-         LIMIT $3
+         ),
+       due AS (
+         SELECT c.id FROM webhook_deliveries c
+         WHERE c.id IN (SELECT r.id FROM ranked r WHERE r.turn <= r.share
+                        ORDER BY r.turn, r.next_attempt_at, r.event_id LIMIT $3)
+           AND c.status = 'pending' AND c.next_attempt_at <= $1::timestamptz
          FOR UPDATE OF c SKIP LOCKED)
        UPDATE webhook_deliveries d
        SET attempts = d.attempts + 1, last_attempt_at = $1::timestamptz, next_attempt_at = $2::timestamptz
        FROM due, webhook_events v, webhook_endpoints e
        WHERE d.id = due.id AND v.id = d.event_id AND e.id = d.endpoint_id
-       RETURNING d.id, d.attempts, d.endpoint_id AS "endpointId", v.id AS "eventId", v.body,
+       RETURNING d.id, d.attempts, d.endpoint_id AS "endpointId", e.tenant_id AS "tenantId", v.id AS "eventId", v.body,
                  v.created_at AS "eventCreatedAt", e.url, e.secret,
                  e.previous_secret AS "previousSecret", e.previous_secret_expires_at AS "previousSecretExpiresAt",
                  e.failing_since AS "failingSince"`,
-      [now.toISOString(), new Date(now.getTime() + LEASE_MS).toISOString(), limit, this.onlyTenants?.() ?? null],
+      [
+        now.toISOString(),
+        new Date(now.getTime() + LEASE_MS).toISOString(),
+        limit,
+        this.onlyTenants?.() ?? null,
+        this.options.maxInFlightPerTenant,
+        JSON.stringify(busy),
+      ],
     );
   }
 

@@ -31,8 +31,9 @@ const agents = {
 /**
  * POSTs one signed event. The host is resolved once and checked (public addresses only, unless allowed), and the
  * connection goes to exactly that address: no second lookup that a DNS rebinding could answer differently.
- * Redirects are not followed (a 3xx is a failed attempt); the whole attempt is cut off after `timeoutMs`; the
- * response body is read up to 64 KiB and kept as a short excerpt. Never throws: every failure is an outcome.
+ * Redirects are not followed (a 3xx is a failed attempt); the whole attempt, the lookup included, is cut off after
+ * `timeoutMs`; the response body is read up to 64 KiB and kept as a short excerpt. Never throws: every failure is
+ * an outcome.
  */
 export async function sendEvent(
   url: string,
@@ -46,14 +47,24 @@ export async function sendEvent(
     ...fields,
     durationMs: Math.round(performance.now() - started),
   });
+  const timedOut = `no response within ${options.timeoutMs / 1000} s`;
   let target: URL;
   let pinned: { address: string; family: 4 | 6 };
+  // The host's lookup is part of the attempt: it counts against the same deadline, so a name server that never
+  // answers holds a delivery slot for timeoutMs at most, like a receiver that never answers.
+  let lookupTimer: NodeJS.Timeout | undefined;
   try {
     target = new URL(url);
-    pinned = await resolveDeliveryAddress(target, options.allowPrivateUrls, options.lookup);
+    const deadline = new Promise<never>((_, reject) => {
+      lookupTimer = setTimeout(() => reject(new Error(`${timedOut} (the host name's lookup)`)), options.timeoutMs);
+    });
+    pinned = await Promise.race([resolveDeliveryAddress(target, options.allowPrivateUrls, options.lookup), deadline]);
   } catch (error) {
     return outcome({ ok: false, statusCode: null, error: truncate((error as Error).message), excerpt: null });
+  } finally {
+    clearTimeout(lookupTimer);
   }
+  const remainingMs = Math.max(1, options.timeoutMs - (performance.now() - started));
   const lookup: LookupFunction = (_host, lookupOptions, callback) =>
     lookupOptions.all
       ? (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [pinned])
@@ -114,8 +125,8 @@ export async function sendEvent(
     );
     const timer = setTimeout(() => {
       request.destroy();
-      finish({ ok: false, statusCode: null, error: `no response within ${options.timeoutMs / 1000} s`, excerpt: null });
-    }, options.timeoutMs);
+      finish({ ok: false, statusCode: null, error: timedOut, excerpt: null });
+    }, remainingMs);
     request.on('error', (error) =>
       finish({ ok: false, statusCode: null, error: truncate(error.message), excerpt: null }),
     );

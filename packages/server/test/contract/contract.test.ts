@@ -1,6 +1,8 @@
 import { type components, type Problem, unwrap, type WorksApiClient } from '@works-api/client';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/server';
 import { ContractRecorder, contractClient, specOperationIds } from './support/contract';
+import { silentLogger } from '../../src/observability/logger';
+import { DevMailbox } from '../../src/mail/transport';
 
 /**
  * Contract tests: every operation of openapi/api.yaml, driven only through @works-api/client against the real
@@ -23,8 +25,12 @@ let tenant: Schemas['Tenant'];
 let work: Schemas['Work'];
 let request: Schemas['Request'];
 
+// Emails go to a dev mailbox, sent by the app's own mail sender: the answer links come from there.
+const mailbox = new DevMailbox(silentLogger());
+const mailTenants: string[] = [];
+
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ mail: { transport: mailbox, onlyTenants: () => mailTenants }, devMailbox: mailbox });
   admin = contractClient(server.baseUrl, ADMIN_TOKEN, recorder);
   const [adaUser, strangerUser] = await Promise.all([server.createUser('ada'), server.createUser('stranger')]);
   ada = contractClient(server.baseUrl, adaUser.apiKey, recorder);
@@ -308,6 +314,54 @@ describe('Requests', () => {
     );
     expect(cancelled).toMatchObject({ status: 'cancelled', cancelReason: 'Sent to the wrong person.' });
     expect(unwrap(await ada.cancelRequest({ params: { path: requestPath(other.id) } }))).toEqual(cancelled);
+  });
+
+  describe('Recipients', () => {
+    let token: string;
+    let pending: Schemas['Request'];
+
+    /** The answer link of the newest email to `email`, once the sender has sent it. */
+    async function linkTo(email: string, count = 1): Promise<string> {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const mails = mailbox.messages().filter((mail) => mail.to === email);
+        if (mails.length >= count) return /\/r\/([A-Za-z0-9_-]{43})/.exec(mails[0]!.text)![1]!;
+        if (Date.now() > deadline) throw new Error(`no email to ${email}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+
+    it('resendRequest: a new email with a new link; the old link stops working', async () => {
+      mailTenants.push(tenant.id);
+      pending = unwrap(
+        await ada.createRequest({
+          params: { path: workPath() },
+          body: { title: 'Please answer', recipient: { email: 'answer@example.com', firstName: 'Ann' } },
+        }),
+      ).request;
+      const first = await linkTo('answer@example.com');
+      const { request: resent } = unwrap(await ada.resendRequest({ params: { path: requestPath(pending.id) } }));
+      expect(resent).toMatchObject({ id: pending.id, status: 'pending', emailDelivery: { status: 'queued' } });
+      token = await linkTo('answer@example.com', 2);
+      expect(token).not.toBe(first);
+      const old = await contractClient(server.baseUrl, first, recorder).getRecipientRequest();
+      expect(problemOf(old)).toMatchObject({ status: 404, code: 'not_found' });
+    });
+
+    it('getRecipientRequest: the request as its recipient sees it', async () => {
+      const { request: view } = unwrap(await contractClient(server.baseUrl, token, recorder).getRecipientRequest());
+      expect(view).toMatchObject({ status: 'pending', title: 'Please answer', workName: work.name, answer: null });
+    });
+
+    it('answerRecipientRequest: confirms the request with the answer, recorded as the recipient', async () => {
+      const recipient = contractClient(server.baseUrl, token, recorder);
+      const { request: view } = unwrap(await recipient.answerRecipientRequest({ body: { answer: 'Done.' } }));
+      expect(view).toMatchObject({ status: 'confirmed', answer: 'Done.' });
+      const again = await recipient.answerRecipientRequest({ body: { answer: 'Again.' } });
+      expect(problemOf(again)).toMatchObject({ status: 409, code: 'invalid_transition', currentStatus: 'confirmed' });
+      const { events } = unwrap(await ada.listRequestEvents({ params: { path: requestPath(pending.id) } }));
+      expect(events.edges[0]!.node).toMatchObject({ action: 'confirm', actorType: 'recipient', note: 'Done.' });
+    });
   });
 
   it('listRequests: filtered by status', async () => {

@@ -127,7 +127,7 @@ describe('the same race straight into the domain layer, all 20 started in one ti
     const requestId = await newRequest('confirmed');
     const db = server.database.prisma;
     const users = [roles.owner, roles.admin, roles.member];
-    const actors = await Promise.all(users.map((user) => authenticate(db, `Bearer ${user.apiKey}`)));
+    const actors = await Promise.all(users.map((user) => authenticate(db, user.apiKey)));
     const ref = { tenantId: roles.tenant.id, workId, requestId };
     const actions = Array.from({ length: 20 }, (_, i) => (['validate', 'early_validate', 'cancel'] as const)[i % 3]!);
     const settled = await Promise.allSettled(actions.map((action, i) => actOnRequest(db, actors[i % 3]!, ref, action)));
@@ -151,9 +151,7 @@ describe('the same race straight into the domain layer, all 20 started in one ti
     const tenant = ok(await roles.owner.client.POST('/tenants', { body: { name: 'Two owners, no HTTP' } })).tenant;
     const second = await server.createUser('second-owner');
     await addMember(roles.owner, tenant.id, second.email, 'owner');
-    const [first, other] = await Promise.all(
-      [roles.owner, second].map((user) => authenticate(db, `Bearer ${user.apiKey}`)),
-    );
+    const [first, other] = await Promise.all([roles.owner, second].map((user) => authenticate(db, user.apiKey)));
     const settled = await Promise.allSettled([
       updateMember(db, first!, tenant.id, second.id, 'admin'),
       updateMember(db, other!, tenant.id, roles.owner.id, 'admin'),

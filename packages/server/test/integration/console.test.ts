@@ -48,6 +48,10 @@ describe('GET /console', () => {
       expect(res.headers.get('x-frame-options')).toBe('DENY');
       const again = await fetch(baseUrl + route, { headers: { 'If-None-Match': res.headers.get('etag')! } });
       expect(again.status).toBe(304);
+      const weakInAList = await fetch(baseUrl + route, {
+        headers: { 'If-None-Match': `"other", W/${res.headers.get('etag')!}` },
+      });
+      expect(weakInAList.status).toBe(304);
     },
   );
 

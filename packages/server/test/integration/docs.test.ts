@@ -25,6 +25,11 @@ describe('GET /openapi.yaml', () => {
     expect(etag).toMatch(/^"[\w-]{27}"$/);
     const again = await server.call('/openapi.yaml', { headers: { 'If-None-Match': etag! } });
     expect(again.status).toBe(304);
+    // RFC 9110 §13.1.2: If-None-Match compares weakly and may list several tags.
+    for (const header of [`W/${etag!}`, `"other", ${etag!}`, '*']) {
+      expect((await server.call('/openapi.yaml', { headers: { 'If-None-Match': header } })).status).toBe(304);
+    }
+    expect((await server.call('/openapi.yaml', { headers: { 'If-None-Match': '"other"' } })).status).toBe(200);
   });
 });
 

@@ -34,6 +34,7 @@ const bodies: Record<string, unknown> = {
   confirmRequest: { answer: 'yes' },
   earlyValidateRequest: undefined,
   validateRequest: undefined,
+  resendRequest: undefined,
   createWebhookEndpoint: { url: 'http://127.0.0.1:9/hooks' },
   updateWebhookEndpoint: { description: 'changed' },
   deleteWebhookEndpoint: undefined,

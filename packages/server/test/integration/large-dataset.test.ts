@@ -154,10 +154,26 @@ test('a validated request carries the events of its transitions, in order', asyn
   expect(await eventsOf(early.id)).toEqual(['early_validate:pending->validated']);
 });
 
-test('a tenant with the popular name takes a slug none of the loaded ones has', async () => {
+test('the heavy user, owning more tenants than the cap, is refused another by its count, not by counting them', async () => {
+  const [owner] = await sessionOf(server.database.prisma).query<{ owned_tenant_count: number }>(
+    'SELECT owned_tenant_count FROM users WHERE id = $1',
+    [data.heavyUser.id],
+  );
+  expect(owner?.owned_tenant_count).toBe(shape.heavyUserTenants);
   const res = await server.call('/v1/tenants', {
     method: 'POST',
     apiKey: data.heavyUser.apiKey,
+    json: { name: 'One more' },
+  });
+  expect(res.status).toBe(409);
+  expect(await res.json()).toMatchObject({ code: 'tenant_limit_reached' });
+});
+
+test('a tenant with the popular name takes a slug none of the loaded ones has', async () => {
+  const newcomer = await server.createUser('newcomer');
+  const res = await server.call('/v1/tenants', {
+    method: 'POST',
+    apiKey: newcomer.apiKey,
     json: { name: data.popularName },
   });
   expect(res.status).toBe(201);

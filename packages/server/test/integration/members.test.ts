@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { createTenant } from '../support/fixtures';
 import { addMember, type RoleFixture, tenantWithRoles } from '../support/roles';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';
@@ -334,3 +335,69 @@ describe('DELETE /tenants/{id}/members/{user_id}', () => {
     expect(await roleOf(target)).toBe('member');
   });
 });
+
+describe('a member change while its caller is being demoted', () => {
+  const onPostgres = process.env.DATABASE_URL ? it : it.skip;
+  if (!process.env.DATABASE_URL) console.log('members: the role-check race runs on PostgreSQL only (set DATABASE_URL)');
+  // The embedded database runs one transaction at a time, so there the two changes cannot overlap at all.
+  onPostgres(
+    "checks the caller's role inside the change: a demotion cannot complete while it is in flight",
+    async () => {
+      const [first, second, third] = await Promise.all(['first', 'second', 'third'].map((n) => server.createUser(n)));
+      const tenant = await createTenant(first!, 'Demotion race');
+      await addMember(first!, tenant.id, second!.email, 'owner');
+      await addMember(first!, tenant.id, third!.email, 'member');
+      const blocker = new Client({ connectionString: process.env.DATABASE_URL });
+      await blocker.connect();
+      const lockWaiters = async () =>
+        (
+          await blocker.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`,
+          )
+        ).rows[0]!.n;
+      try {
+        // Hold the third member's row, so that the second owner's promotion of them stops right before its write,
+        // after every check it makes.
+        await blocker.query('BEGIN');
+        await blocker.query('SELECT 1 FROM memberships WHERE tenant_id = $1 AND user_id = $2 FOR UPDATE', [
+          tenant.id,
+          third!.id,
+        ]);
+        let promotionDone = false;
+        const promotion = setRole(second!, third!.id, 'owner', tenant.id).finally(() => (promotionDone = true));
+        await until(async () => (await lockWaiters()) >= 1);
+        // Meanwhile the first owner demotes the second. It must not complete before the promotion: the promotion
+        // acts on the second owner's role, which must still hold when it commits.
+        let demotionDone = false;
+        const demotion = setRole(first!, second!.id, 'admin', tenant.id).then((res) => {
+          demotionDone = true;
+          return { ...res, promotionDoneFirst: promotionDone };
+        });
+        await until(async () => demotionDone || (await lockWaiters()) >= 2);
+        await blocker.query('ROLLBACK');
+        const [promoted, demoted] = await Promise.all([promotion, demotion]);
+        expect(demoted.status).toBe(200);
+        expect([promoted.status, demoted.promotionDoneFirst]).toEqual([200, true]);
+        const roleIn = async (userId: string) =>
+          (
+            await server.database.prisma.membership.findUnique({
+              where: { tenantId_userId: { tenantId: tenant.id, userId } },
+            })
+          )?.role;
+        expect([await roleIn(third!.id), await roleIn(second!.id)]).toEqual(['owner', 'admin']);
+      } finally {
+        await blocker.query('ROLLBACK').catch(() => undefined);
+        await blocker.end();
+      }
+    },
+  );
+});
+
+/** Waits for a condition another connection makes true (no fixed sleep): checks every 10 ms, up to 10 s. */
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  for (let attempt = 0; attempt < 1000; attempt++) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('condition not met within 10 s');
+}

@@ -200,6 +200,10 @@ describe('database and webhooks', () => {
     if (onPglite) expect(depth(queued) - depth(before)).toBe(1);
     else expect(depth(queued)).toBeGreaterThanOrEqual(1);
     expect(total(queued, 'works_webhook_outbox_oldest_age_seconds')).toBeGreaterThanOrEqual(0);
+    // The request's email is queued too (no mail sender runs here), counted by the mail outbox gauge.
+    const mailDepth = (samples: Sample[]) => total(samples, 'works_mail_outbox_depth');
+    if (onPglite) expect(mailDepth(queued) - mailDepth(before)).toBe(1);
+    else expect(mailDepth(queued)).toBeGreaterThanOrEqual(1);
 
     expect(await server.dispatcher!.runOnce()).toBe(3);
     const after = await scrape();

@@ -1,4 +1,4 @@
-import { createLogger } from '../../src/http/logger';
+import { createLogger } from '../../src/observability/logger';
 import { Writable } from 'node:stream';
 import { createTenant } from '../support/fixtures';
 import { ADMIN_TOKEN, startTestServer, type TestServer, type TestUser } from '../support/server';

@@ -64,6 +64,7 @@ const expected: Record<OperationId, Row> = {
   confirmRequest: byRole(200, 200, 200, 404),
   earlyValidateRequest: byRole(200, 200, 200, 404),
   validateRequest: byRole(200, 200, 200, 404),
+  resendRequest: byRole(200, 200, 200, 404),
   // Webhook endpoints carry signing secrets and see every event of the tenant: owners and admins only.
   listWebhookEndpoints: byRole(200, 200, 403, 404),
   createWebhookEndpoint: byRole(201, 201, 403, 404),
@@ -74,6 +75,9 @@ const expected: Record<OperationId, Row> = {
   testWebhookEndpoint: byRole(202, 202, 403, 404),
   listWebhookDeliveries: byRole(200, 200, 403, 404),
   retryWebhookDelivery: byRole(202, 202, 403, 404),
+  // The recipient's operations take an answer token: an API key (or the operator token) opens no request.
+  getRecipientRequest: { ...anyUser(404), revokedKey: 404, noKey: 401, operatorToken: 404 },
+  answerRecipientRequest: { ...anyUser(404), revokedKey: 404, noKey: 401, operatorToken: 404 },
 };
 
 interface Input {
@@ -143,6 +147,7 @@ const inputs: Record<OperationId, (caller: Caller) => Promise<Input>> = {
   confirmRequest: async () => ({ params: await freshRequest('pending'), body: { answer: 'Yes' } }),
   earlyValidateRequest: async () => ({ params: await freshRequest('pending') }),
   validateRequest: async () => ({ params: await freshRequest('confirmed') }),
+  resendRequest: async () => ({ params: await freshRequest('pending') }),
   listWebhookEndpoints: async () => ({ params: { tenant_id: shared.tenant_id } }),
   // A URL nothing listens on: no dispatcher runs in this file, so nothing is sent anyway.
   createWebhookEndpoint: async () => ({
@@ -167,6 +172,8 @@ const inputs: Record<OperationId, (caller: Caller) => Promise<Input>> = {
     );
     return { params: { ...params, delivery_id: delivery.id } };
   },
+  getRecipientRequest: async () => ({}),
+  answerRecipientRequest: async () => ({ body: { answer: 'Yes' } }),
 };
 
 async function freshEndpoint() {
@@ -225,7 +232,9 @@ function urlOf(operation: SpecOperation, params: Record<string, string> = {}): s
 }
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // Every endpoint cell makes a fresh endpoint in one tenant: more than the default cap of 20 (limits.test.ts
+  // tests the cap itself).
+  server = await startTestServer({ limits: { webhookEndpointsPerTenant: 1_000 } });
   roles = await tenantWithRoles(server);
   const work = await createWork(roles.owner, roles.tenant.id, 'Shared work');
   const request = await createRequest(roles.owner, roles.tenant.id, work.id);
@@ -279,6 +288,10 @@ describe('the permission matrix', () => {
       `PUT ${request}/confirm`,
       `PUT ${request}/early_validate`,
       `PUT ${request}/validate`,
+      // Recipients (PRODUCT.md: Recipients; issue 21).
+      `POST ${request}/resend`,
+      'GET /recipient/request',
+      'POST /recipient/request/answer',
       // Webhooks (PRODUCT.md: Webhooks; issue 13).
       'GET /tenants/{tenant_id}/webhook-endpoints',
       'POST /tenants/{tenant_id}/webhook-endpoints',

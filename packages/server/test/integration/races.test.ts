@@ -3,7 +3,7 @@ import type { Actor } from '../../src/domain/access';
 import { ProblemError } from '../../src/domain/errors';
 import { addMember } from '../../src/domain/members/members';
 import { createRequest } from '../../src/domain/requests/requests';
-import { setWorkDiscarded } from '../../src/domain/works/works';
+import { discardWork } from '../../src/domain/works/works';
 import { createTenant, createWork } from '../support/fixtures';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';
 
@@ -26,7 +26,7 @@ let actor: Actor;
 beforeAll(async () => {
   server = await startTestServer();
   ada = await server.createUser('ada');
-  actor = await authenticate(server.database.prisma, `Bearer ${ada.apiKey}`);
+  actor = await authenticate(server.database.prisma, ada.apiKey);
 });
 afterAll(() => server.close());
 
@@ -90,7 +90,7 @@ describe('a request sent while its work is being discarded', () => {
         const body = { title: 'Race', recipient: { email: 'r@example.com' } };
         const sends = [0, 1].map(() => createRequest(db(), actor, tenant.id, work.id, body));
         for (let turn = 0; turn < run % 6; turn++) await new Promise(setImmediate);
-        const discard = setWorkDiscarded(db(), actor, tenant.id, work.id, true);
+        const discard = discardWork(db(), actor, tenant.id, work.id);
         sends.push(...[2, 3, 4].map(() => createRequest(db(), actor, tenant.id, work.id, body)));
         const outcomes = (await Promise.allSettled(sends)).map(outcomeOf);
         expect((await discard).discardedAt).not.toBeNull();

@@ -1,9 +1,9 @@
 import { createClient } from '@redis/client';
 import { connectRedis, type RedisConnection } from '../../src/http/rate-limit';
-import { silentLogger } from '../../src/http/logger';
-import { startTestServer, type TestServer, type TestUser } from '../support/server';
+import { silentLogger } from '../../src/observability/logger';
+import { ADMIN_TOKEN, startTestServer, type TestServer, type TestUser } from '../support/server';
 
-/** Rate limits per API key: headers, 429 problem+json with Retry-After, exemptions, and a budget shared through Redis. */
+/** Rate limits per user (all their keys), per operator token and per client address for failed authentications: headers, 429 problem+json with Retry-After, exemptions, and a budget shared through Redis. */
 
 describe('rate limit per API key (counted in the process)', () => {
   let server: TestServer;
@@ -38,23 +38,92 @@ describe('rate limit per API key (counted in the process)', () => {
     expect(await server.database.prisma.tenant.count({ where: { name: 'Over budget' } })).toBe(0);
   });
 
-  it('counts each API key on its own, and never limits health probes or operator routes', async () => {
-    const bob = await server.createUser('bob');
+  it('gives a user one budget for all their keys, the operator token one of its own, and never limits probes', async () => {
+    const bob = await server.createUser('bob'); // the operator's second request
     const created = await server.call('/v1/api-keys', { method: 'POST', apiKey: bob.apiKey, json: { name: 'second' } });
     expect(created.status).toBe(201);
     const secondKey = (await created.json()).apiKey.secret as string;
-    for (let i = 0; i < 2; i++) expect((await server.call('/v1/me', { apiKey: bob.apiKey })).status).toBe(200);
-    expect((await server.call('/v1/me', { apiKey: bob.apiKey })).status).toBe(429);
-    // Same user, other key: a budget of its own.
+    expect((await server.call('/v1/me', { apiKey: bob.apiKey })).status).toBe(200);
     expect((await server.call('/v1/me', { apiKey: secondKey })).status).toBe(200);
+    // A new key is no new budget: both of Bob's keys are refused now.
+    expect((await server.call('/v1/me', { apiKey: secondKey })).status).toBe(429);
+    const refused = await server.call('/v1/me', { apiKey: bob.apiKey });
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({
+      code: 'rate_limited',
+      detail: expect.stringMatching(/^You have used/),
+    });
 
     for (let i = 0; i < 5; i++) {
       const probe = await server.call('/healthz');
       expect(probe.status).toBe(200);
       expect(probe.headers.get('ratelimit')).toBeNull();
     }
-    // createUser goes through the operator route: already more than 3 calls in this file.
-    expect((await server.createUser('carol')).apiKey).toMatch(/^wk_/);
+    await server.createUser('carol'); // the operator's third request
+    const operator = await server.call('/v1/admin/users', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+      json: { email: `dave-${Date.now()}@example.com`, firstName: 'Dave', lastName: 'Tester' },
+    });
+    expect(operator.status).toBe(429);
+    expect(await operator.json()).toMatchObject({ detail: expect.stringMatching(/^The operator token has used/) });
+  });
+});
+
+describe('failed authentications per client address (before authentication)', () => {
+  const adminCall = (server: TestServer, headers: Record<string, string>) =>
+    server.call('/v1/admin/users', {
+      method: 'POST',
+      headers: { Authorization: 'Bearer not-the-operator-token', ...headers },
+      json: { email: `eve-${Date.now()}@example.com`, firstName: 'Eve', lastName: 'Tester' },
+    });
+
+  it('refuses an address with 429 once it failed 3 times in a minute, valid key or not, without a lookup', async () => {
+    const server = await startTestServer({ rateLimitUnauthenticatedPerMinute: 3 });
+    try {
+      const ada = await server.createUser('ada');
+      expect((await server.call('/v1/me', { apiKey: ada.apiKey })).status).toBe(200);
+      for (const authorization of ['Bearer wk_inventedkey_0123456789', 'Basic YWRhOnB3', 'Bearer wk_abcdefghij_nope']) {
+        expect((await server.call('/v1/me', { headers: { Authorization: authorization } })).status).toBe(401);
+      }
+      const refused = await server.call('/v1/me', { apiKey: ada.apiKey });
+      expect(refused.status).toBe(429);
+      const retryAfter = Number(refused.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      expect(await refused.json()).toMatchObject({
+        code: 'rate_limited',
+        detail: expect.stringMatching(/^Too many requests from your address failed authentication \(3 a minute\)/),
+      });
+      // Refused before any key is looked up: with the database gone, an invented key is still a 429, not a 503.
+      await server.database.close();
+      expect((await server.call('/v1/me', { headers: { Authorization: 'Bearer wk_inventedkey_x' } })).status).toBe(429);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('counts wrong operator tokens too, and reads X-Forwarded-For only through the proxies TRUST_PROXY names', async () => {
+    const behindProxy = await startTestServer({ rateLimitUnauthenticatedPerMinute: 2, trustProxy: ['loopback'] });
+    try {
+      const client = { 'X-Forwarded-For': '203.0.113.7' };
+      expect((await adminCall(behindProxy, client)).status).toBe(401);
+      expect((await adminCall(behindProxy, client)).status).toBe(401);
+      expect((await adminCall(behindProxy, client)).status).toBe(429);
+      // Another client behind the same proxy has a budget of its own.
+      expect((await adminCall(behindProxy, { 'X-Forwarded-For': '203.0.113.8' })).status).toBe(401);
+    } finally {
+      await behindProxy.close();
+    }
+    const direct = await startTestServer({ rateLimitUnauthenticatedPerMinute: 2 });
+    try {
+      // TRUST_PROXY off: a client cannot pick a fresh address per request.
+      expect((await adminCall(direct, { 'X-Forwarded-For': '203.0.113.9' })).status).toBe(401);
+      expect((await adminCall(direct, { 'X-Forwarded-For': '203.0.113.10' })).status).toBe(401);
+      expect((await adminCall(direct, { 'X-Forwarded-For': '203.0.113.11' })).status).toBe(429);
+    } finally {
+      await direct.close();
+    }
   });
 });
 

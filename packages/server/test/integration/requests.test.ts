@@ -73,6 +73,8 @@ describe('POST .../requests', () => {
       confirmedAt: null,
       validatedAt: null,
       cancelledAt: null,
+      // No mail sender runs in this file: the email stays queued (test/integration/recipients.test.ts sends it).
+      emailDelivery: { status: 'queued', lastSentAt: null, failure: null },
     });
     expect((await call(ada, 'GET', `${workUrl}/requests/${request.id}`)).body).toEqual({ request });
     expect(await eventsOf(`${workUrl}/requests/${request.id}`)).toEqual({
@@ -126,6 +128,7 @@ describe('the four actions', () => {
         fromStatus: 'confirmed',
         toStatus: 'validated',
         actor: { firstName: 'ada', lastName: 'Tester', email: ada.email },
+        actorType: 'user',
         note: null,
         createdAt: validated.body.validatedAt,
       },
@@ -135,6 +138,7 @@ describe('the four actions', () => {
         fromStatus: 'pending',
         toStatus: 'confirmed',
         actor: { firstName: 'mia', lastName: 'Tester', email: mia.email },
+        actorType: 'user',
         note: 'The figures are right.',
         createdAt: confirmed.body.confirmedAt,
       },

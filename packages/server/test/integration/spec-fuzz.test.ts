@@ -1,6 +1,7 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
+import { declaredProblems } from '../../src/http/declared-problems';
 import { loadSpec } from '../../src/http/spec';
 import { createRequest, createTenant, createWork } from '../support/fixtures';
 import { addMember } from '../support/roles';
@@ -17,12 +18,19 @@ import { ADMIN_TOKEN, startTestServer, type TestServer, type TestUser } from '..
  * request that was refused (4xx): the caller's tenants, members, works, requests, events and keys are unchanged,
  * as are the users of the email it sent and its Idempotency-Key.
  *
+ * A stateful mode (the last test) walks create → read → act → list chains by following the contract's OpenAPI
+ * `links` only, as a partner's fuzzer would: see `walk` below.
+ *
  * Seeded and reproducible: the seed is printed; FUZZ_SEED=<seed> replays a run. FUZZ_RUNS sets the runs per
- * operation and kind (default 8: a short run for every `pnpm test`; FUZZ_RUNS=500 for a long one).
+ * operation and kind (default 8: a short run for every `pnpm test`; FUZZ_RUNS=500 for a long one), FUZZ_STEPS the
+ * steps of the stateful walk (default 150).
  */
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 8);
-console.log(`spec-fuzz: seed ${SEED} (replay with FUZZ_SEED=${SEED}), ${RUNS} runs per operation and kind`);
+const STEPS = Number(process.env.FUZZ_STEPS ?? 150);
+console.log(
+  `spec-fuzz: seed ${SEED} (replay with FUZZ_SEED=${SEED}), ${RUNS} runs per operation and kind, ${STEPS} linked steps`,
+);
 
 type Json = unknown;
 type Schema = Record<string, unknown>;
@@ -39,6 +47,8 @@ interface Operation {
   parameters: Parameter[];
   body?: { required: boolean; schema: Schema };
   operator: boolean;
+  /** Called with an API key (not the operator token, not a recipient's link token). */
+  apiKey: boolean;
 }
 
 const spec = loadSpec();
@@ -80,6 +90,7 @@ const operations: Operation[] = spec.operations.map((operation) => {
       schema: definition.requestBody.content['application/json']!.schema,
     },
     operator: operation.security.includes('adminToken'),
+    apiKey: operation.security.includes('bearerAuth'),
   };
 });
 
@@ -168,7 +179,7 @@ beforeAll(async () => {
     user_id: other.id,
     api_key_id: spare.data!.apiKey.id,
   };
-});
+}, 120_000); // starting a server and its fixtures takes longer than 30 s on a loaded machine
 afterAll(() => server?.close());
 
 /** A path parameter: the fixture's id mostly, else one that names nothing (a UUID, or another valid string). */
@@ -420,6 +431,9 @@ const heldKeys = async (key: string | undefined, operator: boolean) =>
     ? 0
     : server.database.prisma.idempotencyKey.count({ where: { key, scope: operator ? 'operator' : fuzzer.id } });
 
+const declaredRateLimit = (operation: Operation, status: number) =>
+  status === 429 && (declared.get(operation.operationId)?.get(429) ?? []).some((type) => type.code === 'rate_limited');
+
 const tally = new Map<string, number>();
 /** The fingerprint as the last request left it: refreshed after a request that may have changed something. */
 let current: string | undefined;
@@ -436,7 +450,8 @@ async function exercise(operation: Operation, request: FuzzRequest): Promise<voi
   const label = `${request.kind} ${request.method} ${request.url}${request.broken ? ` (${request.broken})` : ''} → ${res.status} ${text.slice(0, 300)}`;
   tally.set(`${request.kind} ${res.status}`, (tally.get(`${request.kind} ${res.status}`) ?? 0) + 1);
   if (res.status >= 500) throw new Error(`a 5xx: ${label}`);
-  if (request.kind === 'invalid' && res.status !== request.expected)
+  // A rate limit runs before validation (per API key, per recipient link): a 429 the operation declares is an answer.
+  if (request.kind === 'invalid' && res.status !== request.expected && !declaredRateLimit(operation, res.status))
     throw new Error(`expected ${request.expected}: ${label}`);
   if (res.status >= 400) {
     if (!/^application\/problem\+json/.test(res.headers.get('content-type') ?? ''))
@@ -477,6 +492,202 @@ describe.each(operations.map((operation, index) => [operation.operationId, opera
     });
   },
 );
+
+/** The operation's definition in the (dereferenced) spec. */
+const definitionOf = (operation: Operation) =>
+  (dereference((document.paths as Record<string, unknown>)[operation.path]) as Record<string, Record<string, unknown>>)[
+    operation.method.toLowerCase()
+  ]! as { responses: Record<string, { links?: Record<string, Link>; content?: Record<string, { schema: Schema }> }> };
+interface Link {
+  operationId: string;
+  parameters?: Record<string, string>;
+}
+const byOperationId = new Map(operations.map((operation) => [operation.operationId, operation]));
+const declared = declaredProblems(spec);
+
+/** A runtime expression of a link (`$request.path.x`, `$response.body#/pointer`) evaluated, if it names a string. */
+function evaluate(expression: string, pathValues: Record<string, string>, body: Json): string | undefined;
+function evaluate(expression: string, pathValues: Record<string, string>, body: Json, raw: true): Json;
+function evaluate(expression: string, pathValues: Record<string, string>, body: Json, raw = false): Json {
+  const fromPath = /^\$request\.path\.(.+)$/.exec(expression);
+  if (fromPath) return pathValues[fromPath[1]!];
+  const fromBody = /^\$response\.body#\/(.*)$/.exec(expression);
+  if (!fromBody) throw new Error(`a link expression the walk does not know: ${expression}`);
+  const value = fromBody[1]!
+    .split('/')
+    .reduce<Json>(
+      (at, key) => (typeof at === 'object' && at !== null ? (at as Record<string, Json>)[key] : undefined),
+      body,
+    );
+  return raw || typeof value === 'string' ? value : undefined;
+}
+
+/** A call the walk may make: an operation with the parameters a link gave it. */
+interface Call {
+  operation: Operation;
+  path: Record<string, string>;
+  query: Record<string, string>;
+  /** How the walk got here: `start`, or `<operationId> <status> → <link>`. */
+  via: string;
+}
+
+/** One mulberry32 stream for the walk, so FUZZ_SEED replays it. */
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * The stateful walk. It starts from the operations that need no id (create a tenant or an API key, list them,
+ * who am I) and from then on calls
+ * only what the links of the responses it got offer, with the ids they name: create a tenant → its works,
+ * members, webhook endpoints → a work's requests → a request's reads, events and actions → lists and their next
+ * pages. It prefers operations it has not called yet, so a short run reaches every linked operation. A quarter
+ * of its calls are broken on purpose (an unknown body property → 400, an id that names nothing → 404, a bad
+ * `limit` → 400). Every answer: no 5xx, a 2xx body valid against the operation's response schema, a problem
+ * whose status and code the operation declares, and nothing the server's own response validation objected to.
+ */
+describe('stateful: chains that follow the links', () => {
+  it(`walks ${STEPS} linked steps without a 5xx or an answer outside the contract`, async () => {
+    const next = random(SEED ^ 0x5eed);
+    const pick = <T>(items: T[]): T => items[Math.floor(next() * items.length)]!;
+    // Where a caller with only an API key can begin: its operations that take no id.
+    const start = operations
+      .filter((operation) => operation.apiKey && !operation.path.includes('{'))
+      .map((operation): Call => ({ operation, path: {}, query: {}, via: 'start' }));
+    const linked = new Set(
+      operations.flatMap((operation) =>
+        Object.values(definitionOf(operation).responses).flatMap((response) =>
+          Object.values(response.links ?? {}).map((link) => link.operationId),
+        ),
+      ),
+    );
+    let pool: Call[] = [];
+    const called = new Map<string, number>();
+    const succeeded = new Set<string>();
+    const outcomes = new Map<string, number>();
+    for (let step = 0; step < STEPS; step++) {
+      // Not-yet-called operations first; else an operation chosen evenly among those the pool offers (so the
+      // many reads a page links do not crowd out the rest), then one of its calls.
+      // Among those, creations first and deletions last, so a chain grows before it is cut.
+      const rank = (call: Call) => ({ POST: 0, GET: 1, PUT: 1, PATCH: 1, DELETE: 2 })[call.operation.method] ?? 1;
+      // "Not yet" = no 2xx yet, in fewer than 3 tries: a creation that failed is retried before its links are needed.
+      const unseen = [...pool, ...start].filter(
+        (call) => !succeeded.has(call.operation.operationId) && (called.get(call.operation.operationId) ?? 0) < 3,
+      );
+      const fresh = unseen.filter((call) => rank(call) === Math.min(...unseen.map(rank)));
+      const offered = [...new Set(pool.map((call) => call.operation.operationId))];
+      const chosen = pick(offered.length > 0 ? offered : start.map((call) => call.operation.operationId));
+      const call =
+        fresh.length > 0 && next() < 0.7
+          ? pick(fresh)
+          : pool.length === 0 || next() < 0.05
+            ? pick(start)
+            : pick(pool.filter((candidate) => candidate.operation.operationId === chosen));
+      const { operation } = call;
+      const broken = next() < 0.25;
+      const pathValues = { ...call.path };
+      const query = new URLSearchParams(call.query);
+      let body: Json;
+      if (operation.body && (operation.body.required || next() < 0.5)) {
+        const schema = operation.body.schema;
+        // The example mostly, so that chains grow; the faker's bodies find the edges (names the server trims).
+        body = next() < 0.75 ? structuredClone(schema.example ?? {}) : validValue(schema, Math.floor(next() * 2 ** 31));
+        if (typeof body === 'object' && body !== null && 'email' in body)
+          (body as Record<string, Json>).email = `walk-${step}-${SEED}@example.com`;
+      }
+      let expected: number | undefined;
+      if (broken) {
+        const lastParam = operation.path.match(/\{([^}]+)\}(?!.*\{)/)?.[1];
+        if (operation.body) {
+          body = { ...(typeof body === 'object' && body !== null ? body : {}), unknownProperty: 1 };
+          expected = 400;
+        } else if (lastParam) {
+          pathValues[lastParam] = '0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b';
+          expected = 404;
+        } else {
+          query.set('limit', '0');
+          expected = 400;
+        }
+      }
+      let url =
+        spec.basePath +
+        operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(pathValues[name]!));
+      if (query.size > 0) url += `?${query.toString()}`;
+      const headers: Record<string, string> = { Authorization: `Bearer ${fuzzer.apiKey}` };
+      if (body !== undefined) headers['Content-Type'] = 'application/json';
+      if (operation.parameters.some((p) => p.name === 'Idempotency-Key') && next() < 0.5)
+        headers['Idempotency-Key'] = `walk-${SEED}-${step}`;
+      const res = await server.call(url, {
+        method: operation.method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      const label = `step ${step} (${call.via}${broken ? ', broken' : ''}): ${operation.method} ${url} → ${res.status} ${text.slice(0, 300)}`;
+      called.set(operation.operationId, (called.get(operation.operationId) ?? 0) + 1);
+      outcomes.set(
+        `${broken ? 'broken' : 'linked'} ${res.status}`,
+        (outcomes.get(`${broken ? 'broken' : 'linked'} ${res.status}`) ?? 0) + 1,
+      );
+      if (res.status >= 500) throw new Error(`a 5xx: ${label}`);
+      if (expected !== undefined && res.status !== expected && !declaredRateLimit(operation, res.status))
+        throw new Error(`expected ${expected}: ${label}`);
+      if (server.bugs.length > 0)
+        throw new Error(`the server's response validation objected: ${String(server.bugs[0])} for ${label}`);
+      const json: Json = text === '' ? undefined : JSON.parse(text);
+      if (res.status >= 400) {
+        const codes = (declared.get(operation.operationId)?.get(res.status) ?? []).map((type) => type.code);
+        const code = (json as { code?: string }).code;
+        if (!codes.includes(code!))
+          throw new Error(`code ${code} is not declared for ${res.status} (${codes.join(', ')}): ${label}`);
+        continue;
+      }
+      if (!broken) succeeded.add(operation.operationId);
+      const response = definitionOf(operation).responses[String(res.status)];
+      if (!response) throw new Error(`status ${res.status} is not declared: ${label}`);
+      const schema = response.content?.['application/json']?.schema;
+      if (schema && !isValid(schema, json)) throw new Error(`the body breaks the contract: ${label}`);
+      // What the links of this answer offer next; an expression that names nothing (no first item, the last
+      // page's null endCursor) leaves its link out.
+      for (const [name, link] of Object.entries(response.links ?? {})) {
+        const target = byOperationId.get(link.operationId)!;
+        const values = Object.entries(link.parameters ?? {}).map(
+          ([key, expression]) => [key, evaluate(expression, pathValues, json)] as const,
+        );
+        if (values.some(([, value]) => value === undefined)) continue;
+        // `nextPage` only when the page says there is one (a link cannot say so itself).
+        const hasNext = Object.values(link.parameters ?? {})
+          .filter((expression) => expression.endsWith('/pageInfo/endCursor'))
+          .map((expression) => evaluate(expression.replace(/endCursor$/, 'hasNextPage'), pathValues, json, true));
+        if (hasNext.some((more) => more !== true)) continue;
+        const inPath = new Set(target.parameters.filter((p) => p.in === 'path').map((p) => p.name));
+        const offer: Call = {
+          operation: target,
+          path: Object.fromEntries(values.filter(([key]) => inPath.has(key))) as Record<string, string>,
+          query: Object.fromEntries(values.filter(([key]) => !inPath.has(key))) as Record<string, string>,
+          via: `${operation.operationId} ${res.status} → ${name}`,
+        };
+        const same = (other: Call) =>
+          other.operation === offer.operation &&
+          JSON.stringify([other.path, other.query]) === JSON.stringify([offer.path, offer.query]);
+        if (!pool.some(same)) pool.push(offer);
+      }
+      pool = pool.slice(-300);
+    }
+    console.log(
+      `spec-fuzz stateful: seed ${SEED}; ${STEPS} steps; called ${JSON.stringify(Object.fromEntries([...called].sort()))}; outcomes ${JSON.stringify(Object.fromEntries([...outcomes].sort()))}`,
+    );
+    const missed = [...linked, ...start.map((call) => call.operation.operationId)].filter(
+      (operationId) => !called.has(operationId),
+    );
+    expect(missed).toEqual([]);
+  }, 300_000); // bounded by FUZZ_STEPS, not by time: a loaded machine needs more than jest's default 30 s
+});
 
 afterAll(() => {
   console.log(

@@ -1,3 +1,4 @@
+import { DEFAULT_LIMITS } from '../../src/domain/limits';
 import { authenticate } from '../../src/domain/api-keys/api-keys';
 import { createTenant as createTenantInDomain } from '../../src/domain/tenants/tenants';
 import { createWork as createWorkInDomain } from '../../src/domain/works/works';
@@ -126,9 +127,11 @@ describe('slugs', () => {
     // Straight into the domain, all started in one tick: every creation reads the taken slugs before any
     // inserts, so all but one collide on the unique index and must pick again.
     const db = server.database.prisma;
-    const actor = await authenticate(db, `Bearer ${ada.apiKey}`);
+    const actor = await authenticate(db, ada.apiKey);
     const name = `Same Moment ${tag}`;
-    const tenants = await Promise.all(Array.from({ length: 5 }, () => createTenantInDomain(db, actor, { name })));
+    const tenants = await Promise.all(
+      Array.from({ length: 5 }, () => createTenantInDomain(db, actor, { name }, DEFAULT_LIMITS.tenantsPerUser)),
+    );
     const slugs = tenants.map((tenant) => tenant.slug).sort();
     expect(new Set(slugs).size).toBe(5);
     const base = `same-moment-${tag}`;

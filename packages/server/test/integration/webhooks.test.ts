@@ -211,6 +211,8 @@ describe('webhook endpoint URLs (SSRF)', () => {
     'https://[fd00::1]/x',
     'https://localhost:8443/x',
     'https://user:pw@hooks.example.com/x',
+    'https://8.8.8.8:8443/x', // a public address, but not port 443: lastError would report which ports are open
+    'https://[64:ff9b:1::7f00:1]/x', // NAT64's local-use prefix carrying 127.0.0.1
   ])('refuses %s without WEBHOOK_ALLOW_PRIVATE_URLS', async (url) => {
     const res = await strict.call(`/v1/tenants/${tenantId}/webhook-endpoints`, {
       method: 'POST',
@@ -219,6 +221,17 @@ describe('webhook endpoint URLs (SSRF)', () => {
     });
     expect(res.status).toBe(400);
     expect((await res.json()).code).toBe('webhook_url_not_allowed');
+  });
+
+  it('accepts a public address on port 443, written or not', async () => {
+    for (const url of ['https://8.8.8.8/x', 'https://8.8.8.8:443/x', 'https://[64:ff9b:1::808:808]/x']) {
+      const res = await strict.call(`/v1/tenants/${tenantId}/webhook-endpoints`, {
+        method: 'POST',
+        apiKey: user.apiKey,
+        json: { url, enabled: false },
+      });
+      expect(res.status).toBe(201);
+    }
   });
 
   it('refuses at delivery time too, without connecting, when an endpoint points at a private address', async () => {

@@ -79,7 +79,8 @@ describe('start-up summary', () => {
       host: '127.0.0.1',
       database: expect.stringMatching(/^(PostgreSQL at 127\.0\.0\.1:\d+\/\w+|embedded PGlite in \/)/),
       adminRoutes: 'on',
-      rateLimit: '120 requests per minute per API key, counted in this process',
+      rateLimit:
+        '120 requests per minute per user, 60 failed authentications per minute per client address, counted in this process',
       corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
       logLevel: 'info',
       shutdownTimeoutMs: 2500,

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { ADMIN_TOKEN } from '../support/server';
-import { databaseEnv, MAIN, removeDataDirs, spawnServer } from '../support/process';
+import { databaseEnv, MAIN, removeDataDirs, spawnServer, WORKER } from '../support/process';
 
 /**
- * What `node dist/main.js` writes on stdout: JSON lines when stdout is not a terminal (log shipping), whatever runs
+ * What `node dist/main.js` (and `node dist/worker.js`) writes on stdout: JSON lines when stdout is not a terminal (log shipping), whatever runs
  * (one process or WEB_CONCURRENCY workers and their primary); readable lines, with the start-up commands as a
  * person pastes them, when it is asked for (a TTY, or LOG_FORMAT=pretty as `pnpm dev` sets).
  */
@@ -42,6 +42,14 @@ describe('stdout not a terminal', () => {
     server.child.kill('SIGTERM');
     expect((await server.exited).code).toBe(0);
   });
+
+  it('is JSON lines from the webhook worker too', async () => {
+    const worker = await spawnServer(await databaseEnv(), { untilListening: false, script: WORKER });
+    await worker.waitForLine((line) => line.msg === 'works-api webhook worker delivering');
+    expect(worker.lines[0]).toMatchObject({ msg: 'works-api webhook worker starting', level: 'info' });
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited).toEqual({ code: 0, signal: null });
+  });
 });
 
 describe('LOG_FORMAT=pretty', () => {
@@ -72,6 +80,26 @@ describe('LOG_FORMAT=pretty', () => {
     expect(stdout).toContain(
       `\n  curl -X POST ${origin}/v1/admin/users -H "Authorization: Bearer $ADMIN_TOKEN" -H "Content-Type: application/json" -d '{"email":"you@example.com","firstName":"Ada","lastName":"Lovelace"}'\n`,
     );
+    expect(stdout.split('\n').filter((line) => line.startsWith('{'))).toEqual([]);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+
+  it('is honoured by the webhook worker too', async () => {
+    const child = spawn(process.execPath, [WORKER], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...(await databaseEnv()), LOG_FORMAT: 'pretty' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString('utf8');
+        if (stdout.includes('INFO: works-api webhook worker delivering\n')) resolve();
+      });
+      void exited.then((code) => reject(new Error(`exited (${code}) before starting: ${stdout}`)));
+    });
+    expect(stdout).toMatch(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: works-api webhook worker starting\n/);
     expect(stdout.split('\n').filter((line) => line.startsWith('{'))).toEqual([]);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

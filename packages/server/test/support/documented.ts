@@ -1,4 +1,4 @@
-import { loadSpec } from '../../src/http/spec';
+import { loadSpec, operationMatcher } from '../../src/http/spec';
 
 /**
  * Every status an operation answers must be documented under its `responses` in openapi/api.yaml. Problem
@@ -8,18 +8,10 @@ import { loadSpec } from '../../src/http/spec';
 export function documentedStatusCheck(): (method: string, url: string, status: number) => void {
   const spec = loadSpec();
   const paths = spec.document.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
-  const operations = spec.operations.map((operation) => ({
-    operationId: operation.operationId,
-    method: operation.method.toUpperCase(),
-    pattern: new RegExp(`^${spec.basePath}${operation.path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
-    statuses: Object.keys(paths[operation.path]![operation.method]!.responses),
-  }));
+  const operationAt = operationMatcher(spec);
   return (method, url, status) => {
-    const path = new URL(url, 'http://x').pathname;
-    const operation = operations.find(
-      (candidate) => candidate.method === method.toUpperCase() && candidate.pattern.test(path),
-    );
-    if (operation && !operation.statuses.includes(String(status))) {
+    const operation = operationAt(method, new URL(url, 'http://x').pathname);
+    if (operation && !(String(status) in paths[operation.path]![operation.method]!.responses)) {
       throw new Error(`${operation.operationId} answered ${status}, which openapi/api.yaml does not document for it`);
     }
   };

@@ -3,9 +3,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { TEST_ENCRYPTION_KEYS } from './server';
 
 /** The built server, as `pnpm start` runs it (turbo builds it before the tests). */
 export const MAIN = path.resolve(__dirname, '../../dist/main.js');
+/** The webhook worker, as `pnpm worker` runs it. */
+export const WORKER = path.resolve(__dirname, '../../dist/worker.js');
 
 export type LogLine = Record<string, unknown> & { msg?: string };
 
@@ -34,14 +37,14 @@ export function removeDataDirs(): void {
  */
 export async function databaseEnv(): Promise<Record<string, string>> {
   const url = process.env.DATABASE_URL;
-  if (url) return { DATABASE_URL: url };
+  if (url) return { DATABASE_URL: url, ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS };
   return { PGLITE_DIR: await newPgliteFolder() };
 }
 
 /** A new embedded data folder (removed by `removeDataDirs`), unpacked from the migrated template when there is one. */
 export async function newPgliteFolder(): Promise<string> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'works-api-process-'));
-  dataDirs.push(dataDir, `${dataDir}.lock`);
+  dataDirs.push(dataDir, `${dataDir}.lock`, `${dataDir}.key`);
   const template = process.env.WORKS_API_PGLITE_TEMPLATE;
   if (template) {
     const pglite = new PGlite(dataDir, { loadDataDir: new Blob([readFileSync(template)]) });
@@ -54,15 +57,28 @@ export async function newPgliteFolder(): Promise<string> {
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run pnpm build first`);
   // Only what the test chooses: nothing leaks in from the environment the tests run in.
-  return { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', ...env };
+  // No mail sender unless a test asks for one: on a shared PostgreSQL it would send other test files' emails.
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    LOG_LEVEL: 'info',
+    MAIL_SENDER: 'false',
+    // PostgreSQL needs ENCRYPTION_KEYS; the suite's, so that a spawned server opens what the tests sealed.
+    ...(env.DATABASE_URL && { ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS }),
+    ...env,
+  };
 }
 
 /**
  * Starts `node dist/main.js` on a free port and resolves once it listens (rejects with its stderr if it exits);
- * with `untilListening: false`, as soon as it has printed its first line.
+ * with `untilListening: false`, as soon as it has printed its first line. `script: WORKER` starts the webhook
+ * worker instead (which never listens).
  */
-export async function spawnServer(env: Record<string, string>, { untilListening = true } = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [MAIN], {
+export async function spawnServer(
+  env: Record<string, string>,
+  { untilListening = true, script = MAIN } = {},
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [script], {
     env: childEnv({ PORT: '0', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -3,21 +3,31 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { createClient, type WorksApiClient } from '@works-api/client';
 import type { Store } from 'express-rate-limit';
-import { createApp } from '../../src/app';
+import { type AppOptions, createApp } from '../../src/app';
 import { type Database, type DatabaseTarget, openDatabase } from '../../src/db/client';
+import { parseEncryptionKeys } from '../../src/db/secret-box';
+import type { Limits } from '../../src/domain/limits';
 import { answerClientErrors } from '../../src/http/client-errors';
 import { Lifecycle } from '../../src/http/graceful-shutdown';
-import { createLogger } from '../../src/http/logger';
+import { createLogger } from '../../src/observability/logger';
 import type { Telemetry } from '../../src/observability/telemetry';
 import { Dispatcher, type DispatcherOptions } from '../../src/webhooks/dispatcher';
+import { MailSender, type MailSenderOptions } from '../../src/mail/sender';
+import type { DevMailbox } from '../../src/mail/transport';
 import { documentedStatusCheck } from './documented';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
+/**
+ * The ENCRYPTION_KEYS of the suite on PostgreSQL (the environment's, as CI sets it, or a fixed test key), so that
+ * every server and process of a run opens what another sealed. The embedded databases make their own.
+ */
+export const TEST_ENCRYPTION_KEYS = process.env.ENCRYPTION_KEYS ?? 'dGVzdC1vbmx5LWtleS0tLS0tLS0tLS0tLS0tLS0tLS0=';
+
 /** The database the suite runs on: PostgreSQL when DATABASE_URL is set, else a fresh PGlite from the template. */
 export function testDatabaseTarget(): DatabaseTarget {
   const url = process.env.DATABASE_URL;
-  if (url) return { kind: 'postgres', url };
+  if (url) return { kind: 'postgres', url, encryptionKeys: parseEncryptionKeys(TEST_ENCRYPTION_KEYS) };
   const template = process.env.WORKS_API_PGLITE_TEMPLATE;
   if (!template) throw new Error('run the tests through jest (test/support/global-setup.ts makes the template)');
   return { kind: 'pglite', loadDataDir: new Blob([readFileSync(template)]) };
@@ -41,6 +51,8 @@ export interface TestServer {
   lifecycle: Lifecycle;
   /** The webhook dispatcher, when the options asked for one. */
   dispatcher?: Dispatcher;
+  /** The mail sender, when the options asked for one. */
+  mailSender?: MailSender;
   /** A new user (unique email) with an API key, through the operator route. */
   createUser(name?: string): Promise<TestUser>;
   /** fetch() relative to the server, with an API key when given. */
@@ -58,9 +70,14 @@ export interface TestServerOptions {
   adminToken?: string | null;
   /** Requests per minute per API key (default: a budget no test reaches, so the limiter runs as in production). */
   rateLimitPerMinute?: number;
+  /** Failed authentications per minute per client address (default: a budget no test reaches). */
+  rateLimitUnauthenticatedPerMinute?: number;
+  trustProxy?: boolean | number | string[];
   /** Where rate-limit counters live (a Redis store); in the process by default. */
   rateLimitStore?: Store;
   corsOrigins?: string[];
+  /** Caps on what one user or tenant may hold (the defaults when absent). */
+  limits?: Partial<Limits>;
   /** Serve from this database instead of a fresh one (it is closed with the server unless `keepDatabase`). */
   database?: Database;
   keepDatabase?: boolean;
@@ -71,6 +88,15 @@ export interface TestServerOptions {
   webhooks?: Partial<Omit<DispatcherOptions, 'db' | 'logger'>> & { manual?: boolean };
   /** Metrics (GET /metrics) and traces, as main.ts wires them (observability/telemetry.ts). */
   telemetry?: Telemetry;
+  /**
+   * A mail sender on the same database, sending through `transport` (an SMTP sink on loopback, or a dev
+   * mailbox): started unless `manual`, where the test calls `mailSender.runOnce()` with its own clock.
+   */
+  mail?: Partial<Omit<MailSenderOptions, 'db' | 'logger'>> &
+    Pick<MailSenderOptions, 'transport'> & { manual?: boolean };
+  /** Served at GET /dev/mailbox, as main.ts does without SMTP_URL. */
+  devMailbox?: DevMailbox;
+  recipientRateLimit?: AppOptions['recipientRateLimit'];
 }
 
 /** The real app on a random loopback port, checking every response against the contract. */
@@ -96,12 +122,17 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     onBug: (error) => bugs.push(error),
     logger: createLogger('debug', logStream),
     rateLimit: { perMinute: options.rateLimitPerMinute ?? 1_000_000, store: options.rateLimitStore },
+    unauthenticatedRateLimit: { perMinute: options.rateLimitUnauthenticatedPerMinute ?? 1_000_000 },
+    ...(options.trustProxy !== undefined && { trustProxy: options.trustProxy }),
     corsOrigins: options.corsOrigins,
+    ...(options.limits && { limits: options.limits }),
     lifecycle,
     ping: () => database.ping(),
     // Tests talk to receivers on 127.0.0.1, as WEBHOOK_ALLOW_PRIVATE_URLS=true allows.
     webhooks: { allowPrivateUrls: options.webhooks?.allowPrivateUrls ?? true },
     ...(options.telemetry && { telemetry: options.telemetry }),
+    ...(options.devMailbox && { devMailbox: options.devMailbox }),
+    ...(options.recipientRateLimit && { recipientRateLimit: options.recipientRateLimit }),
   });
   options.telemetry?.watchDatabase(database, createLogger('debug', logStream));
   const dispatcher = options.webhooks
@@ -115,6 +146,18 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       })
     : undefined;
   if (dispatcher && !options.webhooks?.manual) dispatcher.start();
+  const mailSender = options.mail
+    ? new MailSender({
+        from: 'works-api <no-reply@works.test>',
+        publicUrl: 'http://works.test',
+        reminderBeforeMs: 24 * 60 * 60 * 1000,
+        pollIntervalMs: 100,
+        ...options.mail,
+        db: database.prisma,
+        logger: createLogger('debug', logStream),
+      })
+    : undefined;
+  if (mailSender && !options.mail?.manual) mailSender.start();
   const server = app.listen(0, '127.0.0.1');
   answerClientErrors(server);
   // The embedded database runs in this process and can hold the event loop for a second or more; then the
@@ -147,6 +190,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     rawLogs,
     lifecycle,
     dispatcher,
+    ...(mailSender && { mailSender }),
     call,
     async createUser(name = 'user') {
       const email = `${name}-${process.pid}-${++userCount}-${Date.now()}@example.com`;
@@ -169,6 +213,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await dispatcher?.stop(10_000);
+      await mailSender?.stop(10_000);
       if (!options.keepDatabase) await database.close();
       // A response that broke the contract, or any other bug, fails the file that caused it.
       if (bugs.length > 0) throw new Error(`the server hit ${bugs.length} bug(s): ${String(bugs[0])}`);

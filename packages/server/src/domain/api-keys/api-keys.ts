@@ -1,10 +1,12 @@
 import type { Db } from '../../db/client';
+import { countApiKeysOf } from '../../db/counts';
 import type { ApiKey, User } from '../../db/generated/client';
 import { isId, newId } from '../../db/ids';
 import { plainQuery } from '../../db/plain-statement';
 import type { Actor } from '../access';
 import { notFound, ProblemError } from '../errors';
-import { type PageRequest, pageOf, toConnection } from '../paging';
+import { apiKeyLimitReached, createWithinCap } from '../limits';
+import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import type { Schemas } from '../schemas';
 import { normalizeName } from '../users/present';
 import { generateKey, keyMatches, prefixOf } from './secrets';
@@ -40,9 +42,8 @@ const LAST_USED_PRECISION_MS = 60_000;
 type KeyForAuth = Pick<ApiKey, 'id' | 'userId' | 'secretHash' | 'revokedAt' | 'lastUsedAt'> &
   Pick<User, 'email' | 'firstName' | 'lastName'>;
 
-/** The caller behind an `Authorization` header, or 401. */
-export async function authenticate(db: Db, authorization: string | undefined, now = new Date()): Promise<Actor> {
-  const presented = /^Bearer +(\S+) *$/i.exec(authorization ?? '')?.[1];
+/** The caller behind a presented API key (undefined when none was presented), or 401. */
+export async function authenticate(db: Db, presented: string | undefined, now = new Date()): Promise<Actor> {
   const prefix = presented === undefined ? undefined : prefixOf(presented);
   if (presented === undefined || prefix === undefined) throw unauthenticated('A valid API key is required.');
   // Every request runs this: a plain statement (see db/plain-statement.ts). The owner's fields come along, so that
@@ -66,21 +67,35 @@ export async function authenticate(db: Db, authorization: string | undefined, no
 export const unauthenticated = (detail: string): ProblemError => new ProblemError('unauthenticated', detail);
 
 export async function listApiKeys(db: Db, actor: Actor, request: PageRequest) {
-  const page = pageOf(request);
-  const [rows, totalCount] = await Promise.all([
-    db.apiKey.findMany({
-      where: { userId: actor.userId, ...(page.beforeId && { id: { lt: page.beforeId } }) },
-      orderBy: { id: 'desc' },
-      take: page.take,
-    }),
-    db.apiKey.count({ where: { userId: actor.userId } }),
-  ]);
-  return toConnection(rows, page, totalCount, presentApiKey);
+  return readPage(request, {
+    rows: (page: Page) => {
+      const { where, ...window } = newestFirst(page, 'id');
+      return db.apiKey.findMany({ where: { userId: actor.userId, ...where }, ...window });
+    },
+    totalCount: () => countApiKeysOf(db, actor.userId),
+    present: presentApiKey,
+  });
 }
 
-export async function createApiKey(db: Db, actor: Actor, name: string): Promise<Schemas['CreatedApiKey']> {
+/** A new key for the caller, while they have fewer than `maxActiveKeys` active (not revoked) keys. */
+export async function createApiKey(
+  db: Db,
+  actor: Actor,
+  name: string,
+  maxActiveKeys: number,
+): Promise<Schemas['CreatedApiKey']> {
   const { secret, data } = newApiKey(actor.userId, name);
-  const key = await db.apiKey.create({ data });
+  const key = await createWithinCap(
+    db,
+    {
+      lock: { table: 'users', id: actor.userId },
+      // Served by the partial index api_keys_active_user_id_idx: revoked keys are never read.
+      counted: 'FROM api_keys WHERE user_id = $1::uuid AND revoked_at IS NULL',
+      cap: maxActiveKeys,
+      refusal: apiKeyLimitReached,
+    },
+    (tx) => tx.apiKey.create({ data }),
+  );
   return { ...presentApiKey(key), secret };
 }
 

@@ -1,10 +1,11 @@
 import type { Db } from '../../db/client';
+import { countMembersOf } from '../../db/counts';
 import { Prisma } from '../../db/generated/client';
 import { isId, newId } from '../../db/ids';
 import { signalOutboxWrite } from '../../db/outbox-signal';
 import { type Actor, authorize, type Membership, requirePermission, type Role } from '../access';
 import { notFound, ProblemError } from '../errors';
-import { type PageRequest, pageOf, toConnection } from '../paging';
+import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import { checkPrecondition, type Precondition, preconditionFailed } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { isUniqueViolation } from '../unique';
@@ -32,19 +33,33 @@ function checkRoleChange(caller: Membership, from: Role | undefined, to: Role | 
   }
 }
 
+/**
+ * The caller's membership as it is now, inside the change's transaction, after taking the tenant's membership
+ * lock: every member change of a tenant takes it first, so a concurrent change of the caller's own role either
+ * committed before (and is seen here) or waits until this change commits. The check `authorize` made before the
+ * transaction cannot be trusted for that: the caller may have been demoted since. `FOR NO KEY UPDATE` does not
+ * block inserts that reference the tenant (works, requests), which only take a key-share lock.
+ */
+async function callerInTransaction(tx: Prisma.TransactionClient, actor: Actor, tenantId: string): Promise<Membership> {
+  await tx.$queryRaw`SELECT 1 FROM tenants WHERE id = ${tenantId}::uuid FOR NO KEY UPDATE`;
+  const [row] = await tx.$queryRaw<Array<{ role: Role }>>`
+    SELECT role::text AS role FROM memberships WHERE tenant_id = ${tenantId}::uuid AND user_id = ${actor.userId}::uuid`;
+  if (!row) throw notFound('tenant');
+  const caller = { tenantId, role: row.role };
+  requirePermission(caller, 'manageMembers');
+  return caller;
+}
+
 export async function listMembers(db: Db, actor: Actor, tenantId: string, request: PageRequest) {
   await authorize(db, actor, tenantId, 'readTenant');
-  const page = pageOf(request);
-  const [rows, totalCount] = await Promise.all([
-    db.membership.findMany({
-      where: { tenantId, ...(page.beforeId && { id: { lt: page.beforeId } }) },
-      include: { user: true },
-      orderBy: { id: 'desc' },
-      take: page.take,
-    }),
-    db.membership.count({ where: { tenantId } }),
-  ]);
-  return toConnection(rows, page, totalCount, presentMember);
+  return readPage(request, {
+    rows: (page: Page) => {
+      const { where, ...window } = newestFirst(page, 'id');
+      return db.membership.findMany({ where: { tenantId, ...where }, include: { user: true }, ...window });
+    },
+    totalCount: () => countMembersOf(db, tenantId),
+    present: presentMember,
+  });
 }
 
 /**
@@ -69,11 +84,11 @@ export async function addMember(
   tenantId: string,
   input: { email: string; role: Role; firstName?: string; lastName?: string },
 ) {
-  const caller = await authorize(db, actor, tenantId, 'manageMembers');
-  checkRoleChange(caller, undefined, input.role);
+  checkRoleChange(await authorize(db, actor, tenantId, 'manageMembers'), undefined, input.role);
   try {
     // The user (when new), the membership and its `member.added` outbox row commit together.
     const member = await db.$transaction(async (tx) => {
+      checkRoleChange(await callerInTransaction(tx, actor, tenantId), undefined, input.role);
       // Adding an email that has no user yet creates the user record (and joins one a concurrent add creates).
       const user = await userWithEmail(tx, input);
       const created = presentMember(
@@ -121,8 +136,9 @@ async function userWithEmail(
 type UserRow = MemberRow['user'];
 
 /**
- * Changes a role or removes a member, keeping at least one owner. The owner count is checked inside a
- * transaction that locks the tenant's owner rows, so two owners cannot demote each other at once.
+ * Changes a role or removes a member, keeping at least one owner. The caller's role and the owner count are
+ * checked inside the transaction, under the tenant's membership lock (and the owner rows' locks), so two owners
+ * cannot demote each other at once and a caller demoted meanwhile cannot act on their old role.
  */
 async function changeMembership(
   db: Db,
@@ -132,9 +148,10 @@ async function changeMembership(
   newRole: Role | null,
   precondition?: Precondition<Schemas['Member']>,
 ) {
-  const caller = await authorize(db, actor, tenantId, 'manageMembers');
+  await authorize(db, actor, tenantId, 'manageMembers');
   if (!isId(userId)) throw notFound('member');
   const result = await db.$transaction(async (tx) => {
+    const caller = await callerInTransaction(tx, actor, tenantId);
     const target = await tx.membership.findUnique({
       where: { tenantId_userId: { tenantId, userId } },
       include: { user: true },

@@ -1,17 +1,26 @@
 import type { Db } from '../../db/client';
+import { countRequestsOf } from '../../db/counts';
 import type { WebhookEvent } from '../../db/generated/client';
 import { isId, newId } from '../../db/ids';
 import { signalOutboxWrite } from '../../db/outbox-signal';
 import { plainQuery } from '../../db/plain-statement';
 import { type Actor, authorize } from '../access';
 import { notFound, ProblemError } from '../errors';
-import { type PageRequest, pageOf, toConnection } from '../paging';
+import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import { checkPrecondition, type Precondition } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { normalizeEmail, normalizeName, presentUserRecord } from '../users/present';
-import { OUTBOX_COLUMNS, outboxPlaceholders, outboxRow, outboxValues, requestEventType } from '../webhooks/events';
+import { OUTBOX_COLUMNS, outboxPlaceholders, outboxRow, outboxValues } from '../webhooks/events';
 import { findWork, workDiscarded } from '../works/works';
-import { decide, type RequestAction, type RequestStatus } from './state-machine';
+import { MAIL_COLUMNS, signalMailQueued } from '../../mail/outbox';
+import {
+  type ActionDefinition,
+  allowedActions,
+  decide,
+  type RequestAction,
+  requestActions,
+  type RequestStatus,
+} from './state-machine';
 
 const userRecord = { select: { firstName: true, lastName: true, email: true } } as const;
 const withOwner = { owner: userRecord } as const;
@@ -34,6 +43,9 @@ interface RequestRow {
   confirmedAt: Date | null;
   validatedAt: Date | null;
   cancelledAt: Date | null;
+  emailStatus: 'queued' | 'sent' | 'failed' | 'dropped' | null;
+  emailSentAt: Date | null;
+  emailFailure: string | null;
   owner: { firstName: string; lastName: string; email: string };
 }
 
@@ -60,7 +72,17 @@ export const presentRequest = (request: RequestRow): Schemas['Request'] => ({
   confirmedAt: iso(request.confirmedAt),
   validatedAt: iso(request.validatedAt),
   cancelledAt: iso(request.cancelledAt),
+  emailDelivery: presentEmailDelivery(request),
 });
+
+function presentEmailDelivery(request: RequestRow): Schemas['EmailDelivery'] | null {
+  if (request.emailStatus === null) return null;
+  return {
+    status: request.emailStatus,
+    lastSentAt: iso(request.emailSentAt),
+    failure: request.emailFailure,
+  };
+}
 
 export interface RequestRef {
   tenantId: string;
@@ -101,23 +123,31 @@ export async function createRequest(
     confirmedAt: null,
     validatedAt: null,
     cancelledAt: null,
+    emailStatus: 'queued' as const,
+    emailSentAt: null,
+    emailFailure: null,
     // The owner is the caller, whom authentication already read (see createWork).
     owner: actor.user,
   };
   const presented = presentRequest(request);
   const event = outboxRow('request.created', tenantId, { request: presented }, now, { orderingKey: request.id });
   // One statement, so one round trip and atomic: the request is inserted only from the work while it is kept (FOR
-  // SHARE holds off a concurrent discard until this commits), and its outbox row only when the request was.
+  // SHARE holds off a concurrent discard until this commits), and its webhook and mail outbox rows only when the
+  // request was.
   const inserted = await plainQuery<Pick<WebhookEvent, 'id'>>(
     db,
     `WITH created AS (
        INSERT INTO requests (id, work_id, title, message, recipient_email, recipient_first_name, recipient_last_name,
-                             due_at, owner_id, created_at, updated_at)
-       SELECT $1::uuid, w.id, $3, $4, $5, $6, $7, $8::timestamptz, $9::uuid, $10::timestamptz, $10::timestamptz
+                             due_at, owner_id, created_at, updated_at, email_status)
+       SELECT $1::uuid, w.id, $3, $4, $5, $6, $7, $8::timestamptz, $9::uuid, $10::timestamptz, $10::timestamptz,
+              'queued'
        FROM works w
        WHERE w.id = $2::uuid AND w.tenant_id = $11::uuid AND w.discarded_at IS NULL
        FOR SHARE
-       RETURNING id)
+       RETURNING id),
+     mailed AS (
+       INSERT INTO mail_outbox (${MAIL_COLUMNS}) SELECT $19::uuid, 'request', id, $10::timestamptz, $10::timestamptz
+       FROM created)
      INSERT INTO webhook_events (${OUTBOX_COLUMNS}) SELECT ${outboxPlaceholders(12)} FROM created RETURNING id`,
     [
       request.id,
@@ -132,6 +162,7 @@ export async function createRequest(
       now.toISOString(),
       tenantId,
       ...outboxValues(event),
+      newId(),
     ],
   );
   if (inserted.length === 0) {
@@ -140,6 +171,7 @@ export async function createRequest(
     throw workDiscarded();
   }
   signalOutboxWrite(db);
+  signalMailQueued(db);
   return presented;
 }
 
@@ -152,25 +184,27 @@ export async function listRequests(
 ) {
   await authorize(db, actor, tenantId, 'readTenant');
   await findWork(db, tenantId, workId);
-  const page = pageOf(request);
-  const where = { workId, ...(request.status && { status: request.status }) };
-  const [rows, totalCount] = await Promise.all([
-    db.request.findMany({
-      where: { ...where, ...(page.beforeId && { id: { lt: page.beforeId } }) },
-      include: withOwner,
-      orderBy: { id: 'desc' },
-      take: page.take,
-    }),
-    db.request.count({ where }),
-  ]);
-  return toConnection(rows, page, totalCount, presentRequest);
+  const { status } = request;
+  return readPage(request, {
+    // By (work_id, id), or (work_id, status, id) with a status.
+    rows: (page: Page) => {
+      const { where, ...window } = newestFirst(page, 'id');
+      return db.request.findMany({
+        where: { workId, ...(status && { status }), ...where },
+        include: withOwner,
+        ...window,
+      });
+    },
+    totalCount: () => countRequestsOf(db, workId, status),
+    present: presentRequest,
+  });
 }
 
 /**
  * A request of a work of the tenant, with whether that work is discarded, in one query; or 404 for the work when
  * the work is what is missing, else for the request.
  */
-async function findRequest(db: Db, { tenantId, workId, requestId }: RequestRef) {
+export async function findRequest(db: Db, { tenantId, workId, requestId }: RequestRef) {
   const request =
     isId(requestId) && isId(workId)
       ? await db.request.findFirst({
@@ -188,55 +222,72 @@ export async function getRequest(db: Db, actor: Actor, ref: RequestRef) {
   return presentRequest(await findRequest(db, ref));
 }
 
-export async function listRequestEvents(db: Db, actor: Actor, ref: RequestRef, request: PageRequest) {
+export async function listRequestEvents(db: Db, actor: Actor, ref: RequestRef, pageRequest: PageRequest) {
   await authorize(db, actor, ref.tenantId, 'readTenant');
-  await findRequest(db, ref);
-  const page = pageOf(request);
+  const request = await findRequest(db, ref);
   const where = { requestId: ref.requestId };
-  const [rows, totalCount] = await Promise.all([
-    db.requestEvent.findMany({
-      where: { ...where, ...(page.beforeId && { id: { lt: page.beforeId } }) },
-      include: { actor: userRecord },
-      orderBy: { id: 'desc' },
-      take: page.take,
+  // The recipient has no user: their events show the request's recipient.
+  const recipient = {
+    email: request.recipientEmail,
+    firstName: request.recipientFirstName,
+    lastName: request.recipientLastName,
+  };
+  return readPage(pageRequest, {
+    rows: (page: Page) => {
+      const window = newestFirst(page, 'id');
+      return db.requestEvent.findMany({
+        ...window,
+        where: { ...where, ...window.where },
+        include: { actor: userRecord },
+      });
+    },
+    // No kept count: the state machine bounds a request's events (at most two transitions, then a final state),
+    // so this count reads a handful of index entries.
+    totalCount: () => db.requestEvent.count({ where }),
+    present: (event) => ({
+      id: event.id,
+      action: event.action,
+      fromStatus: event.fromStatus,
+      toStatus: event.toStatus,
+      actor: presentUserRecord(event.actor ?? recipient),
+      actorType: event.actorType,
+      note: event.note,
+      createdAt: event.createdAt.toISOString(),
     }),
-    db.requestEvent.count({ where }),
-  ]);
-  return toConnection(rows, page, totalCount, (event) => ({
-    id: event.id,
-    action: event.action,
-    fromStatus: event.fromStatus,
-    toStatus: event.toStatus,
-    actor: presentUserRecord(event.actor),
-    note: event.note,
-    createdAt: event.createdAt.toISOString(),
-  }));
+  });
 }
 
-/** What an action writes on the request besides its status. */
+/** What an action writes on the request besides its status (and `updatedAt`), as `requestActions` says. */
 function changesOf(action: RequestAction, note: string | undefined, now: Date) {
-  switch (action) {
-    case 'confirm':
-      return { confirmedAt: now, answer: note ?? null };
-    case 'validate':
-      return { validatedAt: now, validation: 'standard' as const };
-    case 'early_validate':
-      return { validatedAt: now, validation: 'early' as const };
-    case 'cancel':
-      return { cancelledAt: now, cancelReason: note ?? null };
-  }
+  const { stamp, validation, note: noteInto } = requestActions[action] as ActionDefinition;
+  return {
+    [stamp]: now,
+    ...(validation && { validation }),
+    ...(noteInto && { [noteInto]: note ?? null }),
+  } as Partial<Pick<RequestRow, ActionDefinition['stamp'] | NonNullable<ActionDefinition['note']> | 'validation'>>;
 }
+
+/** The columns of the fields an action writes. */
+const columnOf = {
+  confirmedAt: 'confirmed_at',
+  validatedAt: 'validated_at',
+  cancelledAt: 'cancelled_at',
+  answer: 'answer',
+  cancelReason: 'cancel_reason',
+} as const satisfies Record<ActionDefinition['stamp'] | NonNullable<ActionDefinition['note']>, string>;
 
 /** The same changes as columns of the UPDATE below: `$4` is the time of the action, `$5` its note. */
-const changedColumns: Record<RequestAction, string> = {
-  confirm: 'confirmed_at = $4::timestamptz, answer = $5::text',
-  validate: "validated_at = $4::timestamptz, validation = 'standard'",
-  early_validate: "validated_at = $4::timestamptz, validation = 'early'",
-  cancel: 'cancelled_at = $4::timestamptz, cancel_reason = $5::text',
-};
+function changedColumns(action: RequestAction): string {
+  const { stamp, validation, note } = requestActions[action] as ActionDefinition;
+  return [
+    `${columnOf[stamp]} = $4::timestamptz`,
+    ...(validation ? [`validation = '${validation}'`] : []),
+    ...(note ? [`${columnOf[note]} = $5::text`] : []),
+  ].join(', ');
+}
 
 // A transition loses a race only to another transition, and a request makes at most three; this bounds retries.
-const MAX_ATTEMPTS = 4;
+const MAX_TRANSITION_ATTEMPTS = 4;
 
 /**
  * Applies one of the four actions. The update is conditional on the row just read (its status and updatedAt)
@@ -253,17 +304,43 @@ export async function actOnRequest(
   precondition?: Precondition<Schemas['Request']>,
 ) {
   await authorize(db, actor, ref.tenantId, 'actOnRequest');
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  return applyAction(db, ref, action, { type: 'user', userId: actor.userId }, { note, precondition });
+}
+
+/** Who a transition is recorded as done by: a member, or the recipient through their answer link. */
+export type EventActor = { type: 'user'; userId: string } | { type: 'recipient' };
+
+/**
+ * The one place a transition is applied, for members (`actOnRequest`, after authorization) and for the recipient
+ * (domain/recipients): the same statement, the same event and webhook, whoever acts.
+ */
+export async function applyAction(
+  db: Db,
+  ref: RequestRef,
+  action: RequestAction,
+  eventActor: EventActor,
+  options: {
+    note?: string | undefined;
+    precondition?: Precondition<Schemas['Request']> | undefined;
+    repeatIsConflict?: boolean;
+  } = {},
+) {
+  const { note, precondition } = options;
+  for (let attempt = 1; attempt <= MAX_TRANSITION_ATTEMPTS; attempt++) {
     const current = await findRequest(db, ref);
     checkPrecondition(precondition, () => presentRequest(current));
     if (current.work.discardedAt) throw workDiscarded();
     const decision = decide(action, current);
-    if (decision.kind === 'repeat') return presentRequest(current);
-    if (decision.kind === 'conflict') {
-      throw new ProblemError('invalid_transition', `A ${current.status} request cannot be ${pastTense[action]}.`, {
-        currentStatus: decision.currentStatus,
-        allowedActions: decision.allowedActions,
-      });
+    if (decision.kind === 'repeat' && !options.repeatIsConflict) return presentRequest(current);
+    if (decision.kind !== 'apply') {
+      throw new ProblemError(
+        'invalid_transition',
+        `A ${current.status} request cannot be ${requestActions[action].pastTense}.`,
+        {
+          currentStatus: current.status,
+          allowedActions: allowedActions(current.status),
+        },
+      );
     }
     const now = new Date();
     // The row as the update below leaves it: every column it does not set is as just read, since it only applies
@@ -274,7 +351,7 @@ export async function actOnRequest(
       updatedAt: now,
       ...changesOf(action, note, now),
     });
-    const event = outboxRow(requestEventType[action], ref.tenantId, { request: presented }, now, {
+    const event = outboxRow(requestActions[action].event, ref.tenantId, { request: presented }, now, {
       orderingKey: ref.requestId,
     });
     // One statement, so one round trip and atomic: the transition, its RequestEvent and its webhook outbox row are
@@ -282,15 +359,16 @@ export async function actOnRequest(
     const applied = await plainQuery<Pick<WebhookEvent, 'id'>>(
       db,
       `WITH changed AS (
-         UPDATE requests r SET status = $3::request_status, updated_at = $4::timestamptz, ${changedColumns[action]}
+         UPDATE requests r SET status = $3::request_status, updated_at = $4::timestamptz, ${changedColumns(action)}
          WHERE r.id = $1::uuid AND r.work_id = $2::uuid AND r.status = $6::request_status
            AND r.updated_at = $7::timestamptz
            AND EXISTS (SELECT 1 FROM works w WHERE w.id = r.work_id AND w.discarded_at IS NULL)
          RETURNING r.id),
        transition AS (
-         INSERT INTO request_events (id, request_id, action, from_status, to_status, actor_id, note, created_at)
-         SELECT $8::uuid, id, $9::request_action, $6::request_status, $3::request_status, $10::uuid, $5::text,
-                $4::timestamptz
+         INSERT INTO request_events (id, request_id, action, from_status, to_status, actor_id, actor_type, note,
+                                     created_at)
+         SELECT $8::uuid, id, $9::request_action, $6::request_status, $3::request_status, $10::uuid,
+                $18::actor_type, $5::text, $4::timestamptz
          FROM changed)
        INSERT INTO webhook_events (${OUTBOX_COLUMNS}) SELECT ${outboxPlaceholders(11)} FROM changed RETURNING id`,
       [
@@ -303,8 +381,9 @@ export async function actOnRequest(
         current.updatedAt.toISOString(),
         newId(),
         action,
-        actor.userId,
+        eventActor.type === 'user' ? eventActor.userId : null,
         ...outboxValues(event),
+        eventActor.type,
       ],
     );
     if (applied.length > 0) {
@@ -316,9 +395,38 @@ export async function actOnRequest(
   throw new Error(`request ${ref.requestId}: ${action} kept losing races`);
 }
 
-const pastTense: Record<RequestAction, string> = {
-  confirm: 'confirmed',
-  validate: 'validated',
-  early_validate: 'validated early',
-  cancel: 'cancelled',
-};
+/**
+ * Emails a pending request's recipient again, with a new link: the request's link generation goes up, which
+ * revokes every earlier link at once; emails still queued for it are dropped, and one new email is queued, all in
+ * one statement. Not a transition: the status, `updatedAt` and the ETag stay as they are.
+ */
+export async function resendRequest(db: Db, actor: Actor, ref: RequestRef) {
+  await authorize(db, actor, ref.tenantId, 'actOnRequest');
+  const current = await findRequest(db, ref);
+  if (current.work.discardedAt) throw workDiscarded();
+  if (current.status !== 'pending') {
+    throw new ProblemError('invalid_transition', `A ${current.status} request cannot be resent.`, {
+      currentStatus: current.status,
+      allowedActions: allowedActions(current.status),
+    });
+  }
+  const now = new Date();
+  const resent = await plainQuery<Pick<WebhookEvent, 'id'>>(
+    db,
+    `WITH changed AS (
+       UPDATE requests r SET link_generation = r.link_generation + 1, email_status = 'queued', email_failure = NULL
+       WHERE r.id = $1::uuid AND r.work_id = $2::uuid AND r.status = 'pending'
+         AND EXISTS (SELECT 1 FROM works w WHERE w.id = r.work_id AND w.discarded_at IS NULL)
+       RETURNING r.id),
+     dropped AS (
+       UPDATE mail_outbox SET status = 'dropped', next_attempt_at = NULL
+       WHERE request_id IN (SELECT id FROM changed) AND status = 'queued')
+     INSERT INTO mail_outbox (${MAIL_COLUMNS}) SELECT $3::uuid, 'request', id, $4::timestamptz, $4::timestamptz
+     FROM changed RETURNING id`,
+    [ref.requestId, ref.workId, newId(), now.toISOString()],
+  );
+  // Changed in between (answered, cancelled, discarded): answer from what it is now.
+  if (resent.length === 0) return resendRequest(db, actor, ref);
+  signalMailQueued(db);
+  return presentRequest({ ...current, emailStatus: 'queued', emailFailure: null });
+}

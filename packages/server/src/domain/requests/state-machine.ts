@@ -4,25 +4,70 @@
  * Pure rules only. Applying a transition atomically (a conditional update) is the repository's job; this module
  * says which statuses an action may start from, what it leads to, and how to answer when it may not.
  */
+import type { WebhookEventType } from '../webhooks/events';
+
 export type RequestStatus = 'pending' | 'confirmed' | 'validated' | 'cancelled';
 export type RequestAction = 'confirm' | 'validate' | 'early_validate' | 'cancel';
 export type Validation = 'standard' | 'early';
 
-interface Transition {
+/**
+ * Everything an action does, written once: where it may start and what it leads to (the state machine), what it
+ * writes on the request besides its status (requests.ts derives both the presented row and the UPDATE from it),
+ * the webhook event it produces, and how a refusal names it. The bench's baseline reads this table too.
+ */
+export interface ActionDefinition {
   from: readonly RequestStatus[];
   to: RequestStatus;
   /** Set on the request by this action, so that a repeat can be told from a conflict. */
   validation?: Validation;
+  /** The request's timestamp set to the action's time. */
+  stamp: 'confirmedAt' | 'validatedAt' | 'cancelledAt';
+  /** Where the action's note (the recipient's answer, the reason) is kept; actions without one ignore it. */
+  note?: 'answer' | 'cancelReason';
+  /** The webhook event: validate and early_validate are both `request.validated`. */
+  event: WebhookEventType;
+  /** "A confirmed request cannot be …". */
+  pastTense: string;
 }
 
-export const transitions: Readonly<Record<RequestAction, Transition>> = {
-  confirm: { from: ['pending'], to: 'confirmed' },
-  validate: { from: ['confirmed'], to: 'validated', validation: 'standard' },
-  early_validate: { from: ['pending', 'confirmed'], to: 'validated', validation: 'early' },
-  cancel: { from: ['pending', 'confirmed'], to: 'cancelled' },
-};
+export const requestActions = {
+  confirm: {
+    from: ['pending'],
+    to: 'confirmed',
+    stamp: 'confirmedAt',
+    note: 'answer',
+    event: 'request.confirmed',
+    pastTense: 'confirmed',
+  },
+  validate: {
+    from: ['confirmed'],
+    to: 'validated',
+    validation: 'standard',
+    stamp: 'validatedAt',
+    event: 'request.validated',
+    pastTense: 'validated',
+  },
+  early_validate: {
+    from: ['pending', 'confirmed'],
+    to: 'validated',
+    validation: 'early',
+    stamp: 'validatedAt',
+    event: 'request.validated',
+    pastTense: 'validated early',
+  },
+  cancel: {
+    from: ['pending', 'confirmed'],
+    to: 'cancelled',
+    stamp: 'cancelledAt',
+    note: 'cancelReason',
+    event: 'request.cancelled',
+    pastTense: 'cancelled',
+  },
+} as const satisfies Record<RequestAction, ActionDefinition>;
 
-const actionOrder: readonly RequestAction[] = ['confirm', 'validate', 'early_validate', 'cancel'];
+const transitions: Readonly<Record<RequestAction, ActionDefinition>> = requestActions;
+
+const actionOrder = Object.keys(requestActions) as RequestAction[];
 
 /** The actions that would change a request in this status. */
 export function allowedActions(status: RequestStatus): RequestAction[] {

@@ -1,9 +1,12 @@
 import type { Db } from '../../db/client';
+import { countTenantsOf } from '../../db/counts';
+import { nextTenantSlugNumber } from '../../db/slug-counters';
 import { newId } from '../../db/ids';
 import { plainQuery } from '../../db/plain-statement';
 import { type Actor, authorize } from '../access';
 import { notFound } from '../errors';
-import { type Connection, type PageRequest, pageOf, toConnection } from '../paging';
+import { tenantLimitReached } from '../limits';
+import { type Connection, newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import { checkPrecondition, type Precondition, preconditionFailed } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { createWithUniqueSlug } from '../unique';
@@ -48,30 +51,40 @@ async function loadTenant(db: Db, tenantId: string): Promise<Schemas['Tenant']> 
   return presentTenant(tenant, presentFirstWorksPage(tenant));
 }
 
-export async function createTenant(db: Db, actor: Actor, input: { name: string }): Promise<Schemas['Tenant']> {
+export async function createTenant(
+  db: Db,
+  actor: Actor,
+  input: { name: string },
+  maxOwnedTenants: number,
+): Promise<Schemas['Tenant']> {
   const name = normalizeName(input.name);
   const tenant = await createWithUniqueSlug(
     name,
     'tenant',
-    async (prefix) =>
-      (await db.tenant.findMany({ where: { slug: { startsWith: prefix } }, select: { slug: true } })).map(
-        (t) => t.slug,
-      ),
+    (base) => nextTenantSlugNumber(db, base),
     async (slug) => {
-      // One statement for the tenant and its owner's membership: a batch transaction of two inserts was four round
-      // trips (BEGIN, INSERT, INSERT, COMMIT).
+      // One statement for the owner's count, the tenant and its owner's membership: a batch transaction of two
+      // inserts was four round trips (BEGIN, INSERT, INSERT, COMMIT). The count goes up only while under the cap,
+      // and PostgreSQL re-checks that condition on the row's latest version when a concurrent creation held it:
+      // of concurrent creations, only as many as there are places left insert anything.
       const id = newId();
       const now = new Date();
-      await plainQuery(
+      const created = await plainQuery<{ id: string }>(
         db,
-        `WITH tenant AS (
+        `WITH owner AS (
+           UPDATE users SET owned_tenant_count = owned_tenant_count + 1
+           WHERE id = $4::uuid AND owned_tenant_count < $7
+           RETURNING id),
+         tenant AS (
            INSERT INTO tenants (id, name, slug, owner_id, created_at, updated_at)
-           VALUES ($1::uuid, $2, $3, $4::uuid, $5::timestamptz, $5::timestamptz)
+           SELECT $1::uuid, $2, $3, owner.id, $5::timestamptz, $5::timestamptz FROM owner
            RETURNING id)
          INSERT INTO memberships (id, tenant_id, user_id, role, created_at)
-         SELECT $6::uuid, id, $4::uuid, 'owner'::member_role, $5::timestamptz FROM tenant`,
-        [id, name, slug, actor.userId, now.toISOString(), newId()],
+         SELECT $6::uuid, id, $4::uuid, 'owner'::member_role, $5::timestamptz FROM tenant
+         RETURNING tenant_id AS id`,
+        [id, name, slug, actor.userId, now.toISOString(), newId(), maxOwnedTenants],
       );
+      if (created.length === 0) throw tenantLimitReached(maxOwnedTenants);
       return { id, name, slug, createdAt: now, updatedAt: now };
     },
   );
@@ -111,18 +124,24 @@ export async function renameTenant(
   return loadTenant(db, tenantId);
 }
 
-/** The caller's tenants, newest first: two statements per page (the tenants with their embeds, the count). */
+/**
+ * The caller's tenants, newest first: two statements per page (the tenants with their embeds, the kept count).
+ * The page is read from the caller's memberships, by (user_id, tenant_id), each with its tenant: a page touches
+ * its own rows, where reading tenants in id order filtered by membership walks every tenant of the service for a
+ * caller with few.
+ */
 export async function listTenants(db: Db, actor: Actor, request: PageRequest) {
-  const page = pageOf(request);
-  const mine = { memberships: { some: { userId: actor.userId } } };
-  const [rows, totalCount] = await Promise.all([
-    db.tenant.findMany({
-      where: { ...mine, ...(page.beforeId && { id: { lt: page.beforeId } }) },
-      include: tenantInclude,
-      orderBy: { id: 'desc' },
-      take: page.take,
-    }),
-    db.tenant.count({ where: mine }),
-  ]);
-  return toConnection(rows, page, totalCount, (tenant) => presentTenant(tenant, presentFirstWorksPage(tenant)));
+  return readPage(request, {
+    rows: async (page: Page) => {
+      const { where, ...window } = newestFirst(page, 'tenantId');
+      const memberships = await db.membership.findMany({
+        where: { userId: actor.userId, ...where },
+        select: { tenant: { include: tenantInclude } },
+        ...window,
+      });
+      return memberships.map((membership) => membership.tenant);
+    },
+    totalCount: () => countTenantsOf(db, actor.userId),
+    present: (tenant) => presentTenant(tenant, presentFirstWorksPage(tenant)),
+  });
 }

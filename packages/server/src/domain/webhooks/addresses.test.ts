@@ -39,6 +39,10 @@ describe('isPublicAddress', () => {
     '64:ff9b::a00:1',
     '2002:7f00:1::1',
     '2002:c0a8:101::1',
+    '64:ff9b:1::7f00:1', // NAT64, local-use prefix (RFC 8215), carrying 127.0.0.1
+    '64:ff9b:1::a9fe:a9fe', // … carrying 169.254.169.254
+    '64:ff9b:1:7f00:1::', // the IPv4 address at the /48 position: any reading but the /96 one is refused
+    '64:ff9b:1:ffff:ffff:ffff:ffff:ffff',
   ])('refuses %s', (address) => expect(isPublicAddress(address)).toBe(false));
 
   it.each([
@@ -52,6 +56,7 @@ describe('isPublicAddress', () => {
     '::ffff:8.8.8.8',
     '64:ff9b::808:808',
     '2002:808:808::1',
+    '64:ff9b:1::808:808',
   ])('allows %s', (address) => expect(isPublicAddress(address)).toBe(true));
 
   it('refuses what is not an address', () => expect(isPublicAddress('example.com')).toBe(false));
@@ -69,9 +74,16 @@ describe('urlProblem', () => {
     expect(urlProblem('not a url', false)).toBe('must be an absolute URL');
   });
 
+  it('wants port 443: any other port would make deliveries a port scanner', () => {
+    expect(urlProblem('https://hooks.example.com:443/x', false)).toBeNull();
+    expect(urlProblem('https://hooks.example.com:8443/x', false)).toBe('must use port 443');
+    expect(urlProblem('https://8.8.8.8:22/x', false)).toBe('must use port 443');
+  });
+
   it('allows http and private addresses when WEBHOOK_ALLOW_PRIVATE_URLS is on', () => {
     expect(urlProblem('http://127.0.0.1:3300/hook', true)).toBeNull();
     expect(urlProblem('https://[::1]/x', true)).toBeNull();
+    expect(urlProblem('https://127.0.0.1:8443/x', true)).toBeNull();
   });
 });
 
@@ -100,6 +112,13 @@ describe('resolveDeliveryAddress', () => {
     await expect(resolveDeliveryAddress(new URL('https://nowhere.example/'), false, lookup({}))).rejects.toThrow(
       'did not resolve',
     );
+  });
+
+  it('refuses a port other than 443 (endpoints stored before the rule)', async () => {
+    const url = new URL('https://hooks.example.com:25/x');
+    await expect(
+      resolveDeliveryAddress(url, false, lookup({ 'hooks.example.com': ['93.184.216.34'] })),
+    ).rejects.toThrow('port 25 is not 443');
   });
 
   it('lets private addresses through when allowed', async () => {

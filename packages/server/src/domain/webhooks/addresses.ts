@@ -4,7 +4,8 @@ import { BlockList, isIP } from 'node:net';
  * SSRF guard for webhook URLs: which addresses a delivery may connect to. Everything that is not a public
  * unicast address is refused: loopback, private, carrier-grade NAT, link-local, unique-local, multicast,
  * documentation, benchmarking and reserved ranges, in IPv4 and IPv6, and IPv4 addresses embedded in IPv6
- * (IPv4-mapped, IPv4-compatible, NAT64, 6to4) are judged as the IPv4 address they carry.
+ * (IPv4-mapped, IPv4-compatible, NAT64 with the well-known and the local-use prefix, 6to4) are judged as the IPv4
+ * address they carry.
  */
 const refused = new BlockList();
 for (const [network, prefix] of [
@@ -48,8 +49,14 @@ function embeddedIPv4(address: string): string | null {
   const zero = (from: number, to: number) => groups.slice(from, to).every((group) => group === 0);
   // ::ffff:a.b.c.d (mapped) and ::a.b.c.d (compatible, deprecated)
   if (zero(0, 5) && (groups[5] === 0xffff || groups[5] === 0)) return v4(groups[6]!, groups[7]!);
-  // 64:ff9b::a.b.c.d (NAT64)
+  // 64:ff9b::a.b.c.d (NAT64, the well-known prefix)
   if (groups[0] === 0x64 && groups[1] === 0xff9b && zero(2, 6)) return v4(groups[6]!, groups[7]!);
+  // 64:ff9b:1::/48 (NAT64, the local-use prefix of RFC 8215): a network may put the IPv4 address at any of RFC
+  // 6052's positions under it. Read it at the end, as under the well-known prefix, when the rest is zero; any
+  // other address in it could carry any IPv4 address, so it is judged as one that is not public.
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && groups[2] === 1) {
+    return zero(3, 6) ? v4(groups[6]!, groups[7]!) : '0.0.0.0';
+  }
   // 2002:aabb:ccdd::/48 (6to4)
   if (groups[0] === 0x2002) return v4(groups[1]!, groups[2]!);
   return null;
@@ -91,8 +98,15 @@ export function urlProblem(url: string, allowPrivate: boolean): string | null {
   const host = hostOf(parsed);
   if (!allowPrivate && isIP(host) !== 0 && !isPublicAddress(host)) return 'must point to a public address';
   if (!allowPrivate && (host === 'localhost' || host.endsWith('.localhost'))) return 'must point to a public address';
+  if (!allowPrivate && !onHttpsPort(parsed)) return 'must use port 443';
   return null;
 }
+
+/**
+ * Deliveries go to port 443 only: with any port, `lastError` would tell a caller which ports of a host are open
+ * (a blind port scan through us). WEBHOOK_ALLOW_PRIVATE_URLS lifts it, with the address rules, for local receivers.
+ */
+const onHttpsPort = (url: URL): boolean => url.port === '' || url.port === '443';
 
 /** The host to resolve: brackets stripped from IPv6 literals. */
 export const hostOf = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -116,6 +130,7 @@ export async function resolveDeliveryAddress(
   if (!allowPrivate) {
     const bad = addresses.find((entry) => !isPublicAddress(entry.address));
     if (bad) throw new AddressRefused(`${host} resolves to ${bad.address}, which is not a public address`);
+    if (!onHttpsPort(url)) throw new AddressRefused(`port ${url.port} is not 443`);
   }
   const chosen = addresses[0]!;
   return { address: chosen.address, family: chosen.family === 6 ? 6 : 4 };

@@ -1,9 +1,9 @@
-import { MAX_ATTEMPTS, RETRY_DELAYS_MS, retryDelayMs } from './backoff';
+import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_MS, retryDelayMs } from './backoff';
 
 describe('retryDelayMs', () => {
   it('spreads 9 attempts over about 3 days', () => {
     const total = RETRY_DELAYS_MS.reduce((sum, ms) => sum + ms, 0);
-    expect(MAX_ATTEMPTS).toBe(9);
+    expect(MAX_DELIVERY_ATTEMPTS).toBe(9);
     expect(total / 86_400_000).toBeGreaterThan(2.5);
     expect(total / 86_400_000).toBeLessThan(3.5);
   });
@@ -16,5 +16,5 @@ describe('retryDelayMs', () => {
     expect(retryDelayMs(8, () => 0.5)).toBe(86_400_000);
   });
 
-  it('gives up after the last attempt', () => expect(retryDelayMs(MAX_ATTEMPTS, () => 0.5)).toBeNull());
+  it('gives up after the last attempt', () => expect(retryDelayMs(MAX_DELIVERY_ATTEMPTS, () => 0.5)).toBeNull());
 });

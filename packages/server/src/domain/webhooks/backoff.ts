@@ -7,7 +7,8 @@ export const RETRY_DELAYS_MS = [
   5_000, 60_000, 600_000, 3_600_000, 21_600_000, 43_200_000, 86_400_000, 86_400_000,
 ] as const;
 
-export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+/** Attempts at one delivery before it gives up: the first, then one per retry delay. */
+export const MAX_DELIVERY_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 
 /** An endpoint whose attempts have all failed for this long is disabled (`disabledReason: failing`). */
 export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 60 * 60 * 1000;

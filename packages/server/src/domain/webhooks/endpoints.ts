@@ -1,10 +1,13 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { Db } from '../../db/client';
+import { countDeliveriesOf, countWebhookEndpointsOf } from '../../db/counts';
 import { isId, newId } from '../../db/ids';
 import { signalOutboxWrite } from '../../db/outbox-signal';
+import { secretBoxOf } from '../../db/secret-box';
 import { type Actor, authorize } from '../access';
 import { notFound, ProblemError } from '../errors';
-import { type PageRequest, pageOf, toConnection } from '../paging';
+import { createWithinCap, DEFAULT_LIMITS, webhookEndpointLimitReached } from '../limits';
+import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import type { Schemas } from '../schemas';
 import { AddressRefused, type Lookup, resolveDeliveryAddress, urlProblem } from './addresses';
 import { outboxRow } from './events';
@@ -15,6 +18,8 @@ export interface WebhookSettings {
   /** WEBHOOK_ALLOW_PRIVATE_URLS: accept http and private/loopback addresses (local development and tests). */
   allowPrivateUrls: boolean;
   lookup?: Lookup;
+  /** MAX_WEBHOOK_ENDPOINTS_PER_TENANT (DEFAULT_LIMITS when absent). */
+  maxEndpointsPerTenant?: number;
 }
 
 export const systemLookup: Lookup = (host) => dnsLookup(host, { all: true, verbatim: true });
@@ -106,16 +111,14 @@ async function findEndpoint(db: Db, tenantId: string, endpointId: string) {
 
 export async function listWebhookEndpoints(db: Db, actor: Actor, tenantId: string, request: PageRequest) {
   await authorize(db, actor, tenantId, 'manageWebhooks');
-  const page = pageOf(request);
-  const [rows, totalCount] = await Promise.all([
-    db.webhookEndpoint.findMany({
-      where: { tenantId, ...(page.beforeId && { id: { lt: page.beforeId } }) },
-      orderBy: { id: 'desc' },
-      take: page.take,
-    }),
-    db.webhookEndpoint.count({ where: { tenantId } }),
-  ]);
-  return toConnection(rows, page, totalCount, presentEndpoint);
+  return readPage(request, {
+    rows: (page: Page) => {
+      const { where, ...window } = newestFirst(page, 'id');
+      return db.webhookEndpoint.findMany({ where: { tenantId, ...where }, ...window });
+    },
+    totalCount: () => countWebhookEndpointsOf(db, tenantId),
+    present: presentEndpoint,
+  });
 }
 
 export async function createWebhookEndpoint(
@@ -128,19 +131,30 @@ export async function createWebhookEndpoint(
   await authorize(db, actor, tenantId, 'manageWebhooks');
   await checkUrl(input.url, settings);
   const enabled = input.enabled ?? true;
-  const endpoint = await db.webhookEndpoint.create({
-    data: {
-      id: newId(),
-      tenantId,
-      url: input.url,
-      description: input.description ?? '',
-      eventTypes: input.eventTypes ?? [],
-      enabled,
-      disabledReason: enabled ? null : 'by_user',
-      secret: newSigningSecret(),
+  const cap = settings.maxEndpointsPerTenant ?? DEFAULT_LIMITS.webhookEndpointsPerTenant;
+  const secret = newSigningSecret();
+  const data = {
+    id: newId(),
+    tenantId,
+    url: input.url,
+    description: input.description ?? '',
+    eventTypes: input.eventTypes ?? [],
+    enabled,
+    disabledReason: enabled ? null : 'by_user',
+    // Sealed at rest (db/secret-box.ts); the plaintext is shown once, here.
+    secret: secretBoxOf(db).seal(secret, 'webhook-secret'),
+  };
+  const endpoint = await createWithinCap(
+    db,
+    {
+      lock: { table: 'tenants', id: tenantId },
+      counted: 'FROM webhook_endpoints WHERE tenant_id = $1::uuid',
+      cap,
+      refusal: webhookEndpointLimitReached,
     },
-  });
-  return { ...presentEndpoint(endpoint), secret: endpoint.secret };
+    (tx) => tx.webhookEndpoint.create({ data }),
+  );
+  return { ...presentEndpoint(endpoint), secret };
 }
 
 export async function getWebhookEndpoint(db: Db, actor: Actor, tenantId: string, endpointId: string) {
@@ -197,16 +211,17 @@ export async function rotateWebhookEndpointSecret(
 ): Promise<Schemas['CreatedWebhookEndpoint']> {
   await authorize(db, actor, tenantId, 'manageWebhooks');
   const current = await findEndpoint(db, tenantId, endpointId);
+  const secret = newSigningSecret();
   const updated = await db.webhookEndpoint.update({
     where: { id: current.id },
     data: {
-      secret: newSigningSecret(),
-      previousSecret: current.secret,
+      secret: secretBoxOf(db).seal(secret, 'webhook-secret'),
+      previousSecret: current.secret, // still sealed, as stored
       previousSecretExpiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS),
       updatedAt: now,
     },
   });
-  return { ...presentEndpoint(updated), secret: updated.secret };
+  return { ...presentEndpoint(updated), secret };
 }
 
 /** Queues a webhook_endpoint.test event for this endpoint alone: the event and its delivery, written together. */
@@ -243,17 +258,18 @@ export async function listWebhookDeliveries(
 ) {
   await authorize(db, actor, tenantId, 'manageWebhooks');
   const endpoint = await findEndpoint(db, tenantId, endpointId);
-  const page = pageOf(request);
-  const [rows, totalCount] = await Promise.all([
-    db.webhookDelivery.findMany({
-      where: { endpointId: endpoint.id, ...(page.beforeId && { id: { lt: page.beforeId } }) },
-      include: withEvent,
-      orderBy: { id: 'desc' },
-      take: page.take,
-    }),
-    db.webhookDelivery.count({ where: { endpointId: endpoint.id } }),
-  ]);
-  return toConnection(rows, page, totalCount, presentDelivery);
+  return readPage(request, {
+    rows: (page: Page) => {
+      const { where, ...window } = newestFirst(page, 'id');
+      return db.webhookDelivery.findMany({
+        where: { endpointId: endpoint.id, ...where },
+        include: withEvent,
+        ...window,
+      });
+    },
+    totalCount: () => countDeliveriesOf(db, endpoint.id),
+    present: presentDelivery,
+  });
 }
 
 /** Sends a delivery again as soon as possible, whatever its state (same event, same `webhook-id`). */

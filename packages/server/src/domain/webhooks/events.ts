@@ -40,14 +40,6 @@ export function outboxRow<T extends WebhookEventType>(
   };
 }
 
-/** The event a request action produces: validate and early_validate are both `request.validated`. */
-export const requestEventType = {
-  confirm: 'request.confirmed',
-  validate: 'request.validated',
-  early_validate: 'request.validated',
-  cancel: 'request.cancelled',
-} as const satisfies Record<string, WebhookEventType>;
-
 /** The columns and values of an outbox INSERT, for statements that write it together with the change. */
 export const OUTBOX_COLUMNS = 'id, tenant_id, type, ordering_key, endpoint_id, body, created_at';
 export const outboxValues = (row: OutboxRow): unknown[] => [

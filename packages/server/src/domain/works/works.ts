@@ -1,11 +1,13 @@
 import type { Db } from '../../db/client';
+import { countWorksOf } from '../../db/counts';
+import { nextWorkSlugNumber } from '../../db/slug-counters';
 import type { WebhookEvent } from '../../db/generated/client';
 import { isId, newId } from '../../db/ids';
 import { signalOutboxWrite } from '../../db/outbox-signal';
 import { plainQuery } from '../../db/plain-statement';
 import { type Actor, authorize } from '../access';
 import { notFound, ProblemError } from '../errors';
-import { DEFAULT_PAGE_SIZE, type PageRequest, pageOf, toConnection } from '../paging';
+import { DEFAULT_PAGE_SIZE, newestFirst, type Page, type PageRequest, pageOf, readPage, toConnection } from '../paging';
 import { checkPrecondition, type Precondition, preconditionFailed } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { createWithUniqueSlug } from '../unique';
@@ -42,17 +44,24 @@ const discardedWhere = (filter: DiscardedFilter) =>
   filter === 'all' ? {} : { discardedAt: filter === 'true' ? { not: null } : null };
 
 /**
- * A tenant's embedded `works` (its first page of kept works, and how many it keeps) as a relation include, so that
- * a tenant, or a whole page of tenants, is read with its works in one statement (relationJoins: a lateral join per
- * relation) rather than two more statements per tenant.
+ * A tenant's embedded `works` (its first page of kept works, and how many it keeps: the kept count, not a
+ * `count(*)`) as a relation include, so that a tenant, or a whole page of tenants, is read with its works in one
+ * statement (relationJoins: a lateral join per relation) rather than two more statements per tenant.
  */
 export const firstWorksPage = {
-  works: { where: { discardedAt: null }, include: withOwner, orderBy: { id: 'desc' }, take: DEFAULT_PAGE_SIZE + 1 },
-  _count: { select: { works: { where: { discardedAt: null } } } },
+  works: {
+    where: { discardedAt: null },
+    include: withOwner,
+    // By the kept works' partial index, (tenant_id, id): see the `row_counts` migration for what keeps
+    // PostgreSQL on it inside the lateral join of a page of tenants.
+    orderBy: { id: 'desc' },
+    take: DEFAULT_PAGE_SIZE + 1,
+  },
+  counts: { select: { keptWorks: true } },
 } as const;
 
-export const presentFirstWorksPage = (tenant: { works: WorkRow[]; _count: { works: number } }) =>
-  toConnection(tenant.works, pageOf({}), tenant._count.works, presentWork);
+export const presentFirstWorksPage = (tenant: { works: WorkRow[]; counts: { keptWorks: number } | null }) =>
+  toConnection(tenant.works, pageOf({}), tenant.counts?.keptWorks ?? 0, presentWork);
 
 /** A page of a tenant's works, newest first, for the works list. */
 export async function pageOfWorks(
@@ -61,18 +70,19 @@ export async function pageOfWorks(
   request: PageRequest,
   discarded: DiscardedFilter = 'false',
 ) {
-  const page = pageOf(request);
-  const where = { tenantId, ...discardedWhere(discarded) };
-  const [rows, totalCount] = await Promise.all([
-    db.work.findMany({
-      where: { ...where, ...(page.beforeId && { id: { lt: page.beforeId } }) },
-      include: withOwner,
-      orderBy: { id: 'desc' },
-      take: page.take,
-    }),
-    db.work.count({ where }),
-  ]);
-  return toConnection(rows, page, totalCount, presentWork);
+  return readPage(request, {
+    // By (tenant_id, id); the kept and the discarded works each have a partial index in that order.
+    rows: (page: Page) => {
+      const { where, ...window } = newestFirst(page, 'id');
+      return db.work.findMany({
+        where: { tenantId, ...discardedWhere(discarded), ...where },
+        include: withOwner,
+        ...window,
+      });
+    },
+    totalCount: () => countWorksOf(db, tenantId, discarded),
+    present: presentWork,
+  });
 }
 
 export async function listWorks(
@@ -96,10 +106,7 @@ export async function createWork(
   const work = await createWithUniqueSlug(
     name,
     'work',
-    async (prefix) =>
-      (await db.work.findMany({ where: { tenantId, slug: { startsWith: prefix } }, select: { slug: true } })).map(
-        (row) => row.slug,
-      ),
+    (base) => nextWorkSlugNumber(db, tenantId, base),
     (slug) =>
       // No include: the owner is the caller, whom authentication already read. A plain create is one INSERT, where
       // an include costs a transaction and a read-back.
@@ -173,7 +180,13 @@ const MAX_DISCARD_ATTEMPTS = 4;
  * change is conditional on the row just read, and writes its `work.discarded` / `work.undiscarded` outbox row in
  * the same statement, so the event carries exactly the work it changed.
  */
-export async function setWorkDiscarded(db: Db, actor: Actor, tenantId: string, workId: string, discarded: boolean) {
+export const discardWork = (db: Db, actor: Actor, tenantId: string, workId: string) =>
+  setWorkDiscarded(db, actor, tenantId, workId, true);
+
+export const undiscardWork = (db: Db, actor: Actor, tenantId: string, workId: string) =>
+  setWorkDiscarded(db, actor, tenantId, workId, false);
+
+async function setWorkDiscarded(db: Db, actor: Actor, tenantId: string, workId: string, discarded: boolean) {
   await authorize(db, actor, tenantId, 'manageWorks');
   for (let attempt = 1; attempt <= MAX_DISCARD_ATTEMPTS; attempt++) {
     const current = await findWork(db, tenantId, workId);

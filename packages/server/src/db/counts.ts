@@ -1,0 +1,66 @@
+import type { Db } from './client';
+import type { SqlSession } from './migrate';
+
+/**
+ * The counts the database keeps for every list's `totalCount` (issue 18): one primary-key read each, whatever the
+ * number of rows counted. The triggers of the `row_counts` migration update them in the same statement as the rows
+ * they count (exact under concurrency: each change adds its delta to the counter row under that row's lock). A
+ * counter row appears with the first row it counts: a missing one is 0.
+ */
+export type RequestStatusCount = 'pending' | 'confirmed' | 'validated' | 'cancelled';
+
+const orZero = (n: number | undefined): number => n ?? 0;
+
+/** The tenants a user is a member of. */
+export async function countTenantsOf(db: Db, userId: string): Promise<number> {
+  const row = await db.userCounts.findUnique({ where: { userId }, select: { memberships: true } });
+  return orZero(row?.memberships);
+}
+
+export async function countApiKeysOf(db: Db, userId: string): Promise<number> {
+  const row = await db.userCounts.findUnique({ where: { userId }, select: { apiKeys: true } });
+  return orZero(row?.apiKeys);
+}
+
+/** A tenant's works: kept (`false`, the default list), discarded (`true`) or both (`all`). */
+export async function countWorksOf(db: Db, tenantId: string, discarded: 'false' | 'true' | 'all'): Promise<number> {
+  const row = await db.tenantCounts.findUnique({
+    where: { tenantId },
+    select: { keptWorks: true, discardedWorks: true },
+  });
+  if (!row) return 0;
+  if (discarded === 'false') return row.keptWorks;
+  return discarded === 'true' ? row.discardedWorks : row.keptWorks + row.discardedWorks;
+}
+
+export async function countMembersOf(db: Db, tenantId: string): Promise<number> {
+  const row = await db.tenantCounts.findUnique({ where: { tenantId }, select: { members: true } });
+  return orZero(row?.members);
+}
+
+export async function countWebhookEndpointsOf(db: Db, tenantId: string): Promise<number> {
+  const row = await db.tenantCounts.findUnique({ where: { tenantId }, select: { webhookEndpoints: true } });
+  return orZero(row?.webhookEndpoints);
+}
+
+/** A work's requests, all of them or those of one status. */
+export async function countRequestsOf(db: Db, workId: string, status?: RequestStatusCount): Promise<number> {
+  const row = await db.workCounts.findUnique({ where: { workId } });
+  if (!row) return 0;
+  return status ? row[status] : row.pending + row.confirmed + row.validated + row.cancelled;
+}
+
+export async function countDeliveriesOf(db: Db, endpointId: string): Promise<number> {
+  const row = await db.webhookEndpointCounts.findUnique({ where: { endpointId }, select: { deliveries: true } });
+  return orZero(row?.deliveries);
+}
+
+/**
+ * Rebuilds every count (and raises the slug counters) from the rows themselves; returns how many counter rows
+ * were wrong. Writers of the counted tables wait while it runs (readers do not). For `pnpm db:recount` and after a
+ * restore; the SQL is `recount_rows()`, defined by the `row_counts` migration.
+ */
+export async function recountRows(session: SqlSession): Promise<number> {
+  const [row] = await session.query<{ fixed: number }>('SELECT recount_rows() AS fixed');
+  return Number(row?.fixed ?? 0);
+}

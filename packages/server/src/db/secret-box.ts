@@ -1,0 +1,150 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { DatabaseTarget } from './client';
+import type { PrismaClient } from './generated/client';
+
+/**
+ * Secrets at rest: what the service must be able to read back in plaintext (webhook signing secrets, which sign
+ * every delivery, and the responses stored for idempotent replays, some of which carry a new API key or signing
+ * secret) is sealed with AES-256-GCM before it is written. Whoever reads the database or a dump without the key
+ * gets nothing usable. API keys themselves stay hashed (they never need to be read back).
+ *
+ * Keys: `ENCRYPTION_KEYS`, comma-separated base64 keys of 32 bytes. The first seals; every one opens, so a key is
+ * rotated by putting a new one first and keeping the old one until nothing sealed with it is left (idempotent
+ * replays expire in 24 hours; webhook secrets are re-sealed at start-up). Required with PostgreSQL. The embedded
+ * PGlite, when ENCRYPTION_KEYS is unset, keeps one generated key in a file beside its folder (`<PGLITE_DIR>.key`,
+ * mode 0600), so a new user needs nothing.
+ *
+ * A sealed value is text: `sealed:v1:<key id>:<base64url of iv(12) | ciphertext | tag(16)>`, where the key id is
+ * the first 8 hex digits of the key's SHA-256, so the right key is found and a missing one named. The purpose
+ * (`webhook-secret`, `idempotent-response`) is authenticated too: a value moved to another column does not open.
+ */
+const PREFIX = 'sealed:v1:';
+const KEY_BYTES = 32;
+
+export type SealPurpose = 'webhook-secret' | 'idempotent-response';
+
+export class SecretKeyError extends Error {
+  override name = 'SecretKeyError';
+}
+
+interface Key {
+  id: string;
+  bytes: Buffer;
+}
+
+export const keyIdOf = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex').slice(0, 8);
+
+/** `ENCRYPTION_KEYS` → keys, or why not (never echoing a key). */
+export function parseEncryptionKeys(value: string): Buffer[] {
+  const keys = value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+  if (keys.length === 0) throw new SecretKeyError('ENCRYPTION_KEYS holds no key');
+  return keys.map((text, index) => {
+    const bytes = Buffer.from(text, 'base64');
+    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text) || bytes.length !== KEY_BYTES)
+      throw new SecretKeyError(
+        `ENCRYPTION_KEYS: key ${index + 1} is not 32 bytes in base64 (make one with: openssl rand -base64 32)`,
+      );
+    return bytes;
+  });
+}
+
+export const newEncryptionKey = (): string => randomBytes(KEY_BYTES).toString('base64');
+
+export class SecretBox {
+  private readonly keys: Key[];
+
+  constructor(keys: Buffer[]) {
+    if (keys.length === 0) throw new SecretKeyError('no encryption key');
+    this.keys = keys.map((bytes) => ({ id: keyIdOf(bytes), bytes }));
+  }
+
+  /** The id of the key that seals; every key's ids, for dumps and their restores. */
+  get sealingKeyId(): string {
+    return this.keys[0]!.id;
+  }
+
+  holds(keyId: string): boolean {
+    return this.keys.some((key) => key.id === keyId);
+  }
+
+  seal(plaintext: string, purpose: SealPurpose): string {
+    const key = this.keys[0]!;
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', key.bytes, iv);
+    cipher.setAAD(Buffer.from(purpose));
+    const sealed = Buffer.concat([iv, cipher.update(plaintext, 'utf8'), cipher.final(), cipher.getAuthTag()]);
+    return `${PREFIX}${key.id}:${sealed.toString('base64url')}`;
+  }
+
+  /** The plaintext of a sealed value. A value written before sealing existed (not sealed) is returned as it is. */
+  open(value: string, purpose: SealPurpose): string {
+    if (!isSealed(value)) return value;
+    const [keyId, data] = value.slice(PREFIX.length).split(':') as [string, string | undefined];
+    const key = this.keys.find((candidate) => candidate.id === keyId);
+    if (!key || data === undefined)
+      throw new SecretKeyError(
+        `a secret is sealed with key ${keyId}, which ENCRYPTION_KEYS does not hold (restore it from the deployment that wrote the data)`,
+      );
+    const bytes = Buffer.from(data, 'base64url');
+    const decipher = createDecipheriv('aes-256-gcm', key.bytes, bytes.subarray(0, 12));
+    decipher.setAAD(Buffer.from(purpose));
+    decipher.setAuthTag(bytes.subarray(bytes.length - 16));
+    return Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()]).toString('utf8');
+  }
+
+  /** True when the value is sealed with the sealing key (else it is re-sealed at start-up). */
+  sealedWithCurrentKey(value: string): boolean {
+    return value.startsWith(`${PREFIX}${this.sealingKeyId}:`);
+  }
+}
+
+export const isSealed = (value: string): boolean => value.startsWith(PREFIX);
+
+/** The key id a sealed value names, or null for plaintext. */
+export const keyIdOfSealed = (value: string): string | null =>
+  isSealed(value) ? (value.slice(PREFIX.length).split(':')[0] ?? null) : null;
+
+/**
+ * The embedded database's key, when ENCRYPTION_KEYS is unset: read from `<dataDir>.key`, or made on the first
+ * start (mode 0600). Beside the folder, not in it, so that a copy of the folder alone carries no key.
+ */
+export function pgliteKeyFile(dataDir: string): { file: string; key: Buffer; created: boolean } {
+  const file = `${dataDir.replace(/[/\\]+$/, '')}.key`;
+  if (existsSync(file)) {
+    const [key] = parseEncryptionKeys(readFileSync(file, 'utf8'));
+    return { file, key: key!, created: false };
+  }
+  const text = newEncryptionKey();
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${text}\n`, { mode: 0o600, flag: 'wx' });
+  chmodSync(file, 0o600);
+  return { file, key: Buffer.from(text, 'base64'), created: true };
+}
+
+/** The keys that seal and open a database's secrets, or undefined for PostgreSQL without ENCRYPTION_KEYS. */
+export function secretBoxFor(target: DatabaseTarget): SecretBox | undefined {
+  if (target.encryptionKeys?.length) return new SecretBox(target.encryptionKeys);
+  if (target.kind === 'postgres') return undefined;
+  if (target.dataDir) return new SecretBox([pgliteKeyFile(target.dataDir).key]);
+  return new SecretBox([Buffer.from(newEncryptionKey(), 'base64')]); // in memory: the data dies with the process
+}
+
+const boxes = new WeakMap<PrismaClient, SecretBox>();
+
+/** Called by `openDatabase` for the client it creates. */
+export function attachSecretBox(prisma: PrismaClient, box: SecretBox): void {
+  boxes.set(prisma, box);
+}
+
+/** The keys of the database behind `db` (the client `openDatabase` made, not a transaction's). */
+export function secretBoxOf(db: PrismaClient): SecretBox {
+  const box = boxes.get(db);
+  if (!box)
+    throw new SecretKeyError('ENCRYPTION_KEYS is not set: this database cannot seal or open secrets (see README)');
+  return box;
+}

@@ -1,0 +1,73 @@
+import type { Db } from '../db/client';
+import type { Prisma } from '../db/generated/client';
+import { ProblemError } from './errors';
+
+/**
+ * How much one user or tenant may hold, so that none of them can make the service slow for the others (issue 23):
+ * configurable (MAX_API_KEYS_PER_USER, MAX_TENANTS_PER_USER, MAX_WEBHOOK_ENDPOINTS_PER_TENANT), each refusal a
+ * 409 with its own problem code.
+ */
+export interface Limits {
+  /** Active (not revoked) API keys per user: revoking one frees a place. */
+  apiKeysPerUser: number;
+  /** Tenants a user owns (created); tenants they were added to as a member do not count. */
+  tenantsPerUser: number;
+  /** Webhook endpoints per tenant, enabled or not. */
+  webhookEndpointsPerTenant: number;
+}
+
+export const DEFAULT_LIMITS: Limits = { apiKeysPerUser: 100, tenantsPerUser: 100, webhookEndpointsPerTenant: 20 };
+
+export const apiKeyLimitReached = (cap: number) =>
+  new ProblemError(
+    'api_key_limit_reached',
+    `You already have ${cap} active API keys, the most allowed; revoke one first.`,
+  );
+
+export const tenantLimitReached = (cap: number) =>
+  new ProblemError('tenant_limit_reached', `You already own ${cap} tenants, the most allowed.`);
+
+export const webhookEndpointLimitReached = (cap: number) =>
+  new ProblemError(
+    'webhook_endpoint_limit_reached',
+    `This tenant already has ${cap} webhook endpoints, the most allowed; delete one first.`,
+  );
+
+export interface CapCheck {
+  /** The owner's row, locked for the transaction so that two creations cannot both take the last place. */
+  lock: { table: 'users' | 'tenants'; id: string };
+  /** `FROM <table> WHERE <condition>` selecting what counts, with `$1` the owner's id (an index must serve it). */
+  counted: string;
+  cap: number;
+  refusal: (cap: number) => ProblemError;
+}
+
+/**
+ * Concurrent creations by one owner queue on its row, one short transaction after the other: give them longer
+ * than Prisma's defaults (2 s to start, 5 s to finish) before a busy moment turns into 503s. The pool's statement
+ * timeout still bounds each statement.
+ */
+const CAPPED_TRANSACTION = { maxWait: 10_000, timeout: 15_000 };
+
+/**
+ * Runs `create` in a transaction that first locks the owner's row (`FOR NO KEY UPDATE`: inserts that reference
+ * it still go through), then counts what the owner has, reading at most `cap` rows whatever they have, and
+ * refuses once they have `cap`. The count runs after the lock, in a statement of its own, so it sees every
+ * creation committed before it: of concurrent creations, exactly as many succeed as there are places left.
+ */
+export async function createWithinCap<T>(
+  db: Db,
+  { lock, counted, cap, refusal }: CapCheck,
+  create: (tx: Prisma.TransactionClient) => Promise<T>,
+): Promise<T> {
+  return db.$transaction(async (tx) => {
+    await tx.$queryRawUnsafe(`SELECT 1 FROM ${lock.table} WHERE id = $1::uuid FOR NO KEY UPDATE`, lock.id);
+    const [row] = await tx.$queryRawUnsafe<Array<{ n: number }>>(
+      `SELECT count(*)::int AS n FROM (SELECT 1 ${counted} LIMIT $2) bounded`,
+      lock.id,
+      cap,
+    );
+    if ((row?.n ?? 0) >= cap) throw refusal(cap);
+    return create(tx);
+  }, CAPPED_TRANSACTION);
+}

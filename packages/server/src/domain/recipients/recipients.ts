@@ -1,0 +1,78 @@
+import type { Db } from '../../db/client';
+import { plainQuery } from '../../db/plain-statement';
+import type { AnswerLink, Request } from '../../db/generated/client';
+import { notFound } from '../errors';
+import { applyAction, type RequestRef } from '../requests/requests';
+import type { Schemas } from '../schemas';
+import { presentUserRecord } from '../users/present';
+import { answerTokenMatches, hashAnswerToken, isAnswerToken } from './tokens';
+
+/**
+ * The recipient's side of a request, reached with the token of an emailed link instead of an API key. A link
+ * opens its request while it is of the request's current link generation (a resend revokes the older ones) and
+ * the request is not cancelled (a cancel revokes them all): anything else is the same 404 as an unknown token.
+ */
+const linkGone = () => notFound('request for this link: it may have been replaced by a newer email, or cancelled');
+
+type LinkRow = Pick<AnswerLink, 'tokenHash'> & Pick<Request, 'workId'> & { requestId: string; tenantId: string };
+
+/** The request a token opens, or 404. One index read by the token's hash, confirmed in constant time. */
+async function resolveLink(db: Db, token: string): Promise<RequestRef> {
+  if (!isAnswerToken(token)) throw linkGone();
+  const [link] = await plainQuery<LinkRow>(
+    db,
+    `SELECT l.token_hash AS "tokenHash", r.id AS "requestId", r.work_id AS "workId", w.tenant_id AS "tenantId"
+     FROM answer_links l JOIN requests r ON r.id = l.request_id JOIN works w ON w.id = r.work_id
+     WHERE l.token_hash = $1 AND l.generation = r.link_generation AND r.status <> 'cancelled'`,
+    [hashAnswerToken(token)],
+  );
+  if (!link || !answerTokenMatches(token, link.tokenHash)) throw linkGone();
+  return { tenantId: link.tenantId, workId: link.workId, requestId: link.requestId };
+}
+
+/** What the page shows: the request as its recipient sees it, and nothing else of the tenant. */
+async function recipientView(db: Db, ref: RequestRef): Promise<Schemas['RecipientRequest']> {
+  const request = await db.request.findUnique({
+    where: { id: ref.requestId },
+    include: {
+      work: { select: { name: true } },
+      owner: { select: { firstName: true, lastName: true, email: true } },
+    },
+  });
+  if (!request) throw linkGone();
+  return {
+    status: request.status,
+    workName: request.work.name,
+    title: request.title,
+    message: request.message,
+    dueAt: request.dueAt?.toISOString() ?? null,
+    sender: presentUserRecord(request.owner),
+    recipient: {
+      email: request.recipientEmail,
+      firstName: request.recipientFirstName,
+      lastName: request.recipientLastName,
+    },
+    answer: request.answer,
+    createdAt: request.createdAt.toISOString(),
+    confirmedAt: request.confirmedAt?.toISOString() ?? null,
+  };
+}
+
+export async function getRecipientRequest(db: Db, token: string): Promise<Schemas['RecipientRequest']> {
+  return recipientView(db, await resolveLink(db, token));
+}
+
+/**
+ * The recipient answers: the `confirm` action with their answer, applied by the same code as a member's (one
+ * statement: the transition, its event with the recipient as actor, the `request.confirmed` webhook). Only a
+ * pending request takes an answer: a second answer is a 409, not a silent repeat, so the first one stands.
+ */
+export async function answerRecipientRequest(
+  db: Db,
+  token: string,
+  answer: string,
+): Promise<Schemas['RecipientRequest']> {
+  const ref = await resolveLink(db, token);
+  await applyAction(db, ref, 'confirm', { type: 'recipient' }, { note: answer, repeatIsConflict: true });
+  return recipientView(db, ref);
+}

@@ -1,0 +1,35 @@
+/**
+ * The rules of the contract's text schemas that no portable regular expression can state (openapi/README.md,
+ * "Portable patterns"): the schemas refuse control characters in every regex dialect alike; these are the rest,
+ * which the server checks after the validator, keyed by the component schema a body field refers to.
+ */
+export const textRules = {
+  /** 1 to 200 code points once surrounding white space (any Unicode white space) is trimmed. */
+  Name: { trimmed: { min: 1, max: 200 } },
+  /** At most 200 code points once trimmed; empty is fine. */
+  PersonName: { trimmed: { min: 0, max: 200 } },
+  /** Only the surrogate rule: its 5,000 code points are `maxLength`, which JSON Schema counts in code points. */
+  LongText: {},
+  /** A webhook endpoint's description: LongText's rules, 500 code points. */
+  WebhookEndpointDescription: {},
+} as const satisfies Record<string, { trimmed?: { min: number; max: number } }>;
+
+export type TextSchema = keyof typeof textRules;
+
+export const isTextSchema = (name: string): name is TextSchema => Object.hasOwn(textRules, name);
+
+// In Unicode mode a paired surrogate is read as one astral code point, so only an unpaired one is \p{Cs}.
+const UNPAIRED_SURROGATE = /\p{Cs}/u;
+
+/** Why `value` breaks the rest of `schema`'s rules, or undefined when it keeps them. */
+export function textViolation(schema: TextSchema, value: string): string | undefined {
+  if (UNPAIRED_SURROGATE.test(value)) return 'must not contain an unpaired surrogate';
+  const rule: { trimmed?: { min: number; max: number } } = textRules[schema];
+  if (!rule.trimmed) return undefined;
+  // String.prototype.trim() trims exactly Unicode white space (and the line terminators, refused already).
+  const length = [...value.trim()].length;
+  if (length < rule.trimmed.min) return 'must contain a character other than white space';
+  if (length > rule.trimmed.max)
+    return `must be at most ${rule.trimmed.max} characters after trimming surrounding white space`;
+  return undefined;
+}

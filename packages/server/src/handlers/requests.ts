@@ -1,0 +1,69 @@
+import {
+  actOnRequest,
+  createRequest,
+  getRequest,
+  listRequestEvents,
+  listRequests,
+  type RequestRef,
+  resendRequest,
+} from '../domain/requests/requests';
+import type { HandlerMap } from '../http/handler';
+
+/** The path parameters every operation on one request shares. */
+const requestRef = (params: { tenant_id: string; work_id: string; id: string }): RequestRef => ({
+  tenantId: params.tenant_id,
+  workId: params.work_id,
+  requestId: params.id,
+});
+
+/** The operations tagged Requests in openapi/api.yaml, in the spec's order. */
+export const requests = {
+  listRequests: async ({ db, actor, params, query }) => ({
+    status: 200,
+    body: { requests: await listRequests(db, actor, params.tenant_id, params.work_id, query) },
+  }),
+
+  createRequest: async ({ db, actor, params, body }) => {
+    const request = await createRequest(db, actor, params.tenant_id, params.work_id, body);
+    return {
+      status: 201,
+      body: { request },
+      location: `/tenants/${params.tenant_id}/works/${params.work_id}/requests/${request.id}`,
+    };
+  },
+
+  getRequest: async ({ db, actor, params }) => ({
+    status: 200,
+    body: { request: await getRequest(db, actor, requestRef(params)) },
+  }),
+
+  listRequestEvents: async ({ db, actor, params, query }) => ({
+    status: 200,
+    body: { events: await listRequestEvents(db, actor, requestRef(params), query) },
+  }),
+
+  cancelRequest: async ({ db, actor, params, body, ifMatch }) => ({
+    status: 200,
+    body: await actOnRequest(db, actor, requestRef(params), 'cancel', body?.reason, ifMatch),
+  }),
+
+  confirmRequest: async ({ db, actor, params, body, ifMatch }) => ({
+    status: 200,
+    body: await actOnRequest(db, actor, requestRef(params), 'confirm', body?.answer, ifMatch),
+  }),
+
+  earlyValidateRequest: async ({ db, actor, params, ifMatch }) => ({
+    status: 200,
+    body: await actOnRequest(db, actor, requestRef(params), 'early_validate', undefined, ifMatch),
+  }),
+
+  validateRequest: async ({ db, actor, params, ifMatch }) => ({
+    status: 200,
+    body: await actOnRequest(db, actor, requestRef(params), 'validate', undefined, ifMatch),
+  }),
+
+  resendRequest: async ({ db, actor, params }) => ({
+    status: 200,
+    body: { request: await resendRequest(db, actor, requestRef(params)) },
+  }),
+} satisfies Partial<HandlerMap>;

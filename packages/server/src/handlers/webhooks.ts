@@ -1,0 +1,68 @@
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  getWebhookEndpoint,
+  listWebhookDeliveries,
+  listWebhookEndpoints,
+  retryWebhookDelivery,
+  rotateWebhookEndpointSecret,
+  testWebhookEndpoint,
+  updateWebhookEndpoint,
+} from '../domain/webhooks/endpoints';
+import type { HandlerMap } from '../http/handler';
+
+/** The operations tagged Webhooks in openapi/api.yaml, in the spec's order. */
+export const webhooks = {
+  listWebhookEndpoints: async ({ db, actor, params, query }) => ({
+    status: 200,
+    body: { webhookEndpoints: await listWebhookEndpoints(db, actor, params.tenant_id, query) },
+  }),
+
+  createWebhookEndpoint: async ({ db, actor, params, body, webhooks }) => {
+    const webhookEndpoint = await createWebhookEndpoint(db, actor, params.tenant_id, body, webhooks);
+    return {
+      status: 201,
+      body: { webhookEndpoint },
+      location: `/tenants/${params.tenant_id}/webhook-endpoints/${webhookEndpoint.id}`,
+    };
+  },
+
+  getWebhookEndpoint: async ({ db, actor, params }) => ({
+    status: 200,
+    body: { webhookEndpoint: await getWebhookEndpoint(db, actor, params.tenant_id, params.endpoint_id) },
+  }),
+
+  updateWebhookEndpoint: async ({ db, actor, params, body, webhooks }) => ({
+    status: 200,
+    body: {
+      webhookEndpoint: await updateWebhookEndpoint(db, actor, params.tenant_id, params.endpoint_id, body, webhooks),
+    },
+  }),
+
+  deleteWebhookEndpoint: async ({ db, actor, params }) => {
+    await deleteWebhookEndpoint(db, actor, params.tenant_id, params.endpoint_id);
+    return { status: 204 };
+  },
+
+  rotateWebhookEndpointSecret: async ({ db, actor, params }) => ({
+    status: 200,
+    body: { webhookEndpoint: await rotateWebhookEndpointSecret(db, actor, params.tenant_id, params.endpoint_id) },
+  }),
+
+  testWebhookEndpoint: async ({ db, actor, params }) => ({
+    status: 202,
+    body: { delivery: await testWebhookEndpoint(db, actor, params.tenant_id, params.endpoint_id) },
+  }),
+
+  listWebhookDeliveries: async ({ db, actor, params, query }) => ({
+    status: 200,
+    body: { deliveries: await listWebhookDeliveries(db, actor, params.tenant_id, params.endpoint_id, query) },
+  }),
+
+  retryWebhookDelivery: async ({ db, actor, params }) => ({
+    status: 202,
+    body: {
+      delivery: await retryWebhookDelivery(db, actor, params.tenant_id, params.endpoint_id, params.delivery_id),
+    },
+  }),
+} satisfies Partial<HandlerMap>;

@@ -1,0 +1,35 @@
+import { createWork, discardWork, getWork, listWorks, undiscardWork, updateWork } from '../domain/works/works';
+import type { HandlerMap } from '../http/handler';
+
+/** The operations tagged Works in openapi/api.yaml, in the spec's order. */
+export const works = {
+  listWorks: async ({ db, actor, params, query }) => ({
+    status: 200,
+    body: { works: await listWorks(db, actor, params.tenant_id, query) },
+  }),
+
+  createWork: async ({ db, actor, params, body }) => {
+    const work = await createWork(db, actor, params.tenant_id, body);
+    return { status: 201, body: { work }, location: `/tenants/${params.tenant_id}/works/${work.id}` };
+  },
+
+  getWork: async ({ db, actor, params }) => ({
+    status: 200,
+    body: { work: await getWork(db, actor, params.tenant_id, params.work_id) },
+  }),
+
+  updateWork: async ({ db, actor, params, body, ifMatch }) => ({
+    status: 200,
+    body: { work: await updateWork(db, actor, params.tenant_id, params.work_id, body, ifMatch) },
+  }),
+
+  discardWork: async ({ db, actor, params }) => ({
+    status: 200,
+    body: { work: await discardWork(db, actor, params.tenant_id, params.work_id) },
+  }),
+
+  undiscardWork: async ({ db, actor, params }) => ({
+    status: 200,
+    body: { work: await undiscardWork(db, actor, params.tenant_id, params.work_id) },
+  }),
+} satisfies Partial<HandlerMap>;

@@ -1,0 +1,298 @@
+import type { Db } from '../db/client';
+import { newId } from '../db/ids';
+import { plainQuery } from '../db/plain-statement';
+import type { MailMessage } from '../db/generated/client';
+import { newAnswerToken } from '../domain/recipients/tokens';
+import { retryDelayMs } from '../domain/webhooks/backoff';
+import type { Logger } from '../observability/logger';
+import { onMailQueued } from './outbox';
+import { type RenderedMail, renderRequestMail } from './render';
+import type { MailTransport, SendOutcome } from './transport';
+
+export interface MailSenderOptions {
+  db: Db;
+  logger: Logger;
+  transport: MailTransport;
+  /** `MAIL_FROM`: the From header of every email. */
+  from: string;
+  /** `PUBLIC_URL`: where recipients reach this service; links are `<publicUrl>/r/<token>`. */
+  publicUrl: string;
+  /** `REMINDER_BEFORE`: a pending request with a due date gets one reminder this long before it. */
+  reminderBeforeMs: number;
+  pollIntervalMs?: number;
+  /** Emails being sent at once. */
+  maxInFlight?: number;
+  /** Injectable for tests: the time (what is due, what is reminded) and the retry jitter. */
+  clock?: () => Date;
+  random?: () => number;
+  /** Called with each finished attempt (metrics). */
+  onAttempt?: (outcome: 'sent' | 'retry' | 'failed' | 'dropped') => void;
+  /**
+   * Send (and remind) only these tenants' request emails. For tests that share one PostgreSQL database, where each
+   * test's sender must send its own tenants' emails (with its own clock) and leave the others' alone.
+   */
+  onlyTenants?: () => readonly string[];
+}
+
+type Claimed = Pick<MailMessage, 'id' | 'kind' | 'requestId' | 'to' | 'subject' | 'text' | 'html' | 'attempts'>;
+
+/** A claimed email is this process's for this long: one killed mid-send leaves it due again afterwards. */
+export const LEASE_MS = 60_000;
+const REMINDER_BATCH = 100;
+
+/**
+ * Sends the mail outbox, outside the request path. Each round: queue the reminders that have come due, then claim
+ * due emails (`FOR UPDATE SKIP LOCKED`, with a lease) and send them. Every server process runs one (as may
+ * `pnpm worker`); they share the work through the database. An email is marked sent right after the mail server
+ * accepts it, so a restart never sends it again; only a process killed between the server's acceptance and that
+ * update (milliseconds) leaves one to be sent twice, after its lease. Failed attempts are retried with the
+ * webhooks' backoff (about 3 days); a permanent failure, or the last attempt, is recorded on the request.
+ */
+export class MailSender {
+  private readonly options: Required<Omit<MailSenderOptions, 'onAttempt' | 'onlyTenants'>> &
+    Pick<MailSenderOptions, 'onAttempt' | 'onlyTenants'>;
+  private running: Promise<void> | undefined;
+  private stopping = false;
+  private wake: (() => void) | undefined;
+  private nudged = false;
+  private unsubscribe: (() => void) | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(options: MailSenderOptions) {
+    this.options = {
+      pollIntervalMs: 1000,
+      maxInFlight: 8,
+      clock: () => new Date(),
+      random: Math.random,
+      ...options,
+    };
+  }
+
+  get description(): string {
+    return this.options.transport.description;
+  }
+
+  start(): this {
+    this.unsubscribe = onMailQueued(this.options.db, () => this.nudge());
+    this.running = this.loop();
+    return this;
+  }
+
+  nudge(): void {
+    this.nudged = true;
+    this.wake?.();
+  }
+
+  /** One round, waiting for every send it starts (tests drive the clock with it). Returns how many it claimed. */
+  async runOnce(): Promise<number> {
+    await this.queueReminders();
+    const claimed = await this.claim(this.options.maxInFlight);
+    await Promise.all(claimed.map((mail) => this.send(mail)));
+    return claimed.length;
+  }
+
+  /** Stops claiming and waits (up to `timeoutMs`) for the sends in flight. True when they all finished. */
+  async stop(timeoutMs: number): Promise<boolean> {
+    this.stopping = true;
+    this.unsubscribe?.();
+    this.wake?.();
+    await this.running;
+    let timer: NodeJS.Timeout | undefined;
+    const inTime = await Promise.race([
+      Promise.all(this.inFlight).then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
+    ]);
+    clearTimeout(timer);
+    this.options.transport.close();
+    return inTime;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      this.nudged = false;
+      let busy = false;
+      try {
+        await this.queueReminders();
+        const free = this.options.maxInFlight - this.inFlight.size;
+        if (free > 0) {
+          const claimed = await this.claim(free);
+          for (const mail of claimed) {
+            const sending: Promise<void> = this.send(mail).finally(() => {
+              this.inFlight.delete(sending);
+              this.nudge();
+            });
+            this.inFlight.add(sending);
+          }
+          busy = claimed.length === free;
+        }
+      } catch (error) {
+        // The database may be briefly away: try again at the next poll.
+        this.options.logger.warn({ err: error }, 'mail: sender round failed');
+      }
+      if (!busy && !this.nudged && !this.stopping) await this.sleep(this.options.pollIntervalMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    }).then(() => {
+      this.wake = undefined;
+    });
+  }
+
+  private run<Row>(sql: string, values: unknown[]): Promise<Row[]> {
+    return plainQuery<Row>(this.options.db, sql, values);
+  }
+
+  /**
+   * Queues the one reminder of each pending request whose due date is within `reminderBeforeMs` (and still
+   * ahead), in bounded batches, marking the request in the same statement: exactly once, whichever process
+   * gets there first. A request created already inside that window gets none (its first email is as recent).
+   */
+  async queueReminders(): Promise<number> {
+    const now = this.options.clock();
+    const before = `${this.options.reminderBeforeMs / 1000} seconds`;
+    const ids = Array.from({ length: REMINDER_BATCH }, () => newId());
+    const rows = await this.run<{ id: string }>(
+      `WITH due AS (
+         SELECT id FROM requests
+         WHERE status = 'pending' AND reminded_at IS NULL AND due_at IS NOT NULL
+           AND due_at > $1::timestamptz AND due_at <= $1::timestamptz + $2::interval
+           AND created_at < due_at - $2::interval
+           AND ($5::uuid[] IS NULL OR work_id IN (SELECT id FROM works WHERE tenant_id = ANY ($5::uuid[])))
+         ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED),
+       marked AS (
+         UPDATE requests r SET reminded_at = $1::timestamptz FROM due WHERE r.id = due.id RETURNING r.id),
+       numbered AS (SELECT id, row_number() OVER () AS n FROM marked)
+       INSERT INTO mail_outbox (id, kind, request_id, next_attempt_at, created_at)
+       SELECT ($4::uuid[])[n], 'reminder', id, $1::timestamptz, $1::timestamptz FROM numbered
+       RETURNING id`,
+      [now.toISOString(), before, REMINDER_BATCH, ids, this.options.onlyTenants?.() ?? null],
+    );
+    if (rows.length > 0) this.options.logger.info({ reminders: rows.length }, 'mail: reminders queued');
+    return rows.length;
+  }
+
+  private claim(limit: number): Promise<Claimed[]> {
+    if (this.stopping || limit <= 0) return Promise.resolve([]);
+    const now = this.options.clock();
+    return this.run<Claimed>(
+      `WITH due AS (
+         SELECT id FROM mail_outbox WHERE status = 'queued' AND next_attempt_at <= $1::timestamptz
+           AND ($4::uuid[] IS NULL OR request_id IN (
+                 SELECT r.id FROM requests r JOIN works w ON w.id = r.work_id WHERE w.tenant_id = ANY ($4::uuid[])))
+         ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+       UPDATE mail_outbox m SET attempts = m.attempts + 1, next_attempt_at = $2::timestamptz
+       FROM due WHERE m.id = due.id
+       RETURNING m.id, m.kind, m.request_id AS "requestId", m."to", m.subject, m.text, m.html, m.attempts`,
+      [
+        now.toISOString(),
+        new Date(now.getTime() + LEASE_MS).toISOString(),
+        limit,
+        this.options.onlyTenants?.() ?? null,
+      ],
+    );
+  }
+
+  private async send(mail: Claimed): Promise<void> {
+    try {
+      const rendered = mail.requestId ? await this.renderRequestMail(mail) : plainContent(mail);
+      if (!rendered) {
+        await this.finish(mail, 'dropped');
+        return;
+      }
+      const outcome = await this.options.transport.send({ ...rendered, from: this.options.from });
+      await this.record(mail, outcome);
+    } catch (error) {
+      // Not recorded: the lease runs out and the email is tried again.
+      this.options.logger.warn({ err: error, mailId: mail.id }, 'mail: sending failed');
+    }
+  }
+
+  /**
+   * Renders a request's email with a new answer link, whose hash is stored first (with the request's current link
+   * generation, read in the same statement). Null when the request no longer takes an answer: nothing to send.
+   */
+  private async renderRequestMail(mail: Claimed): Promise<RenderedMail | null> {
+    const request = await this.options.db.request.findUnique({
+      where: { id: mail.requestId! },
+      include: {
+        work: { select: { name: true, discardedAt: true } },
+        owner: { select: { firstName: true, lastName: true, email: true } },
+      },
+    });
+    if (!request || request.status !== 'pending' || request.work.discardedAt) return null;
+    const { token, tokenHash } = newAnswerToken();
+    const stored = await this.run<{ generation: number }>(
+      `INSERT INTO answer_links (token_hash, request_id, generation, created_at)
+       SELECT $1, r.id, r.link_generation, $3::timestamptz FROM requests r
+       WHERE r.id = $2::uuid AND r.status = 'pending'
+       RETURNING generation`,
+      [tokenHash, request.id, this.options.clock().toISOString()],
+    );
+    if (stored.length === 0) return null;
+    return renderRequestMail({
+      kind: mail.kind === 'reminder' ? 'reminder' : 'request',
+      recipient: {
+        email: request.recipientEmail,
+        firstName: request.recipientFirstName,
+        lastName: request.recipientLastName,
+      },
+      sender: request.owner,
+      workName: request.work.name,
+      title: request.title,
+      message: request.message,
+      dueAt: request.dueAt,
+      link: `${this.options.publicUrl}/r/${token}`,
+    });
+  }
+
+  private async record(mail: Claimed, outcome: SendOutcome): Promise<void> {
+    if (outcome.ok) return this.finish(mail, 'sent');
+    const delay = outcome.permanent ? null : retryDelayMs(mail.attempts, this.options.random);
+    this.options.logger.info(
+      { mailId: mail.id, kind: mail.kind, attempt: mail.attempts, permanent: outcome.permanent, error: outcome.error },
+      'mail: attempt failed',
+    );
+    if (delay === null) return this.finish(mail, 'failed', outcome.error);
+    this.options.onAttempt?.('retry');
+    const at = this.options.clock();
+    await this.run(
+      `UPDATE mail_outbox SET next_attempt_at = $2::timestamptz, last_error = $3 WHERE id = $1::uuid AND status = 'queued'`,
+      [mail.id, new Date(at.getTime() + delay).toISOString(), outcome.error],
+    );
+  }
+
+  /**
+   * The email's final state, and its request's `emailDelivery` in the same statement, unless a resend has
+   * replaced this email meanwhile (it is no longer `queued`): then the request describes the new one.
+   */
+  private async finish(mail: Claimed, status: 'sent' | 'failed' | 'dropped', error?: string): Promise<void> {
+    const at = this.options.clock().toISOString();
+    await this.run(
+      `WITH finished AS (
+         UPDATE mail_outbox SET status = $2::mail_status, next_attempt_at = NULL, last_error = $4,
+                sent_at = CASE WHEN $2 = 'sent' THEN $3::timestamptz END
+         WHERE id = $1::uuid AND status = 'queued'
+         RETURNING request_id)
+       UPDATE requests r
+       SET email_status = $2::mail_status,
+           email_sent_at = CASE WHEN $2 = 'sent' THEN $3::timestamptz ELSE r.email_sent_at END,
+           email_failure = $4
+       FROM finished WHERE r.id = finished.request_id`,
+      [mail.id, status, at, error ?? null],
+    );
+    this.options.onAttempt?.(status);
+  }
+}
+
+function plainContent(mail: Claimed): RenderedMail | null {
+  if (mail.to === null || mail.subject === null || mail.text === null || mail.html === null) return null;
+  return { to: mail.to, subject: mail.subject, text: mail.text, html: mail.html };
+}

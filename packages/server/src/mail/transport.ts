@@ -1,0 +1,82 @@
+import nodemailer from 'nodemailer';
+import type { Logger } from '../observability/logger';
+import type { RenderedMail } from './render';
+
+export type OutgoingMail = RenderedMail & { from: string };
+
+/** How one attempt went: `permanent` failures (the server refused the message for good) are not retried. */
+export type SendOutcome = { ok: true } | { ok: false; permanent: boolean; error: string };
+
+export interface MailTransport {
+  readonly description: string;
+  send(mail: OutgoingMail): Promise<SendOutcome>;
+  close(): void;
+}
+
+const MAX_ERROR_LENGTH = 1000;
+
+/**
+ * SMTP through nodemailer, from `SMTP_URL` (`smtp://user:pass@host:587`, `smtps://...` for implicit TLS). A 5xx
+ * reply is permanent (the address does not exist, the message is refused); anything else (a 4xx, a refused or
+ * timed-out connection) is retried.
+ */
+export function smtpTransport(url: string, timeoutMs = 30_000): MailTransport {
+  const transporter = nodemailer.createTransport(url, {}); // options in the URL
+  transporter.set('connectionTimeout', timeoutMs);
+  const parsed = new URL(url);
+  return {
+    description: `SMTP at ${parsed.hostname}:${parsed.port || (parsed.protocol === 'smtps:' ? 465 : 587)}`,
+    async send(mail) {
+      try {
+        await transporter.sendMail({ ...mail });
+        return { ok: true };
+      } catch (error) {
+        const { responseCode, message } = error as { responseCode?: number; message?: string };
+        return {
+          ok: false,
+          permanent: typeof responseCode === 'number' && responseCode >= 500 && responseCode < 600,
+          error: String(message ?? error).slice(0, MAX_ERROR_LENGTH),
+        };
+      }
+    },
+    close: () => transporter.close(),
+  };
+}
+
+export interface DevMail extends OutgoingMail {
+  id: string;
+  at: string;
+}
+
+/**
+ * Without `SMTP_URL`: nothing leaves the machine. Each email is logged (so the walk-through's link is on the
+ * terminal) and kept in memory, newest first, for GET /dev/mailbox. Only for local
+ * use: the log and the mailbox hold live answer links.
+ */
+export class DevMailbox implements MailTransport {
+  readonly description = 'dev mailbox (SMTP_URL is not set: emails are logged and kept in memory)';
+  private readonly kept: DevMail[] = [];
+  private count = 0;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly keep = 100,
+  ) {}
+
+  send(mail: OutgoingMail): Promise<SendOutcome> {
+    const kept: DevMail = { ...mail, id: String(++this.count), at: new Date().toISOString() };
+    this.kept.unshift(kept);
+    this.kept.length = Math.min(this.kept.length, this.keep);
+    this.logger.info(
+      { devMail: { to: mail.to, subject: mail.subject, text: mail.text } },
+      'dev mailbox: email not sent (SMTP_URL is not set)',
+    );
+    return Promise.resolve({ ok: true });
+  }
+
+  messages(): readonly DevMail[] {
+    return this.kept;
+  }
+
+  close(): void {}
+}

@@ -1,0 +1,261 @@
+import { type Database, openDatabase } from '../../src/db/client';
+import { deleteExpiredIdempotencyKeys } from '../../src/db/idempotency-keys';
+import {
+  LARGE_DATASET_SHAPES,
+  type LargeDataset,
+  loadLargeDataset,
+  nthNewestRequestId,
+  sessionOf,
+} from '../../src/db/large-dataset';
+import type { SqlSession } from '../../src/db/migrate';
+import type { Actor } from '../../src/domain/access';
+import { authenticate, createApiKey, listApiKeys, revokeApiKey } from '../../src/domain/api-keys/api-keys';
+import { listMembers } from '../../src/domain/members/members';
+import { encodeCursor } from '../../src/domain/paging';
+import {
+  actOnRequest,
+  createRequest,
+  getRequest,
+  listRequestEvents,
+  listRequests,
+} from '../../src/domain/requests/requests';
+import { createTenant, getTenant, listTenants } from '../../src/domain/tenants/tenants';
+import { getMe } from '../../src/domain/users/users';
+import { listWebhookDeliveries, listWebhookEndpoints } from '../../src/domain/webhooks/endpoints';
+import { createWork, discardWork, getWork, listWorks, undiscardWork } from '../../src/domain/works/works';
+import { testDatabaseTarget } from '../support/server';
+
+/**
+ * Issue 18, point 4: no statement the API sends may do work that grows with the data. On the large data set's
+ * small shape (tens of thousands of rows where it matters: 20,000 requests in one work, 5,000 works in one tenant,
+ * 4,500 tenants, 2,000 of them one user's), each operation runs once while every statement it sends is recorded
+ * (`observeStatement`); then each statement is explained with the same values:
+ * - reads with `EXPLAIN (ANALYZE, BUFFERS)`: no sequential scan, and no scan that examines more rows (returned
+ *   plus filtered out, over all its loops) than a page and its embeds need, whatever the size of the table;
+ * - writes with a plain `EXPLAIN` (they ran already; ANALYZE would run them again): no sequential scan.
+ * Not timed: it fails on the plan's shape and row counts, which do not depend on the machine.
+ */
+const shape = LARGE_DATASET_SHAPES.small;
+/**
+ * The most rows one scan may examine: a page (20 + 1) with its embeds (a tenant's first page of works, its
+ * members: the big tenant has 31), with room to spare but far below every large table of the shape (a scan of
+ * the big work's requests would be 20,000).
+ */
+const MAX_ROWS_EXAMINED = 300;
+/** The heavy user owns thousands of tenants: the per-user caps (issue 23) are not what this file tests. */
+const NO_CAP = 1_000_000;
+
+interface Statement {
+  text: string;
+  values: unknown[];
+}
+
+let database: Database;
+let session: SqlSession;
+let data: LargeDataset;
+let actor: Actor;
+let recording: Statement[] | undefined;
+
+beforeAll(async () => {
+  database = await openDatabase(testDatabaseTarget(), {
+    observeStatement: (text, values) => recording?.push({ text, values: [...values] }),
+  });
+  session = sessionOf(database.prisma);
+  const namespace = `p${Date.now().toString(36)}${process.pid.toString(36)}`;
+  data = await loadLargeDataset(session, shape, { namespace });
+  actor = await authenticate(database.prisma, data.heavyUser.apiKey);
+}, 300_000);
+afterAll(() => database.close());
+
+/** The statements `operation` sends (outside transactions). */
+async function statementsOf(operation: () => Promise<unknown>): Promise<Statement[]> {
+  const sent: Statement[] = [];
+  recording = sent;
+  try {
+    await operation();
+  } finally {
+    recording = undefined;
+  }
+  return sent;
+}
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  'Rows Removed by Filter'?: number;
+  'Rows Removed by Index Recheck'?: number;
+  Plans?: PlanNode[];
+}
+
+function* nodesOf(node: PlanNode): Generator<PlanNode> {
+  yield node;
+  for (const child of node.Plans ?? []) yield* nodesOf(child);
+}
+
+const isWrite = (text: string) =>
+  /^\s*(INSERT|UPDATE|DELETE)\b|\)\s*(INSERT|UPDATE|DELETE)\b|\bAS\s*\(\s*(INSERT|UPDATE|DELETE)\b/i.test(text);
+
+/** How many rows PostgreSQL thinks a table has (a sequential scan of a small one is the right plan). */
+async function estimatedRows(table: string): Promise<number> {
+  const [row] = await session.query<{ rows: number }>(
+    `SELECT reltuples::float8 AS rows FROM pg_class WHERE oid = to_regclass($1)`,
+    [`public.${table}`],
+  );
+  return Number(row?.rows ?? 0);
+}
+
+/** What is wrong with a statement's plan: sequential scans of large tables, scans that examine too many rows. */
+async function problemsOf(statement: Statement): Promise<string[]> {
+  if (/^\s*(BEGIN|COMMIT|ROLLBACK|SET|SELECT 1\s*$)/i.test(statement.text)) return [];
+  const write = isWrite(statement.text);
+  const options = write ? 'FORMAT JSON' : 'ANALYZE, BUFFERS, FORMAT JSON';
+  const [row] = await session.query<{ 'QUERY PLAN': unknown }>(
+    `EXPLAIN (${options}) ${statement.text}`,
+    statement.values,
+  );
+  const raw = row!['QUERY PLAN'];
+  const [{ Plan: plan }] = (typeof raw === 'string' ? JSON.parse(raw) : raw) as [{ Plan: PlanNode }];
+  const problems: string[] = [];
+  for (const node of nodesOf(plan)) {
+    const relation = node['Relation Name'];
+    if (node['Node Type'] === 'Seq Scan' && (await estimatedRows(relation!)) > MAX_ROWS_EXAMINED)
+      problems.push(`Seq Scan on ${relation}`);
+    if (!write && relation !== undefined) {
+      const loops = node['Actual Loops'] ?? 1;
+      const examined =
+        ((node['Actual Rows'] ?? 0) +
+          (node['Rows Removed by Filter'] ?? 0) +
+          (node['Rows Removed by Index Recheck'] ?? 0)) *
+        loops;
+      if (examined > MAX_ROWS_EXAMINED)
+        problems.push(
+          `${node['Node Type']} on ${relation} (${node['Index Name'] ?? 'no index'}) examines ${examined} rows`,
+        );
+    }
+  }
+  return problems;
+}
+
+/** Runs `operation`, then checks the plan of every statement it sent. */
+async function expectBoundedPlans(operation: () => Promise<unknown>): Promise<void> {
+  const statements = await statementsOf(operation);
+  expect(statements.length).toBeGreaterThan(0);
+  const found: string[] = [];
+  for (const statement of statements) {
+    for (const problem of await problemsOf(statement))
+      found.push(`${problem}\n    in: ${statement.text.slice(0, 300)}`);
+  }
+  expect(found).toEqual([]);
+}
+
+const db = () => database.prisma;
+const bigTenant = () => data.bigTenantId;
+const bigWork = () => ({ tenantId: data.bigTenantId, workId: data.bigWorkId });
+
+/** The cursor after the `position`-th newest tenant of the heavy user. */
+async function tenantCursorAt(position: number): Promise<string> {
+  const [row] = await session.query<{ tenant_id: string }>(
+    `SELECT tenant_id FROM memberships WHERE user_id = $1::uuid ORDER BY tenant_id DESC OFFSET $2 LIMIT 1`,
+    [data.heavyUser.id, position - 1],
+  );
+  return encodeCursor(row!.tenant_id);
+}
+
+async function requestOfStatus(status: 'pending' | 'confirmed' | 'validated'): Promise<string> {
+  return nthNewestRequestId(session, data.bigWorkId, 50, status);
+}
+
+describe('reads and lists touch O(page size) rows', () => {
+  test('authenticate and get me', () =>
+    expectBoundedPlans(async () => {
+      const me = await authenticate(db(), data.heavyUser.apiKey);
+      await getMe(db(), me);
+    }));
+
+  test("list API keys (the heavy user's 201)", () => expectBoundedPlans(() => listApiKeys(db(), actor, {})));
+
+  test("list tenants: the first page and one deep in the heavy user's 2,000", async () => {
+    await expectBoundedPlans(() => listTenants(db(), actor, {}));
+    const after = await tenantCursorAt(1500);
+    await expectBoundedPlans(() => listTenants(db(), actor, { after }));
+  });
+
+  test('get the big tenant (5,000 works, 31 members)', () =>
+    expectBoundedPlans(() => getTenant(db(), actor, bigTenant())));
+
+  test('list members of the big tenant', () => expectBoundedPlans(() => listMembers(db(), actor, bigTenant(), {})));
+
+  test('list works: kept, discarded, all, and deep', async () => {
+    await expectBoundedPlans(() => listWorks(db(), actor, bigTenant(), {}));
+    await expectBoundedPlans(() => listWorks(db(), actor, bigTenant(), { discarded: 'true' }));
+    await expectBoundedPlans(() => listWorks(db(), actor, bigTenant(), { discarded: 'all', limit: 100 }));
+    const [deep] = await session.query<{ id: string }>(
+      `SELECT id FROM works WHERE tenant_id = $1::uuid AND discarded_at IS NULL ORDER BY id DESC OFFSET 4000 LIMIT 1`,
+      [data.bigTenantId],
+    );
+    await expectBoundedPlans(() => listWorks(db(), actor, bigTenant(), { after: encodeCursor(deep!.id) }));
+  });
+
+  test('get the big work', () => expectBoundedPlans(() => getWork(db(), actor, data.bigTenantId, data.bigWorkId)));
+
+  test('list requests of the big work (20,000): all, pending, and deep', async () => {
+    const { tenantId, workId } = bigWork();
+    await expectBoundedPlans(() => listRequests(db(), actor, tenantId, workId, {}));
+    await expectBoundedPlans(() => listRequests(db(), actor, tenantId, workId, { status: 'pending' }));
+    await expectBoundedPlans(() => listRequests(db(), actor, tenantId, workId, { status: 'validated' }));
+    const deep = encodeCursor(await nthNewestRequestId(session, workId, 15_000));
+    await expectBoundedPlans(() => listRequests(db(), actor, tenantId, workId, { after: deep }));
+    const deepPending = encodeCursor(await nthNewestRequestId(session, workId, 10_000, 'pending'));
+    await expectBoundedPlans(() =>
+      listRequests(db(), actor, tenantId, workId, { status: 'pending', after: deepPending }),
+    );
+  });
+
+  test('get a request and list its events', async () => {
+    const ref = { ...bigWork(), requestId: await requestOfStatus('validated') };
+    await expectBoundedPlans(() => getRequest(db(), actor, ref));
+    await expectBoundedPlans(() => listRequestEvents(db(), actor, ref, {}));
+  });
+
+  test('list webhook endpoints and the deliveries of one (3,000)', async () => {
+    await expectBoundedPlans(() => listWebhookEndpoints(db(), actor, bigTenant(), {}));
+    await expectBoundedPlans(() => listWebhookDeliveries(db(), actor, bigTenant(), data.webhookEndpointId, {}));
+  });
+});
+
+describe('creates and actions use indexes', () => {
+  test('create a tenant under the popular name (500 tenants named so)', async () => {
+    await expectBoundedPlans(() => createTenant(db(), actor, { name: data.popularName }, NO_CAP));
+  });
+
+  test('create a tenant under a new name, a work, a colliding work, a request', async () => {
+    await expectBoundedPlans(() => createTenant(db(), actor, { name: `Plans ${data.namespace}` }, NO_CAP));
+    await expectBoundedPlans(() => createWork(db(), actor, bigTenant(), { name: 'Work 17' }));
+    await expectBoundedPlans(() => createWork(db(), actor, bigTenant(), { name: 'A new work' }));
+    await expectBoundedPlans(() =>
+      createRequest(db(), actor, bigTenant(), data.bigWorkId, {
+        title: 'Plans',
+        recipient: { email: 'plans@example.com' },
+      }),
+    );
+  });
+
+  test('act on a request, discard and restore a work', async () => {
+    const ref = { ...bigWork(), requestId: await requestOfStatus('pending') };
+    await expectBoundedPlans(() => actOnRequest(db(), actor, ref, 'confirm'));
+    const work = await createWork(db(), actor, bigTenant(), { name: 'To discard' });
+    await expectBoundedPlans(() => discardWork(db(), actor, bigTenant(), work.id));
+    await expectBoundedPlans(() => undiscardWork(db(), actor, bigTenant(), work.id));
+  });
+
+  test('create and revoke an API key', async () => {
+    const created = await createApiKey(db(), actor, 'Plans', NO_CAP);
+    await expectBoundedPlans(() => revokeApiKey(db(), actor, created.id));
+  });
+
+  test('the idempotency janitor deletes a bounded batch', () =>
+    expectBoundedPlans(() => deleteExpiredIdempotencyKeys(db(), new Date(), 100)));
+});

@@ -164,7 +164,7 @@ export function createApp(options: AppOptions): express.Express {
     ...(metrics && { onRejected: () => metrics.rateLimited('recipient') }),
   });
   app.use(recipientPageRoutes(db, recipientLimits)); // GET/POST /r/:token: the recipient's page, no account
-  if (options.devMailbox) app.use(devMailboxRoutes(options.devMailbox, apiKeyAuth));
+  if (options.devMailbox) app.use(devMailboxRoutes(options.devMailbox, db, apiKeyAuth));
   if (options.unauthenticatedRateLimit && options.unauthenticatedRateLimit.perMinute > 0) {
     app.use(
       spec.basePath,

@@ -7,7 +7,7 @@ import { retryDelayMs } from '../domain/webhooks/backoff';
 import type { Logger } from '../observability/logger';
 import { onMailQueued } from './outbox';
 import { type RenderedMail, renderRequestMail } from './render';
-import type { MailTransport, SendOutcome } from './transport';
+import type { MailOrigin, MailTransport, SendOutcome } from './transport';
 
 export interface MailSenderOptions {
   db: Db;
@@ -207,7 +207,8 @@ export class MailSender {
         await this.finish(mail, 'dropped');
         return;
       }
-      const outcome = await this.options.transport.send({ ...rendered, from: this.options.from });
+      const { origin, ...content } = rendered;
+      const outcome = await this.options.transport.send({ ...content, from: this.options.from }, origin);
       await this.record(mail, outcome);
     } catch (error) {
       // Not recorded: the lease runs out and the email is tried again.
@@ -219,11 +220,11 @@ export class MailSender {
    * Renders a request's email with a new answer link, whose hash is stored first (with the request's current link
    * generation, read in the same statement). Null when the request no longer takes an answer: nothing to send.
    */
-  private async renderRequestMail(mail: Claimed): Promise<RenderedMail | null> {
+  private async renderRequestMail(mail: Claimed): Promise<(RenderedMail & { origin: MailOrigin }) | null> {
     const request = await this.options.db.request.findUnique({
       where: { id: mail.requestId! },
       include: {
-        work: { select: { name: true, discardedAt: true } },
+        work: { select: { name: true, discardedAt: true, tenantId: true } },
         owner: { select: { firstName: true, lastName: true, email: true } },
       },
     });
@@ -237,7 +238,8 @@ export class MailSender {
       [tokenHash, request.id, this.options.clock().toISOString()],
     );
     if (stored.length === 0) return null;
-    return renderRequestMail({
+    const origin = { request: { tenantId: request.work.tenantId, workId: request.workId, id: request.id } };
+    const rendered = renderRequestMail({
       kind: mail.kind === 'reminder' ? 'reminder' : 'request',
       recipient: {
         email: request.recipientEmail,
@@ -251,6 +253,7 @@ export class MailSender {
       dueAt: request.dueAt,
       link: `${this.options.publicUrl}/r/${token}`,
     });
+    return { ...rendered, origin };
   }
 
   private async record(mail: Claimed, outcome: SendOutcome): Promise<void> {
@@ -292,7 +295,7 @@ export class MailSender {
   }
 }
 
-function plainContent(mail: Claimed): RenderedMail | null {
+function plainContent(mail: Claimed): (RenderedMail & { origin: MailOrigin }) | null {
   if (mail.to === null || mail.subject === null || mail.text === null || mail.html === null) return null;
-  return { to: mail.to, subject: mail.subject, text: mail.text, html: mail.html };
+  return { to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, origin: { request: null } };
 }

@@ -7,9 +7,14 @@ export type OutgoingMail = RenderedMail & { from: string };
 /** How one attempt went: `permanent` failures (the server refused the message for good) are not retried. */
 export type SendOutcome = { ok: true } | { ok: false; permanent: boolean; error: string };
 
+/** Whose email it is: the request it belongs to (null for other mail). Not sent; the dev mailbox keeps it. */
+export interface MailOrigin {
+  request: { tenantId: string; workId: string; id: string } | null;
+}
+
 export interface MailTransport {
   readonly description: string;
-  send(mail: OutgoingMail): Promise<SendOutcome>;
+  send(mail: OutgoingMail, origin?: MailOrigin): Promise<SendOutcome>;
   close(): void;
 }
 
@@ -43,15 +48,15 @@ export function smtpTransport(url: string, timeoutMs = 30_000): MailTransport {
   };
 }
 
-export interface DevMail extends OutgoingMail {
+export interface DevMail extends OutgoingMail, MailOrigin {
   id: string;
   at: string;
 }
 
 /**
  * Without `SMTP_URL`: nothing leaves the machine. Each email is logged (so the walk-through's link is on the
- * terminal) and kept in memory, newest first, for GET /dev/mailbox. Only for local
- * use: the log and the mailbox hold live answer links.
+ * terminal) and kept in memory, newest first, for GET /dev/mailbox (which shows each caller only the mail of
+ * their own tenants, or addressed to them). Only for local use: the log and the mailbox hold live answer links.
  */
 export class DevMailbox implements MailTransport {
   readonly description = 'dev mailbox (SMTP_URL is not set: emails are logged and kept in memory)';
@@ -63,8 +68,13 @@ export class DevMailbox implements MailTransport {
     private readonly keep = 100,
   ) {}
 
-  send(mail: OutgoingMail): Promise<SendOutcome> {
-    const kept: DevMail = { ...mail, id: String(++this.count), at: new Date().toISOString() };
+  send(mail: OutgoingMail, origin?: MailOrigin): Promise<SendOutcome> {
+    const kept: DevMail = {
+      ...mail,
+      request: origin?.request ?? null,
+      id: String(++this.count),
+      at: new Date().toISOString(),
+    };
     this.kept.unshift(kept);
     this.kept.length = Math.min(this.kept.length, this.keep);
     this.logger.info(

@@ -436,3 +436,62 @@ describe('reminders', () => {
     }
   });
 });
+
+describe('the dev mailbox (GET /dev/mailbox, without SMTP)', () => {
+  it('does not exist when mail goes through SMTP: a 404, which tells the console to hide its Mailbox', async () => {
+    const response = await server.call('/dev/mailbox', { apiKey: owner.apiKey });
+    expect(response.status).toBe(404);
+  });
+
+  it("shows each caller only their tenants' emails and those addressed to them", async () => {
+    const mailbox = new DevMailbox(silentLogger());
+    const mine: string[] = [];
+    const shared = await startTestServer({
+      mail: { transport: mailbox, onlyTenants: () => mine },
+      devMailbox: mailbox,
+    });
+    try {
+      const sender = await shared.createUser('mailbox-sender');
+      const colleague = await shared.createUser('mailbox-colleague');
+      const stranger = await shared.createUser('mailbox-stranger');
+      const recipient = await shared.createUser('mailbox-recipient');
+      const tenant = await createTenant(sender, 'Mailbox Inc');
+      mine.push(tenant.id);
+      ok(
+        await sender.client.POST('/tenants/{tenant_id}/members', {
+          params: { path: { tenant_id: tenant.id } },
+          body: { email: colleague.email, role: 'member' },
+        }),
+      );
+      const work = await createWork(sender, tenant.id, 'Mailbox work');
+      const { request } = ok(
+        await sender.client.POST('/tenants/{tenant_id}/works/{work_id}/requests', {
+          params: { path: { tenant_id: tenant.id, work_id: work.id } },
+          body: { title: 'Check the mailbox', recipient: { email: recipient.email.toUpperCase() } },
+        }),
+      );
+      const read = async (apiKey?: string) => {
+        const response = await shared.call('/dev/mailbox', apiKey === undefined ? {} : { apiKey });
+        return { status: response.status, cache: response.headers.get('cache-control'), body: await response.json() };
+      };
+      await eventually(async () => expect((await read(sender.apiKey)).body.messages).toHaveLength(1));
+
+      const seen = await read(sender.apiKey);
+      expect(seen.cache).toBe('no-store');
+      const [mail] = seen.body.messages as Array<Record<string, unknown>>;
+      expect(mail).toMatchObject({
+        to: recipient.email, // stored in lower case
+        subject: expect.stringContaining('Check the mailbox'),
+        request: { tenantId: tenant.id, workId: work.id, id: request.id },
+      });
+      expect(mail!.text).toMatch(/\/r\/[A-Za-z0-9_-]{43}/);
+      expect((await read(colleague.apiKey)).body.messages).toHaveLength(1); // a member of the tenant
+      expect((await read(recipient.apiKey)).body.messages).toHaveLength(1); // addressed to them
+      expect((await read(stranger.apiKey)).body.messages).toEqual([]); // neither: not a word of it
+      expect((await read()).status).toBe(401);
+      expect((await read('wk_nope_nope')).status).toBe(401);
+    } finally {
+      await shared.close();
+    }
+  });
+});

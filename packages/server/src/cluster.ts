@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { type Config, loadConfig } from './config';
+import { serveClusterRateLimits } from './http/cluster-rate-limit';
 import { entryPoints, startupBanner } from './http/entry-points';
 import { startPrimaryTelemetry } from './observability/telemetry';
 import { exitOnStartupFailure, processLogger } from './start-up';
@@ -61,6 +62,9 @@ function superviseWorkers(count: number, env: NodeJS.ProcessEnv): void {
   startPrimaryTelemetry(config).catch((error: unknown) =>
     logger.error({ err: error }, "metrics: cannot gather the workers' metrics"),
   );
+  // Without Redis the rate-limit counters live here, and the workers ask for them (http/cluster-rate-limit.ts):
+  // one budget for the cluster, not one per worker.
+  if (!config.redis) serveClusterRateLimits(logger);
   const listening = new WeakSet<Worker>();
   let stopping = false;
   let announced = false;

@@ -317,7 +317,7 @@ export function describeRedis(url: string): string {
 }
 
 /** The configuration as the start-up log shows it: everything an operator needs to check, no secret. */
-export function describeConfig(config: Config) {
+export function describeConfig(config: Config, { clustered = false }: { clustered?: boolean } = {}) {
   return {
     port: config.port,
     host: config.host,
@@ -335,7 +335,11 @@ export function describeConfig(config: Config) {
         : `${config.rateLimitPerMinute} requests per minute per user, ${
             config.rateLimitUnauthenticatedPerMinute
           } failed authentications per minute per client address, counted ${
-            config.redis ? `in ${describeRedis(config.redis.url)} (prefix ${config.redis.prefix})` : 'in this process'
+            config.redis
+              ? `in ${describeRedis(config.redis.url)} (prefix ${config.redis.prefix})`
+              : clustered
+                ? "in the cluster's primary, for every worker"
+                : 'in this process'
           }`,
     limits: config.limits,
     corsOrigins: config.corsOrigins,

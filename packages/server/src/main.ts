@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { type Config, describeRedis, loadConfig } from './config';
 import type { Database } from './db/client';
 import type { Lifecycle } from './http/graceful-shutdown';
+import type { Store } from 'express-rate-limit';
 import type { RedisConnection } from './http/rate-limit';
 import { isClusterWorker, startClusterPrimary } from './cluster';
 import type { Logger } from './observability/logger';
@@ -74,6 +75,34 @@ async function connectConfiguredRedis(
   });
 }
 
+/**
+ * Where every limiter counts when the processes must share its budget: in Redis when REDIS_URL is set, else, in
+ * a worker of WEB_CONCURRENCY, in the cluster's primary over IPC (cluster-rate-limit.ts). Undefined for one
+ * process without Redis: each limiter then counts in this process's memory.
+ */
+async function sharedRateLimitStores(
+  config: Config,
+  redis: RedisConnection | undefined,
+  telemetry: Telemetry,
+): Promise<Record<'perUser' | 'unauthenticated' | 'recipientToken' | 'recipientAddress', Store> | undefined> {
+  let store: ((name: string) => Store) | undefined;
+  if (redis) store = (name) => redis.store(`${config.redis?.prefix}${name}`);
+  else if (isClusterWorker()) {
+    const { clusterRateLimits } = await import('./http/cluster-rate-limit.js');
+    const { metrics } = telemetry;
+    const shared = clusterRateLimits(metrics ? { onFailure: () => metrics.rateLimitStoreFailed('cluster') } : {});
+    store = (name) => shared.store(name);
+  }
+  return (
+    store && {
+      perUser: store('rl:'),
+      unauthenticated: store('rl-unauth:'),
+      recipientToken: store('rl:recipient-token:'),
+      recipientAddress: store('rl:recipient-address:'),
+    }
+  );
+}
+
 /** The app, listening on HOST:PORT; what is open is closed again if it cannot listen. */
 async function serveApp(
   config: Config,
@@ -97,30 +126,23 @@ async function serveApp(
     import('./http/client-errors.js'),
   ]);
   const lifecycle = new Lifecycle();
+  const stores = await sharedRateLimitStores(config, redis, telemetry);
   const app = createApp({
     db: database.prisma,
     adminToken: config.adminToken,
     logger,
     lifecycle,
     ping: () => database.ping(),
-    rateLimit: { perMinute: config.rateLimitPerMinute, store: redis?.store(`${config.redis?.prefix}rl:`) },
-    unauthenticatedRateLimit: {
-      perMinute: config.rateLimitUnauthenticatedPerMinute,
-      store: redis?.store(`${config.redis?.prefix}rl-unauth:`),
-    },
+    rateLimit: { perMinute: config.rateLimitPerMinute, store: stores?.perUser },
+    unauthenticatedRateLimit: { perMinute: config.rateLimitUnauthenticatedPerMinute, store: stores?.unauthenticated },
     trustProxy: config.trustProxy,
     corsOrigins: config.corsOrigins,
     limits: config.limits,
     webhooks: { allowPrivateUrls: config.webhooks.allowPrivateUrls },
     telemetry,
-    // The recipient's page and operations: counted per answer link and per address, in Redis when it is set.
-    ...(redis && {
-      recipientRateLimit: {
-        stores: {
-          perToken: redis.store(`${config.redis?.prefix}rl:recipient-token:`),
-          perAddress: redis.store(`${config.redis?.prefix}rl:recipient-address:`),
-        },
-      },
+    // The recipient's page and operations: counted per answer link and per address, shared like the others.
+    ...(stores && {
+      recipientRateLimit: { stores: { perToken: stores.recipientToken, perAddress: stores.recipientAddress } },
     }),
     ...(mail.devMailbox && { devMailbox: mail.devMailbox }),
   });

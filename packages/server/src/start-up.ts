@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { type Config, ConfigError, describeConfig } from './config';
 import type { Database } from './db/client';
 import { createLogger, type Logger, prettyStdout, resolveLogFormat } from './observability/logger';
@@ -57,7 +58,10 @@ export function processLogger(
 /** The first line of a process: what starts, on which Node, with which configuration (no secret). */
 export function logStarting(logger: Logger, config: Config, what: string): void {
   // Which Node runs it: pnpm scripts run the project's own (Node 24), a bare `node` whatever is on PATH.
-  logger.info({ node: process.version, config: describeConfig(config) }, `${what} starting`);
+  logger.info(
+    { node: process.version, config: describeConfig(config, { clustered: cluster.isWorker }) },
+    `${what} starting`,
+  );
 }
 
 /** Opens the database (applying the migrations it lacks) and hands it to telemetry's gauges. */

@@ -16,6 +16,8 @@ export interface Metrics {
   requestStarted(): (operation: string, method: string, status: number) => void;
   /** A request refused with 429, by the budget that refused it. */
   rateLimited(budget: RateLimitBudget | 'recipient'): void;
+  /** A rate-limit counter could not be read (the cluster primary did not answer): the request passed unlimited. */
+  rateLimitStoreFailed(store: 'cluster'): void;
   idempotentReplay(): void;
   /** One webhook delivery attempt ended; `final` when it was the last (delivered, or given up). */
   deliveryAttempt(outcome: DeliveryOutcome, final: boolean): void;
@@ -89,6 +91,12 @@ export async function createMetrics(options: MetricsOptions = {}): Promise<Metri
     'Requests refused with 429, by budget: user, operator, unauthenticated (per client address), recipient.',
     ['budget'],
   );
+  const storeFailures = counter(
+    'works_rate_limit_store_failures_total',
+    'Rate-limit counts that failed, so the request passed unlimited, by store: cluster (the primary under WEB_CONCURRENCY without Redis did not answer in time).',
+    ['store'],
+  );
+  storeFailures.inc({ store: 'cluster' }, 0);
   const replays = counter(
     'works_idempotency_replays_total',
     'Creations answered from a stored Idempotency-Key response.',
@@ -133,6 +141,7 @@ export async function createMetrics(options: MetricsOptions = {}): Promise<Metri
       };
     },
     rateLimited: (budget) => rateLimited.inc({ budget }),
+    rateLimitStoreFailed: (store) => storeFailures.inc({ store }),
     idempotentReplay: () => replays.inc(),
     deliveryAttempt(outcome, final) {
       attempts.inc({ outcome });

@@ -1,0 +1,131 @@
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { ADMIN_TOKEN } from '../support/server';
+import { databaseEnv, type ServerProcess, spawnServer } from '../support/process';
+
+/**
+ * WEB_CONCURRENCY=2 without REDIS_URL: the counters live in the cluster's primary (http/cluster-rate-limit.ts), so
+ * each budget is admitted once for the cluster, not once per worker. Every request goes over a connection of its
+ * own, so the primary's round-robin spreads them over both workers; their access lines (with their pid) show that
+ * both answered. Only with PostgreSQL: an embedded PGlite keeps the server to one process.
+ */
+const PER_MINUTE = 6;
+const UNAUTHENTICATED_PER_MINUTE = 4;
+/** The recipient link budget is fixed (RECIPIENT_RATE_LIMITS): 30 a minute per link. */
+const PER_LINK = 30;
+
+function request(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const onPostgres = process.env.DATABASE_URL ? describe : describe.skip;
+
+onPostgres('rate limits under WEB_CONCURRENCY=2 without Redis', () => {
+  let server: ServerProcess;
+
+  beforeAll(async () => {
+    server = await spawnServer({
+      ...(await databaseEnv()),
+      WEB_CONCURRENCY: '2',
+      ADMIN_TOKEN,
+      RATE_LIMIT_PER_MINUTE: String(PER_MINUTE),
+      RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: String(UNAUTHENTICATED_PER_MINUTE),
+      // No dispatcher: on a shared PostgreSQL it would claim other test files' webhook deliveries.
+      WEBHOOK_DISPATCHER: 'false',
+    });
+    // Both workers listen before the first request (the first one's line resolves spawnServer).
+    await new Promise<void>((resolve) => {
+      const check = () =>
+        new Set(server.lines.filter((line) => typeof line.url === 'string').map((line) => line.pid)).size >= 2
+          ? resolve()
+          : setTimeout(check, 50);
+      check();
+    });
+  });
+  afterAll(async () => {
+    server.child.kill('SIGTERM');
+    await server.exited;
+  });
+
+  /** The pids of the workers whose access lines match. */
+  const answeredBy = async (route: string, status: number, count: number) => {
+    await waitFor(() => accessLines(route, status).length >= count);
+    return new Set(accessLines(route, status).map((line) => line.pid));
+  };
+  const accessLines = (route: string, status: number) =>
+    server.lines.filter((line) => line.msg === 'request' && line.route === route && line.status === status);
+  const waitFor = async (done: () => boolean) => {
+    for (let i = 0; i < 100 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  };
+
+  it('says where it counts', () => {
+    const starting = server.lines.filter((line) => line.msg === 'works-api starting');
+    expect(starting.length).toBeGreaterThanOrEqual(1);
+    for (const line of starting)
+      expect(line.config).toMatchObject({ rateLimit: expect.stringContaining("in the cluster's primary") });
+  });
+
+  it("admits the operator token's and a user's budget exactly once for the cluster", async () => {
+    const statuses: number[] = [];
+    let apiKey: string | undefined;
+    for (let i = 0; i < PER_MINUTE * 3; i++) {
+      const res = await request(
+        server.port,
+        'POST',
+        '/v1/admin/users',
+        { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
+        JSON.stringify({ email: `cluster-rl-${Date.now()}-${i}@example.com`, firstName: 'C', lastName: 'R' }),
+      );
+      statuses.push(res.status);
+      if (res.status === 201) apiKey ??= (JSON.parse(res.body) as { apiKey: { secret: string } }).apiKey.secret;
+    }
+    expect(statuses.filter((status) => status === 201)).toHaveLength(PER_MINUTE);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(PER_MINUTE * 2);
+    expect((await answeredBy('/v1/admin/users', 201, PER_MINUTE)).size).toBe(2);
+
+    const me: number[] = [];
+    for (let i = 0; i < PER_MINUTE * 3; i++)
+      me.push((await request(server.port, 'GET', '/v1/me', { Authorization: `Bearer ${apiKey!}` })).status);
+    expect(me.filter((status) => status === 200)).toHaveLength(PER_MINUTE);
+    expect(me.filter((status) => status === 429)).toHaveLength(PER_MINUTE * 2);
+    expect((await answeredBy('/v1/me', 200, PER_MINUTE)).size).toBe(2);
+    expect((await answeredBy('/v1/me', 429, PER_MINUTE * 2)).size).toBe(2);
+  });
+
+  it("admits a recipient link's budget exactly once for the cluster", async () => {
+    const token = randomBytes(24).toString('base64url');
+    const statuses: number[] = [];
+    for (let i = 0; i < PER_LINK + 10; i++) statuses.push((await request(server.port, 'GET', `/r/${token}`)).status);
+    expect(statuses.filter((status) => status !== 429)).toHaveLength(PER_LINK);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(10);
+  });
+
+  it("refuses an address's failed authentications after its budget, whichever worker counts them", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < UNAUTHENTICATED_PER_MINUTE * 3; i++)
+      statuses.push((await request(server.port, 'GET', '/v1/tenants', { Authorization: 'Bearer wrong' })).status);
+    const failed = statuses.filter((status) => status === 401).length;
+    // Each worker refuses from its own memory of the addresses over budget, which it learns from the primary at
+    // its own next failure from that address: the other worker lets one more through (README). Counted per
+    // worker, this would be twice the budget.
+    expect(failed).toBeGreaterThanOrEqual(UNAUTHENTICATED_PER_MINUTE);
+    expect(failed).toBeLessThanOrEqual(UNAUTHENTICATED_PER_MINUTE + 1);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(UNAUTHENTICATED_PER_MINUTE * 3 - failed);
+    expect((await answeredBy('/v1/tenants', 401, failed)).size).toBe(2);
+  });
+});

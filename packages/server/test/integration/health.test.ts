@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import { openDatabase } from '../../src/db/client';
 import { plainQuery } from '../../src/db/plain-statement';
+import { scratchDatabase } from '../support/scratch-database';
 import { startTestServer, testDatabaseTarget } from '../support/server';
 
 /** Liveness and readiness probes: unversioned, unauthenticated, and readiness follows the database. */
@@ -38,7 +37,7 @@ describe('GET /healthz and GET /readyz', () => {
   it('fails readiness with 503 when the database is gone, and recovers when it is back (PostgreSQL)', async () => {
     const url = process.env.DATABASE_URL;
     if (!url) return expectReadinessFailsWhenPgliteIsClosed();
-    const scratch = await scratchDatabase(url);
+    const scratch = await scratchDatabase(url, 'works_readyz');
     const database = await openDatabase({ kind: 'postgres', url: scratch.url });
     const server = await startTestServer({ database });
     try {
@@ -59,7 +58,7 @@ describe('GET /healthz and GET /readyz', () => {
   it('survives idle connections dropped by the server while Prisma is disconnected (PostgreSQL)', async () => {
     const url = process.env.DATABASE_URL;
     if (!url) return;
-    const scratch = await scratchDatabase(url);
+    const scratch = await scratchDatabase(url, 'works_readyz');
     const database = await openDatabase({ kind: 'postgres', url: scratch.url });
     try {
       // Prisma's adapter stops listening for pool errors when Prisma disconnects; the plain statements still use
@@ -76,26 +75,6 @@ describe('GET /healthz and GET /readyz', () => {
     }
   });
 });
-
-/** A PostgreSQL database of its own, so that making it unreachable affects nobody else. */
-async function scratchDatabase(url: string) {
-  const name = `works_readyz_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  const admin = new Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  return {
-    url: Object.assign(new URL(url), { pathname: `/${name}` }).toString(),
-    async disconnectEveryone({ allowNew }: { allowNew: boolean }) {
-      if (!allowNew) await admin.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`);
-      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
-    },
-    allowConnections: () => admin.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS true`),
-    async drop() {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
-    },
-  };
-}
 
 /** On the embedded database, "gone" is a closed PGlite. */
 async function expectReadinessFailsWhenPgliteIsClosed() {

@@ -1,0 +1,34 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+
+export interface ScratchDatabase {
+  url: string;
+  /** Ends every session; with `allowNew: false` the database also refuses new ones until `allowConnections`. */
+  disconnectEveryone(options: { allowNew: boolean }): Promise<void>;
+  allowConnections(): Promise<unknown>;
+  drop(): Promise<void>;
+}
+
+/**
+ * A PostgreSQL database of the test's own on the server `url` points at: what the test does to it (make it
+ * unreachable, fill it with a data set whose statistics it relies on) affects no other test file, and the other
+ * files' rows do not change what it sees.
+ */
+export async function scratchDatabase(url: string, prefix = 'works_scratch'): Promise<ScratchDatabase> {
+  const name = `${prefix}_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  const admin = new Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  return {
+    url: Object.assign(new URL(url), { pathname: `/${name}` }).toString(),
+    async disconnectEveryone({ allowNew }) {
+      if (!allowNew) await admin.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`);
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+    },
+    allowConnections: () => admin.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS true`),
+    async drop() {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
+import { parseScrape, total } from '../support/prometheus';
 import { ADMIN_TOKEN } from '../support/server';
 import { databaseEnv, type ServerProcess, spawnServer } from '../support/process';
 
@@ -13,6 +14,7 @@ const PER_MINUTE = 6;
 const UNAUTHENTICATED_PER_MINUTE = 4;
 /** The recipient link budget is fixed (RECIPIENT_RATE_LIMITS): 30 a minute per link. */
 const PER_LINK = 30;
+const METRICS_TOKEN = 'cluster-rate-limit-metrics-token-0123';
 
 function request(
   port: number,
@@ -20,9 +22,10 @@ function request(
   path: string,
   headers: Record<string, string> = {},
   body?: string,
+  agent: http.Agent | false = false,
 ): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
@@ -37,6 +40,8 @@ const onPostgres = process.env.DATABASE_URL ? describe : describe.skip;
 
 onPostgres('rate limits under WEB_CONCURRENCY=2 without Redis', () => {
   let server: ServerProcess;
+  /** A key of a user whose budget the second test spends. */
+  let apiKey: string | undefined;
 
   beforeAll(async () => {
     server = await spawnServer({
@@ -47,6 +52,7 @@ onPostgres('rate limits under WEB_CONCURRENCY=2 without Redis', () => {
       RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: String(UNAUTHENTICATED_PER_MINUTE),
       // No dispatcher: on a shared PostgreSQL it would claim other test files' webhook deliveries.
       WEBHOOK_DISPATCHER: 'false',
+      METRICS_TOKEN,
     });
     // Both workers listen before the first request (the first one's line resolves spawnServer).
     await new Promise<void>((resolve) => {
@@ -58,6 +64,7 @@ onPostgres('rate limits under WEB_CONCURRENCY=2 without Redis', () => {
     });
   });
   afterAll(async () => {
+    server.child.kill('SIGCONT');
     server.child.kill('SIGTERM');
     await server.exited;
   });
@@ -82,7 +89,6 @@ onPostgres('rate limits under WEB_CONCURRENCY=2 without Redis', () => {
 
   it("admits the operator token's and a user's budget exactly once for the cluster", async () => {
     const statuses: number[] = [];
-    let apiKey: string | undefined;
     for (let i = 0; i < PER_MINUTE * 3; i++) {
       const res = await request(
         server.port,
@@ -115,6 +121,39 @@ onPostgres('rate limits under WEB_CONCURRENCY=2 without Redis', () => {
     expect(statuses.filter((status) => status === 429)).toHaveLength(10);
   });
 
+  it('lets requests pass, logged and counted, while the primary does not answer (fail open)', async () => {
+    // A connection kept alive to one worker: it keeps serving while the primary, which hands out new
+    // connections, is stopped.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const me = () => request(server.port, 'GET', '/v1/me', { Authorization: `Bearer ${apiKey!}` }, undefined, agent);
+    try {
+      expect((await me()).status).toBe(429); // the budget the second test spent
+      server.child.kill('SIGSTOP');
+      let stopped: { status: number; ms: number };
+      try {
+        const started = Date.now();
+        const res = await me();
+        stopped = { status: res.status, ms: Date.now() - started };
+      } finally {
+        server.child.kill('SIGCONT');
+      }
+      // Unlimited after the question's timeout (500 ms), rather than a 503 for every request.
+      expect(stopped.status).toBe(200);
+      expect(stopped.ms).toBeGreaterThanOrEqual(450);
+      expect((await me()).status).toBe(429);
+    } finally {
+      agent.destroy();
+    }
+    const logged = await server.waitForLine(
+      (line) => line.level === 'error' && /did not answer a rate-limit question/.test(JSON.stringify(line.err)),
+    );
+    expect(logged.msg).toContain('allowing request without rate-limiting');
+    const scrape = await request(server.port, 'GET', '/metrics', { Authorization: `Bearer ${METRICS_TOKEN}` });
+    expect(scrape.status).toBe(200);
+    expect(total(parseScrape(scrape.body), 'works_rate_limit_store_failures_total', { store: 'cluster' })).toBe(1);
+  });
+
+  // Last: it blocks this address for a minute, and every test before this one calls from it.
   it("refuses an address's failed authentications after its budget, whichever worker counts them", async () => {
     const statuses: number[] = [];
     for (let i = 0; i < UNAUTHENTICATED_PER_MINUTE * 3; i++)

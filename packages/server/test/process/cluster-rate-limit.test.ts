@@ -37,6 +37,9 @@ function request(
 }
 
 const onPostgres = process.env.DATABASE_URL ? describe : describe.skip;
+if (!process.env.DATABASE_URL) {
+  console.log('cluster-rate-limit: WEB_CONCURRENCY needs PostgreSQL; skipped (set DATABASE_URL)');
+}
 
 onPostgres('rate limits under WEB_CONCURRENCY=2 without Redis', () => {
   let server: ServerProcess;

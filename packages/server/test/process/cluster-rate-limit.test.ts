@@ -11,7 +11,7 @@ import { databaseEnv, type ServerProcess, spawnServer } from '../support/process
  * both answered. Only with PostgreSQL: an embedded PGlite keeps the server to one process.
  */
 const PER_MINUTE = 6;
-const UNAUTHENTICATED_PER_MINUTE = 4;
+const UNAUTHENTICATED_PER_MINUTE = 5;
 /** The recipient link budget is fixed (RECIPIENT_RATE_LIMITS): 30 a minute per link. */
 const PER_LINK = 30;
 const METRICS_TOKEN = 'cluster-rate-limit-metrics-token-0123';
@@ -162,11 +162,12 @@ onPostgres('rate limits under WEB_CONCURRENCY=2 without Redis', () => {
     for (let i = 0; i < UNAUTHENTICATED_PER_MINUTE * 3; i++)
       statuses.push((await request(server.port, 'GET', '/v1/tenants', { Authorization: 'Bearer wrong' })).status);
     const failed = statuses.filter((status) => status === 401).length;
-    // Each worker refuses from its own memory of the addresses over budget, which it learns from the primary at
-    // its own next failure from that address: the other worker lets one more through (README). Counted per
-    // worker, this would be twice the budget.
+    // Each worker refuses from its own memory of the addresses over budget, which it learns from the primary's
+    // count at its own next failure from that address (http/rate-limit.ts, as with Redis): the other worker lets
+    // one more through, and a count still on its way when the next request arrives one more. Counted per worker,
+    // this would be twice the budget.
     expect(failed).toBeGreaterThanOrEqual(UNAUTHENTICATED_PER_MINUTE);
-    expect(failed).toBeLessThanOrEqual(UNAUTHENTICATED_PER_MINUTE + 1);
+    expect(failed).toBeLessThanOrEqual(UNAUTHENTICATED_PER_MINUTE + 2);
     expect(statuses.filter((status) => status === 429)).toHaveLength(UNAUTHENTICATED_PER_MINUTE * 3 - failed);
     expect((await answeredBy('/v1/tenants', 401, failed)).size).toBe(2);
   });

@@ -10,9 +10,11 @@ import { ProblemError } from '@works-api/client';
 import { useMemo, useRef, useState } from 'react';
 import { Link, Route, Router, Switch, useLocation } from 'wouter';
 import { clientFor, type Session, SessionContext, useSession } from './api/auth';
+import { useDevMailbox } from './api/dev-mailbox';
 import { forgetApiKey, prefixOf, storeApiKey, storedApiKey } from './api/session';
 import type { User } from './api/types';
 import { ApiKeysPage } from './pages/api-keys';
+import { MailboxPage } from './pages/mailbox';
 import { NotFoundPage } from './pages/not-found';
 import { RequestPage } from './pages/request';
 import { SignInPage } from './pages/sign-in';
@@ -59,6 +61,7 @@ export function App() {
     () =>
       signedIn && {
         api: clientFor(signedIn.apiKey),
+        apiKey: signedIn.apiKey,
         me: signedIn.me,
         keyPrefix: prefixOf(signedIn.apiKey),
         signOut: (m?: string) => signOutRef.current(m),
@@ -78,6 +81,7 @@ export function App() {
                 <Route path="/tenants/:tenantId/works/:workId" component={WorkPage} />
                 <Route path="/tenants/:tenantId/works/:workId/requests/:requestId" component={RequestPage} />
                 <Route path="/api-keys" component={ApiKeysPage} />
+                <Route path="/mailbox" component={MailboxPage} />
                 <Route component={NotFoundPage} />
               </Switch>
             </Layout>
@@ -101,6 +105,8 @@ export function App() {
 function Layout({ children }: { children: React.ReactNode }) {
   const { me, signOut } = useSession();
   const name = [me.firstName, me.lastName].filter(Boolean).join(' ');
+  // Only a server without SMTP has a dev mailbox (GET /dev/mailbox answers 404 otherwise).
+  const hasMailbox = Boolean(useDevMailbox().data);
   return (
     <>
       <a className="skip-link" href="#main">
@@ -119,6 +125,11 @@ function Layout({ children }: { children: React.ReactNode }) {
               <li>
                 <NavLink href="/api-keys">API keys</NavLink>
               </li>
+              {hasMailbox && (
+                <li>
+                  <NavLink href="/mailbox">Mailbox</NavLink>
+                </li>
+              )}
             </ul>
           </nav>
           <div className="who">

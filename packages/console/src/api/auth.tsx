@@ -5,6 +5,8 @@ import type { User } from './types';
 
 export interface Session {
   api: WorksApiClient;
+  /** For the one call outside the contract's client (GET /dev/mailbox); never shown, stored or logged. */
+  apiKey: string;
   /** Who the key belongs to (GET /me). */
   me: User;
   /** The signed-in key's visible prefix, to point it out among the keys. */

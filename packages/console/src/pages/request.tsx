@@ -5,7 +5,7 @@ import { useSession } from '../api/auth';
 import { canDo } from '../api/permissions';
 import { withTag } from '../api/problems';
 import { keys, useRequest, useRequestEvents, useTenant, useWork } from '../api/queries';
-import type { Request, RequestAction, RequestStatus } from '../api/types';
+import type { Request, RequestAction, RequestEvent, RequestStatus } from '../api/types';
 import { TextArea } from '../components/fields';
 import { formatTime, personName } from '../components/format';
 import { Loading, PagedList } from '../components/lists';
@@ -17,6 +17,12 @@ export function RequestPage() {
   const tenant = useTenant(tenantId);
   const work = useWork(tenantId, workId);
   const query = useRequest(tenantId, workId, requestId);
+  // The same query as the History's: who confirmed is its `confirm` event (a request has at most three events,
+  // so it is on the first page).
+  const events = useRequestEvents(tenantId, workId, requestId);
+  const confirmation = events.data?.pages
+    .flatMap((page) => page.edges.map((edge) => edge.node))
+    .find((event) => event.action === 'confirm');
   if (query.isPending || work.isPending || tenant.isPending) return <Loading what="the request" />;
   if (query.isError || work.isError || tenant.isError) {
     return (
@@ -46,7 +52,7 @@ export function RequestPage() {
       </p>
       <div className="columns">
         <div className="stack">
-          <Details request={request} />
+          <Details request={request} confirmation={confirmation} />
           <Timeline tenantId={tenantId} workId={workId} request={request} />
         </div>
         <div className="stack">
@@ -65,7 +71,20 @@ export function StatusBadge({ status }: { status: RequestStatus }) {
   return <span className={`badge status-${status}`}>{status}</span>;
 }
 
-function Details({ request }: { request: Request }) {
+/** Who performed an event, and how: the recipient through the emailed link, or a member with their key. */
+export function actorOf(event: RequestEvent): string {
+  const name = personName(event.actor) || event.actor.email;
+  return event.actorType === 'recipient' ? `${name}, the recipient, through the emailed link` : name;
+}
+
+const deliveryLabels = {
+  queued: 'queued: the mail server has not accepted it yet',
+  sent: 'sent',
+  failed: 'failed',
+  dropped: 'not sent: the request stopped taking answers first',
+} as const satisfies Record<NonNullable<Request['emailDelivery']>['status'], string>;
+
+function Details({ request, confirmation }: { request: Request; confirmation: RequestEvent | undefined }) {
   const rows: [string, React.ReactNode][] = [
     [
       'Recipient',
@@ -84,7 +103,19 @@ function Details({ request }: { request: Request }) {
       ),
     ],
   ];
-  if (request.confirmedAt) rows.push(['Confirmed', formatTime(request.confirmedAt)]);
+  if (request.emailDelivery) {
+    const { status, lastSentAt, failure } = request.emailDelivery;
+    rows.splice(4, 0, [
+      'Email',
+      `${deliveryLabels[status]}${lastSentAt ? ` (last sent ${formatTime(lastSentAt)})` : ''}${failure ? `: ${failure}` : ''}`,
+    ]);
+  }
+  if (request.confirmedAt) {
+    rows.push([
+      'Confirmed',
+      `${formatTime(request.confirmedAt)}${confirmation ? `, by ${actorOf(confirmation)}` : ''}`,
+    ]);
+  }
   if (request.cancelledAt)
     rows.push([
       'Cancelled',
@@ -245,8 +276,7 @@ function Timeline({ tenantId, workId, request }: { tenantId: string; workId: str
                 </p>
                 {event.note && <p className="event-note">“{event.note}”</p>}
                 <p className="muted">
-                  by {personName(event.actor) || event.actor.email} ·{' '}
-                  <time dateTime={event.createdAt}>{formatTime(event.createdAt)}</time>
+                  by {actorOf(event)} · <time dateTime={event.createdAt}>{formatTime(event.createdAt)}</time>
                 </p>
               </li>
             ))}

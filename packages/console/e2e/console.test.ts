@@ -481,6 +481,131 @@ describe('the console', () => {
   });
 });
 
+describe('the recipient, through the dev mailbox (no SMTP_URL)', () => {
+  it("the email appears in the Mailbox, its link opens the recipient page, the answer shows in the sender's console", async () => {
+    const ada = await server.createUser('Ada');
+    const { tenant } = unwrap(await ada.api.createTenant({ body: { name: 'Mailbox Ltd' } }));
+    const { work } = unwrap(
+      await ada.api.createWork({ params: { path: { tenant_id: tenant.id } }, body: { name: 'Annual report 2026' } }),
+    );
+    const recipientEmail = `grace.recipient-${Date.now()}@example.com`;
+    // A title with markup: the Mailbox and the recipient's page must show it as text.
+    const title = 'Confirm <b>Q3</b> figures';
+    const { request } = unwrap(
+      await ada.api.createRequest({
+        params: { path: { tenant_id: tenant.id, work_id: work.id } },
+        body: {
+          title,
+          message: 'Please confirm the figures in section 3.',
+          recipient: { email: recipientEmail, firstName: 'Grace', lastName: 'Hopper' },
+          dueAt: '2026-12-01T17:00:00.000Z',
+        },
+      }),
+    );
+
+    const page = await newPage();
+    await signIn(page, ada);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Mailbox' }).click();
+    await expectVisible(heading(page, 'Mailbox'));
+    // The email leaves through the outbox a moment later; the page looks again every few seconds.
+    const mail = page.getByRole('article').filter({ hasText: recipientEmail });
+    await expectVisible(mail.getByText(`Ada Lovelace asks you: ${title}`));
+    expect(await page.locator('b').count()).toBe(0); // the title stayed text
+    for (const viewport of [DESKTOP, PHONE]) {
+      await page.setViewportSize(viewport);
+      await screenshot(page, 'mailbox');
+      const violations = await axeScan(page);
+      axeResults[`mailbox at ${viewport.width} px`] = violations;
+      expect(violations).toEqual([]);
+    }
+    await page.setViewportSize(DESKTOP);
+
+    // The HTML part, on demand, in a frame that runs no script and is not of the console's origin.
+    await mail.getByRole('button', { name: 'Show the HTML part (without its styles)' }).click();
+    const frameElement = mail.locator('iframe');
+    expect(await frameElement.getAttribute('sandbox')).toBe('allow-popups allow-popups-to-escape-sandbox');
+    const htmlPart = mail.frameLocator('iframe').locator('h1');
+    await expectVisible(htmlPart);
+    expect(await htmlPart.textContent()).toBe(title);
+    await screenshot(page, 'mailbox-html-part');
+    await mail.getByRole('button', { name: 'Hide the HTML part' }).click();
+
+    // Follow the link of the email's text, as the recipient would: a new tab, with no account.
+    const link = mail.locator('.mail-text a', { hasText: '/r/' });
+    const href = (await link.getAttribute('href'))!;
+    expect(href).toMatch(new RegExp(`^${server.baseUrl}/r/[A-Za-z0-9_-]{43}$`));
+    expect(await mail.getByRole('link', { name: 'Open the answer page' }).getAttribute('href')).toBe(href);
+    const [recipientPage] = await Promise.all([page.context().waitForEvent('page'), link.click()]);
+    pageErrors.push(watchForErrors(recipientPage));
+    await recipientPage.waitForLoadState();
+    expect(recipientPage.url()).toBe(href);
+    await expectVisible(recipientPage.getByRole('heading', { level: 1, name: title }));
+    await expectVisible(recipientPage.getByText('Ada Lovelace (ada'));
+    expect(await recipientPage.evaluate(() => document.referrer)).toBe('');
+
+    const checkRecipientPage = async (name: string) => {
+      for (const viewport of [DESKTOP, PHONE]) {
+        await recipientPage.setViewportSize(viewport);
+        await screenshot(recipientPage, name);
+        const violations = await axeScan(recipientPage);
+        axeResults[`${name} at ${viewport.width} px`] = violations;
+        expect(violations).toEqual([]);
+      }
+      // At 375 px nothing is wider than the screen: no sideways scrolling.
+      expect(await recipientPage.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    };
+    await checkRecipientPage('recipient-page');
+    await recipientPage.getByLabel('Your answer').fill('The figures are correct.');
+    await recipientPage.getByRole('button', { name: 'Send my answer' }).click();
+    await expectVisible(recipientPage.getByRole('status').getByText('You have answered this request.'));
+    await checkRecipientPage('recipient-page-answered');
+
+    // The sender's console: confirmed, with the answer and who gave it.
+    await page.bringToFront();
+    await mail.getByRole('link', { name: 'View the request' }).click();
+    await expectVisible(heading(page, title));
+    await expectVisible(page.locator('.subtitle').getByText('confirmed'));
+    const details = page.locator('#details-title + dl');
+    await expectVisible(details.getByText('The figures are correct.', { exact: true }));
+    await expectVisible(details.getByText(/by Grace Hopper, the recipient, through the emailed link$/));
+    const timeline = page.getByRole('list', { name: 'Events, newest first' });
+    await expectVisible(timeline.getByText('Confirmed: pending → confirmed'));
+    await expectVisible(timeline.getByText(/^by Grace Hopper, the recipient, through the emailed link/));
+    await checkPage(page, 'request-answered');
+    const { request: confirmed } = unwrap(
+      await ada.api.getRequest({ params: { path: { tenant_id: tenant.id, work_id: work.id, id: request.id } } }),
+    );
+    expect(confirmed).toMatchObject({ status: 'confirmed', answer: 'The figures are correct.' });
+  });
+});
+
+describe('a server that sends through SMTP', () => {
+  it('has no dev mailbox, and the console shows no Mailbox', async () => {
+    // Nothing listens on port 9: the emails would wait in the outbox; this test sends none.
+    const smtpServer = await startServer({ SMTP_URL: 'smtp://127.0.0.1:9', MAIL_SENDER: 'false' });
+    try {
+      const ada = await smtpServer.createUser('Ada');
+      const probe = await fetch(`${smtpServer.baseUrl}/dev/mailbox`, {
+        headers: { Authorization: `Bearer ${ada.apiKey}` },
+      });
+      expect(probe.status).toBe(404);
+      const page = await newPage();
+      await page.goto(`${smtpServer.baseUrl}/console`);
+      await page.getByLabel('API key').fill(ada.apiKey);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      const nav = page.getByRole('navigation', { name: 'Main' });
+      await expectVisible(nav.getByRole('link', { name: 'API keys' }));
+      await page.waitForLoadState('networkidle');
+      expect(await nav.getByRole('link', { name: 'Mailbox' }).count()).toBe(0);
+      // Its address still answers (still signed in: the key is in this tab's sessionStorage), saying why.
+      await page.goto(`${smtpServer.baseUrl}/console/mailbox`);
+      await expectVisible(page.getByText('there is no dev mailbox to show'));
+    } finally {
+      await smtpServer.stop();
+    }
+  });
+});
+
 function createKeyClient(apiKey: string) {
   return createClient({ baseUrl: server.baseUrl, apiKey, retry: false });
 }

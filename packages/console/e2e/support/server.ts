@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createClient, unwrap, type WorksApiClient } from '@works-api/client';
@@ -44,18 +45,36 @@ function emailFor(firstName: string): string {
  */
 const lastNames: Record<string, string> = { Ada: 'Lovelace', Grace: 'Hopper' };
 
-export async function startServer(): Promise<RunningServer> {
+/** A port free on loopback right now: the server must know its own address before it listens (PUBLIC_URL). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** `env`: more of the server's environment (e.g. SMTP_URL), over the defaults below. */
+export async function startServer(env: NodeJS.ProcessEnv = {}): Promise<RunningServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'works-console-e2e-'));
+  const port = await freePort();
+  const environment: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    // The recipients' answer links point here; without SMTP_URL the emails go to the dev mailbox.
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    PGLITE_DIR: path.join(dataDir, 'pglite'),
+    ADMIN_TOKEN,
+    LOG_LEVEL: 'info',
+    WEB_CONCURRENCY: '1',
+  };
+  delete environment.SMTP_URL;
   const child: ChildProcess = spawn(process.execPath, [serverMain], {
-    env: {
-      ...process.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      PGLITE_DIR: path.join(dataDir, 'pglite'),
-      ADMIN_TOKEN,
-      LOG_LEVEL: 'info',
-      WEB_CONCURRENCY: '1',
-    },
+    env: { ...environment, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

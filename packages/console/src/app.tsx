@@ -10,7 +10,7 @@ import { ProblemError } from '@works-api/client';
 import { useMemo, useRef, useState } from 'react';
 import { Link, Route, Router, Switch, useLocation } from 'wouter';
 import { clientFor, type Session, SessionContext, useSession } from './api/auth';
-import { useDevMailbox } from './api/dev-mailbox';
+import { devMailboxKey, useDevMailbox } from './api/dev-mailbox';
 import { forgetApiKey, prefixOf, storeApiKey, storedApiKey } from './api/session';
 import type { User } from './api/types';
 import { ApiKeysPage } from './pages/api-keys';
@@ -151,9 +151,12 @@ function Layout({ children }: { children: React.ReactNode }) {
   );
 }
 
-/** A thin bar while anything loads or saves, so long work always shows progress. */
+/**
+ * A thin bar while anything loads or saves, so long work always shows progress. Not for the Mailbox's look for new
+ * emails every few seconds, which would make it flicker for as long as that page is open.
+ */
 function Activity() {
-  const busy = useIsFetching() + useIsMutating() > 0;
+  const busy = useIsFetching({ predicate: (query) => query.queryKey[0] !== devMailboxKey[0] }) + useIsMutating() > 0;
   return (
     <div className="activity" role="progressbar" aria-label="Loading" hidden={!busy}>
       <span />

@@ -3560,7 +3560,7 @@ export interface components {
          *       "type": "https://works-api.dev/problems/work_discarded",
          *       "title": "Conflict",
          *       "status": 409,
-         *       "detail": "This work is discarded; restore it with PUT .../undiscard first.",
+         *       "detail": "This work is discarded: restore it (the undiscard operation) first.",
          *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works/0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c/requests",
          *       "code": "work_discarded"
          *     }
@@ -3705,7 +3705,7 @@ export interface components {
          *       "type": "https://works-api.dev/problems/precondition_failed",
          *       "title": "Precondition failed",
          *       "status": 412,
-         *       "detail": "The resource has changed since the ETag in If-Match was issued.",
+         *       "detail": "The resource has changed since you read it: read it again, then retry.",
          *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
          *       "code": "precondition_failed"
          *     }
@@ -4375,7 +4375,7 @@ export interface components {
                  *       "type": "https://works-api.dev/problems/precondition_failed",
                  *       "title": "Precondition failed",
                  *       "status": 412,
-                 *       "detail": "The resource has changed since the ETag in If-Match was issued.",
+                 *       "detail": "The resource has changed since you read it: read it again, then retry.",
                  *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
                  *       "code": "precondition_failed"
                  *     }

@@ -1,17 +1,15 @@
 /**
- * Every error the service can answer with, in one table: a stable `code` for clients to switch on, the HTTP
- * status it maps to, and a title. Domain code throws `ProblemError`s and knows nothing of Express.
+ * The errors the domain raises, in one table: a stable `code` for clients to switch on, the HTTP status it maps
+ * to, and a title. Domain code throws `ProblemError`s and knows nothing of Express; the codes only the transport
+ * raises (a malformed body, a rate limit, an unknown method...) are http/problem-codes.ts's.
  */
-export const problemCodes = {
+export const domainProblemCodes = {
   validation_failed: { status: 400, title: 'Invalid request' },
-  malformed_json: { status: 400, title: 'Malformed JSON' },
-  malformed_request: { status: 400, title: 'Malformed request' },
   invalid_cursor: { status: 400, title: 'Invalid cursor' },
   webhook_url_not_allowed: { status: 400, title: 'Webhook URL not allowed' },
   unauthenticated: { status: 401, title: 'Unauthenticated' },
   forbidden: { status: 403, title: 'Forbidden' },
   not_found: { status: 404, title: 'Not found' },
-  method_not_allowed: { status: 405, title: 'Method not allowed' },
   invalid_transition: { status: 409, title: 'Conflict' },
   work_discarded: { status: 409, title: 'Conflict' },
   last_owner: { status: 409, title: 'Conflict' },
@@ -20,19 +18,13 @@ export const problemCodes = {
   api_key_limit_reached: { status: 409, title: 'Conflict' },
   tenant_limit_reached: { status: 409, title: 'Conflict' },
   webhook_endpoint_limit_reached: { status: 409, title: 'Conflict' },
-  idempotency_key_in_use: { status: 409, title: 'Idempotency key in use' },
   precondition_failed: { status: 412, title: 'Precondition failed' },
-  payload_too_large: { status: 413, title: 'Payload too large' },
-  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
-  headers_too_large: { status: 431, title: 'Request header fields too large' },
-  idempotency_key_reused: { status: 422, title: 'Idempotency key reused' },
-  rate_limited: { status: 429, title: 'Too many requests' },
-  internal_error: { status: 500, title: 'Internal server error' },
-  not_ready: { status: 503, title: 'Service unavailable' },
-  service_unavailable: { status: 503, title: 'Service unavailable' },
-} as const satisfies Record<string, { status: number; title: string }>;
+} as const satisfies ProblemTable;
 
-export type ProblemCode = keyof typeof problemCodes;
+/** Problem codes with their HTTP status and title. */
+export type ProblemTable = Record<string, { status: number; title: string }>;
+
+export type DomainProblemCode = keyof typeof domainProblemCodes;
 
 export interface FieldError {
   path: string;
@@ -48,17 +40,18 @@ export interface ProblemExtensions {
   requestId?: string;
 }
 
-export class ProblemError extends Error {
-  readonly status: number;
-
+/**
+ * An error to answer with a problem body. The domain raises its own codes; the HTTP layer raises its codes
+ * through the same class (`Code` widened), so that one handler sends them all.
+ */
+export class ProblemError<Code extends string = DomainProblemCode> extends Error {
   constructor(
-    readonly code: ProblemCode,
+    readonly code: Code,
     readonly detail: string,
     readonly extensions: ProblemExtensions = {},
   ) {
     super(detail);
     this.name = 'ProblemError';
-    this.status = problemCodes[code].status;
   }
 }
 

@@ -8,7 +8,7 @@ import { ProblemError } from './errors';
 export type Precondition<T> = (current: T) => boolean;
 
 export const preconditionFailed = (): ProblemError =>
-  new ProblemError('precondition_failed', 'The resource has changed since the ETag in If-Match was issued.');
+  new ProblemError('precondition_failed', 'The resource has changed since you read it: read it again, then retry.');
 
 export function checkPrecondition<T>(precondition: Precondition<T> | undefined, current: () => T): void {
   if (precondition && !precondition(current())) throw preconditionFailed();

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { problemCodes } from '../domain/errors';
+import { problemCodes } from './problem-codes';
 import { declaredProblemCheck, declaredProblems, problemTypes } from './declared-problems';
 import { loadSpec } from './spec';
 

@@ -10,7 +10,7 @@ import {
   type StoredResponse,
 } from '../db/idempotency-keys';
 import type { OutageMonitor } from '../db/outage';
-import { ProblemError } from '../domain/errors';
+import { httpProblem } from './problem-codes';
 import { entityTag, resourceOf } from './etag';
 import type { Logger } from '../observability/logger';
 
@@ -50,12 +50,12 @@ export function idempotentCreation(
     const claim = await claimIdempotencyKey(db, id, request, bodyHash);
     switch (claim.kind) {
       case 'in_use':
-        throw new ProblemError(
+        throw httpProblem(
           'idempotency_key_in_use',
           'A request with this Idempotency-Key is still being processed; retry once it has finished.',
         );
       case 'reused':
-        throw new ProblemError(
+        throw httpProblem(
           'idempotency_key_reused',
           claim.sameRequest
             ? 'This Idempotency-Key was first used with a different request body.'

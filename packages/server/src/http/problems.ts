@@ -1,12 +1,7 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { isDatabaseOutage, isStatementTimeout, OUTAGE_RETRY_AFTER_SECONDS, type OutageMonitor } from '../db/outage';
-import {
-  type FieldError,
-  ProblemError,
-  type ProblemCode,
-  type ProblemExtensions,
-  problemCodes,
-} from '../domain/errors';
+import { type FieldError, ProblemError, type ProblemExtensions } from '../domain/errors';
+import { isProblemCode, type ProblemCode, problemCodes } from './problem-codes';
 
 /** Problem details (RFC 9457) for every error, whoever raised it: our domain, the validator or the body parser. */
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
@@ -110,7 +105,9 @@ export function problemHandler(
   return (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);
     const instance = req.originalUrl.split('?')[0] ?? req.path;
-    if (error instanceof ProblemError) return sendProblem(res, error.code, error.detail, instance, error.extensions);
+    const problem = error instanceof ProblemError ? (error as ProblemError<string>) : undefined;
+    if (problem && isProblemCode(problem.code))
+      return sendProblem(res, problem.code, problem.detail, instance, problem.extensions);
     const known = typeof error === 'object' && error !== null ? classify(error) : undefined;
     if (known) {
       if (known.allow !== undefined) res.setHeader('Allow', known.allow);

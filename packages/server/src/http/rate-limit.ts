@@ -2,7 +2,7 @@ import { createClient } from '@redis/client';
 import type { Request, RequestHandler } from 'express';
 import { ipKeyGenerator, MemoryStore, rateLimit, type Store } from 'express-rate-limit';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
-import { ProblemError } from '../domain/errors';
+import { httpProblem } from './problem-codes';
 import type { Logger } from '../observability/logger';
 
 export interface RateLimitOptions {
@@ -51,7 +51,7 @@ export function rateLimitPerUser({
       onRejected?.(budget);
       const who = budget === 'user' ? 'You have' : 'The operator token has';
       next(
-        new ProblemError(
+        httpProblem(
           'rate_limited',
           `${who} used the ${perMinute} requests of this minute; retry after ${String(res.getHeader('Retry-After'))} seconds.`,
         ),
@@ -118,7 +118,7 @@ export function unauthenticatedBudget({
         onRejected?.('unauthenticated');
         res.setHeader('Retry-After', String(seconds));
         return next(
-          new ProblemError(
+          httpProblem(
             'rate_limited',
             `Too many requests from your address failed authentication (${perMinute} a minute); retry after ${seconds} seconds.`,
           ),

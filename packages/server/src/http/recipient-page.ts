@@ -3,6 +3,7 @@ import express, { type RequestHandler, Router } from 'express';
 import type { Db } from '../db/client';
 import { answerRecipientRequest, getRecipientRequest } from '../domain/recipients/recipients';
 import { ProblemError } from '../domain/errors';
+import { isProblemCode, problemCodes } from './problem-codes';
 import type { Schemas } from '../domain/schemas';
 import { escapeHtml as e, formatDue } from '../mail/render';
 import { secureHtml } from './docs';
@@ -117,7 +118,8 @@ function send(res: express.Response, status: number, html: string): void {
 
 const tokenOf = (req: express.Request): string => String(req.params.token ?? '');
 
-const isGone = (error: unknown) => error instanceof ProblemError && error.code === 'not_found';
+const problemOf = (error: unknown) => (error instanceof ProblemError ? (error as ProblemError<string>) : undefined);
+const isGone = (error: unknown) => problemOf(error)?.code === 'not_found';
 
 /** GET and POST /r/:token, behind the recipient rate limits (per token and per address). */
 export function recipientPageRoutes(db: Db, limits: RequestHandler[]): Router {
@@ -146,7 +148,8 @@ export function recipientPageRoutes(db: Db, limits: RequestHandler[]): Router {
       res.redirect(303, req.originalUrl);
     } catch (error) {
       if (isGone(error)) return send(res, 404, gonePage());
-      if (error instanceof ProblemError && error.status === 409) {
+      const code = problemOf(error)?.code;
+      if (code !== undefined && isProblemCode(code) && problemCodes[code].status === 409) {
         const request = await getRecipientRequest(db, token).catch(() => null);
         if (!request) return send(res, 404, gonePage());
         return send(res, 409, requestPage(request, { kind: 'error', text: 'This request no longer takes an answer.' }));

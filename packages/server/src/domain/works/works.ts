@@ -131,7 +131,7 @@ export async function getWork(db: Db, actor: Actor, tenantId: string, workId: st
 }
 
 export const workDiscarded = (): ProblemError =>
-  new ProblemError('work_discarded', 'This work is discarded; restore it with PUT .../undiscard first.');
+  new ProblemError('work_discarded', 'This work is discarded: restore it (the undiscard operation) first.');
 
 export async function updateWork(
   db: Db,

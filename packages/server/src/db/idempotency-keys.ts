@@ -6,12 +6,9 @@ import { secretBoxOf } from './secret-box';
  * no status yet); it stores its response when done; later requests with the same key read the row. Every
  * change is a conditional write, so two server processes racing for one key cannot both win. The stored body is
  * sealed (secret-box.ts): the response that creates an API key or a webhook endpoint carries its secret.
+ * What a key promises (how long it lasts, when a hold is abandoned, what a second use gets) is the HTTP layer's:
+ * http/idempotency.ts judges the rows this module reads.
  */
-
-/** Partners are promised replays for 24 hours. */
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-/** A key locked for longer than this belongs to a request that died (its process crashed): it can be retaken. */
-export const IDEMPOTENCY_LOCK_TIMEOUT_MS = 60 * 1000;
 
 export interface IdempotencyKeyId {
   /** The user behind the API key, or `operator`. */
@@ -26,67 +23,65 @@ export interface StoredResponse {
   body: string;
 }
 
-export type Claim =
-  /** This request holds the key now; `lockedAt` identifies the hold. */
-  | { kind: 'claimed'; lockedAt: Date }
-  /** The first request with this key is still running. */
-  | { kind: 'in_use' }
-  /** The key was first used with another request line or body. */
-  | { kind: 'reused'; firstRequest: string; sameRequest: boolean }
-  /** The first request finished: replay its response. */
-  | { kind: 'done'; response: StoredResponse };
+/** A hold on a key: the request line and body it was taken for, and until when the key lasts. */
+export interface KeyHold {
+  request: string;
+  bodyHash: string;
+  expiresAt: Date;
+}
 
-/** Takes the key for this request, or says why not. */
-export async function claimIdempotencyKey(
+/** A key some request holds or held, as the caller's rules see it. */
+export interface ExistingKey {
+  request: string;
+  bodyHash: string;
+  lockedAt: Date;
+  expiresAt: Date;
+  /** Whether the first request stored its response (it is still running, or died, if not). */
+  finished: boolean;
+  /** The stored response, opened on demand (a finished key only). */
+  storedResponse(): StoredResponse;
+}
+
+/**
+ * Takes the key for `hold`, or returns what `judge` makes of the request that has it: `'retake'` takes it over
+ * (only if nobody else did since it was read), anything else is the answer. A row can vanish between our
+ * insert and our read (released after a 5xx, or cleaned up): then it looks again.
+ */
+export async function claimIdempotencyKey<Refusal>(
   db: Db,
   id: IdempotencyKeyId,
-  request: string,
-  bodyHash: string,
+  hold: KeyHold,
+  judge: (existing: ExistingKey) => 'retake' | Refusal,
   now = new Date(),
-): Promise<Claim> {
-  const fresh = {
-    request,
-    bodyHash,
-    status: null,
-    contentType: null,
-    location: null,
-    body: null,
-    lockedAt: now,
-    createdAt: now,
-    expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
-  };
-  // A row can vanish between our insert and our read (released after a 5xx, or cleaned up): then look again.
+): Promise<{ kind: 'claimed'; lockedAt: Date } | Refusal | undefined> {
+  const fresh = { ...hold, status: null, contentType: null, location: null, body: null, lockedAt: now, createdAt: now };
   for (let attempt = 1; attempt <= 3; attempt++) {
     const { count } = await db.idempotencyKey.createMany({ data: [{ ...id, ...fresh }], skipDuplicates: true });
     if (count === 1) return { kind: 'claimed', lockedAt: now };
     const row = await db.idempotencyKey.findUnique({ where: { scope_key: id } });
     if (!row) continue;
-    const expired = row.expiresAt.getTime() <= now.getTime();
-    const sameRequest = row.request === request;
-    const sameBody = sameRequest && row.bodyHash === bodyHash;
-    const abandoned = row.status === null && now.getTime() - row.lockedAt.getTime() > IDEMPOTENCY_LOCK_TIMEOUT_MS;
-    if (expired || (abandoned && sameBody)) {
-      // Retake it only if nobody else did since we read it.
-      const taken = await db.idempotencyKey.updateMany({
-        where: { ...id, lockedAt: row.lockedAt, status: row.status },
-        data: fresh,
-      });
-      if (taken.count === 1) return { kind: 'claimed', lockedAt: now };
-      continue;
-    }
-    if (!sameBody) return { kind: 'reused', firstRequest: row.request, sameRequest };
-    if (row.status === null) return { kind: 'in_use' };
-    return {
-      kind: 'done',
-      response: {
-        status: row.status,
+    const verdict = judge({
+      request: row.request,
+      bodyHash: row.bodyHash,
+      lockedAt: row.lockedAt,
+      expiresAt: row.expiresAt,
+      finished: row.status !== null,
+      storedResponse: () => ({
+        status: row.status ?? 0,
         contentType: row.contentType ?? 'application/json',
         location: row.location,
         body: row.body === null ? '' : secretBoxOf(db).open(row.body, 'idempotent-response'),
-      },
-    };
+      }),
+    });
+    if (verdict !== 'retake') return verdict;
+    const taken = await db.idempotencyKey.updateMany({
+      where: { ...id, lockedAt: row.lockedAt, status: row.status },
+      data: fresh,
+    });
+    if (taken.count === 1) return { kind: 'claimed', lockedAt: now };
   }
-  return { kind: 'in_use' };
+  // Three rounds lost to other requests: the key is busy.
+  return undefined;
 }
 
 /** Stores the response of the request holding the key (unless its hold was retaken meanwhile). */

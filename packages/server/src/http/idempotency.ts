@@ -5,6 +5,7 @@ import {
   claimIdempotencyKey,
   completeIdempotencyKey,
   deleteExpiredIdempotencyKeys,
+  type ExistingKey,
   type IdempotencyKeyId,
   releaseIdempotencyKey,
   type StoredResponse,
@@ -15,6 +16,56 @@ import { entityTag, resourceOf } from './etag';
 import type { Logger } from '../observability/logger';
 
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
+
+/** Partners are promised replays for 24 hours. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** A key locked for longer than this belongs to a request that died (its process crashed): it can be retaken. */
+export const IDEMPOTENCY_LOCK_TIMEOUT_MS = 60 * 1000;
+
+export type Claim =
+  /** This request holds the key now; `lockedAt` identifies the hold. */
+  | { kind: 'claimed'; lockedAt: Date }
+  /** The first request with this key is still running. */
+  | { kind: 'in_use' }
+  /** The key was first used with another request line or body. */
+  | { kind: 'reused'; firstRequest: string; sameRequest: boolean }
+  /** The first request finished: replay its response. */
+  | { kind: 'done'; response: StoredResponse };
+
+/**
+ * What a request with a key that is already taken gets: an expired key, or one whose holder died while running
+ * the same request, is taken over; another request line or body is a misuse; a finished one is replayed.
+ */
+export function judgeTakenKey(existing: ExistingKey, request: string, bodyHash: string, now: Date): 'retake' | Claim {
+  const sameRequest = existing.request === request;
+  const sameBody = sameRequest && existing.bodyHash === bodyHash;
+  const expired = existing.expiresAt.getTime() <= now.getTime();
+  const abandoned = !existing.finished && now.getTime() - existing.lockedAt.getTime() > IDEMPOTENCY_LOCK_TIMEOUT_MS;
+  if (expired || (abandoned && sameBody)) return 'retake';
+  if (!sameBody) return { kind: 'reused', firstRequest: existing.request, sameRequest };
+  if (!existing.finished) return { kind: 'in_use' };
+  return { kind: 'done', response: existing.storedResponse() };
+}
+
+/** Takes `key` for this request line and body, or says why not (the rules above). */
+export async function claimKey(
+  db: Db,
+  id: IdempotencyKeyId,
+  request: string,
+  bodyHash: string,
+  now = new Date(),
+): Promise<Claim> {
+  const hold = { request, bodyHash, expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS) };
+  const claim = await claimIdempotencyKey(
+    db,
+    id,
+    hold,
+    (existing) => judgeTakenKey(existing, request, bodyHash, now),
+    now,
+  );
+  // Lost every race for it to other requests: as good as in use.
+  return claim ?? { kind: 'in_use' };
+}
 
 /** JSON with sorted keys, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same body. */
 export function canonicalJson(value: unknown): string {
@@ -47,7 +98,7 @@ export function idempotentCreation(
     const id: IdempotencyKeyId = { scope: req.actor?.userId ?? 'operator', key };
     const request = `${req.method} ${req.originalUrl.split('?')[0]}`;
     const bodyHash = hash('sha256', canonicalJson(req.body ?? null), 'hex');
-    const claim = await claimIdempotencyKey(db, id, request, bodyHash);
+    const claim = await claimKey(db, id, request, bodyHash);
     switch (claim.kind) {
       case 'in_use':
         throw httpProblem(

@@ -1,13 +1,11 @@
 import { hash, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import {
-  claimIdempotencyKey,
   completeIdempotencyKey,
   deleteExpiredIdempotencyKeys,
-  IDEMPOTENCY_LOCK_TIMEOUT_MS,
   releaseIdempotencyKey,
 } from '../../src/db/idempotency-keys';
-import { canonicalJson } from '../../src/http/idempotency';
+import { canonicalJson, claimKey, IDEMPOTENCY_LOCK_TIMEOUT_MS } from '../../src/http/idempotency';
 import { createTenant, requestInNewWork } from '../support/fixtures';
 import { ADMIN_TOKEN, startTestServer, type TestServer, type TestUser } from '../support/server';
 
@@ -186,7 +184,7 @@ describe('concurrent use', () => {
     const path = `/v1/tenants/${tenant.id}/works`;
     const body = { name: 'In flight' };
     // The first request, still running in some server process, holds the key.
-    const claim = await claimIdempotencyKey(db(), { scope: ada.id, key }, `POST ${path}`, bodyHash(body));
+    const claim = await claimKey(db(), { scope: ada.id, key }, `POST ${path}`, bodyHash(body));
     expect(claim.kind).toBe('claimed');
 
     const second = await post(path, ada, body, key);
@@ -276,20 +274,20 @@ describe('expiry and the key store', () => {
   it('claims, completes, releases, and retakes abandoned or expired keys, each with a conditional write', async () => {
     const id = { scope: bob.id, key: newKey() };
     const now = new Date();
-    const claim = await claimIdempotencyKey(db(), id, 'POST /v1/tenants', 'a'.repeat(64), now);
+    const claim = await claimKey(db(), id, 'POST /v1/tenants', 'a'.repeat(64), now);
     if (claim.kind !== 'claimed') throw new Error(claim.kind);
-    expect((await claimIdempotencyKey(db(), id, 'POST /v1/tenants', 'a'.repeat(64), now)).kind).toBe('in_use');
-    expect(await claimIdempotencyKey(db(), id, 'POST /v1/tenants', 'b'.repeat(64), now)).toMatchObject({
+    expect((await claimKey(db(), id, 'POST /v1/tenants', 'a'.repeat(64), now)).kind).toBe('in_use');
+    expect(await claimKey(db(), id, 'POST /v1/tenants', 'b'.repeat(64), now)).toMatchObject({
       kind: 'reused',
       sameRequest: true,
     });
 
     // A lock older than the timeout belongs to a dead request: the same request may take it over...
     const later = new Date(now.getTime() + IDEMPOTENCY_LOCK_TIMEOUT_MS + 1);
-    expect(await claimIdempotencyKey(db(), id, 'POST /v1/tenants', 'b'.repeat(64), later)).toMatchObject({
+    expect(await claimKey(db(), id, 'POST /v1/tenants', 'b'.repeat(64), later)).toMatchObject({
       kind: 'reused',
     });
-    const retaken = await claimIdempotencyKey(db(), id, 'POST /v1/tenants', 'a'.repeat(64), later);
+    const retaken = await claimKey(db(), id, 'POST /v1/tenants', 'a'.repeat(64), later);
     expect(retaken.kind).toBe('claimed');
     // ...and the dead request's late completion no longer lands.
     await completeIdempotencyKey(db(), id, claim.lockedAt, {
@@ -298,12 +296,12 @@ describe('expiry and the key store', () => {
       location: null,
       body: '{"late":true}',
     });
-    expect((await claimIdempotencyKey(db(), id, 'POST /v1/tenants', 'a'.repeat(64), later)).kind).toBe('in_use');
+    expect((await claimKey(db(), id, 'POST /v1/tenants', 'a'.repeat(64), later)).kind).toBe('in_use');
 
     // A 5xx gives the key back.
     if (retaken.kind !== 'claimed') throw new Error(retaken.kind);
     await releaseIdempotencyKey(db(), id, retaken.lockedAt);
-    const fresh = await claimIdempotencyKey(db(), id, 'POST /v1/tenants', 'a'.repeat(64), later);
+    const fresh = await claimKey(db(), id, 'POST /v1/tenants', 'a'.repeat(64), later);
     if (fresh.kind !== 'claimed') throw new Error(fresh.kind);
     await completeIdempotencyKey(db(), id, fresh.lockedAt, {
       status: 201,
@@ -311,7 +309,7 @@ describe('expiry and the key store', () => {
       location: '/v1/x',
       body: '{}',
     });
-    expect(await claimIdempotencyKey(db(), id, 'POST /v1/tenants', 'a'.repeat(64), later)).toEqual({
+    expect(await claimKey(db(), id, 'POST /v1/tenants', 'a'.repeat(64), later)).toEqual({
       kind: 'done',
       response: { status: 201, contentType: 'application/json', location: '/v1/x', body: '{}' },
     });

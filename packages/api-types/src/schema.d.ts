@@ -1513,7 +1513,7 @@ export interface components {
          */
         Role: "owner" | "admin" | "member";
         /**
-         * @description `pending` → `confirmed` → `validated`; `cancelled` is final.
+         * @description `pending` → `confirmed` → `validated`; `cancelled` is final. `x-allowed-actions` lists the actions each status allows (any other is `409 invalid_transition`): the typed client exports it as `allowedActionsByStatus`, and the server's state machine is tested against it.
          * @example pending
          * @enum {string}
          */

@@ -3,7 +3,7 @@
 // creates something (a POST with a 201 response, or one that declares an Idempotency-Key header), which the
 // client needs at run time to name its methods, add Idempotency-Keys and decide what it may retry; and, for every
 // list operation (its 200 body is `{ <plural>: Connection }` and it takes an `after` cursor), where its page is and
-// how large a page may be, which `paginate` needs.
+// how large a page may be, which `paginate` needs. Before them, the request lifecycle's `x-allowed-actions`.
 // `--check` fails (exit 1) when the committed file is not what the spec produces.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +39,18 @@ export function generate(specText) {
   return [
     '// Generated from openapi/api.yaml by scripts/generate-operations.mjs: do not edit. `pnpm generate` rewrites it.',
     '',
+    "import type { components } from '@works-api/api-types';",
+    '',
+    "type Schemas = components['schemas'];",
+    '',
+    '/**',
+    " * The request lifecycle: the actions each status allows (the contract's `x-allowed-actions` on RequestStatus);",
+    ' * any other action is `409 invalid_transition`.',
+    ' */',
+    `export const allowedActionsByStatus = {`,
+    ...allowedActionsOf(spec),
+    "} as const satisfies Record<Schemas['RequestStatus'], readonly Schemas['RequestAction'][]>;",
+    '',
     '/**',
     ' * Every operation of the contract: its method, its path, whether it creates something, and for a list the',
     ' * property that holds its page (a Connection) and the largest `limit` it takes.',
@@ -48,6 +60,20 @@ export function generate(specText) {
     '} as const;',
     '',
   ].join('\n');
+}
+
+/** `x-allowed-actions` of RequestStatus: every status of the enum, each with actions of RequestAction's enum. */
+function allowedActionsOf(spec) {
+  const { RequestStatus: status, RequestAction: action } = spec.components.schemas;
+  const table = status['x-allowed-actions'] ?? {};
+  const statuses = Object.keys(table);
+  if (statuses.join() !== status.enum.join())
+    throw new Error(`x-allowed-actions must list every RequestStatus in order (${status.enum.join(', ')})`);
+  return statuses.map((name) => {
+    const unknown = table[name].filter((a) => !action.enum.includes(a));
+    if (unknown.length > 0) throw new Error(`x-allowed-actions.${name}: ${unknown.join(', ')} is no RequestAction`);
+    return `  ${name}: [${table[name].map((a) => `'${a}'`).join(', ')}],`;
+  });
 }
 
 /** A list operation: a query `after` cursor, and a 200 body with one property that is a Connection. */

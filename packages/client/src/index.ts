@@ -9,7 +9,7 @@ export {
   type OperationResult,
   type WorksApiClient,
 } from './client';
-export { operationRoutes } from './operations';
+export { allowedActionsByStatus, operationRoutes } from './operations';
 export type { ListNode, ListOperationId, Paginate, PaginateOptions } from './paginate';
 export {
   type AnyProblem,

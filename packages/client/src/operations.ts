@@ -1,5 +1,20 @@
 // Generated from openapi/api.yaml by scripts/generate-operations.mjs: do not edit. `pnpm generate` rewrites it.
 
+import type { components } from '@works-api/api-types';
+
+type Schemas = components['schemas'];
+
+/**
+ * The request lifecycle: the actions each status allows (the contract's `x-allowed-actions` on RequestStatus);
+ * any other action is `409 invalid_transition`.
+ */
+export const allowedActionsByStatus = {
+  pending: ['confirm', 'early_validate', 'cancel'],
+  confirmed: ['validate', 'early_validate', 'cancel'],
+  validated: [],
+  cancelled: [],
+} as const satisfies Record<Schemas['RequestStatus'], readonly Schemas['RequestAction'][]>;
+
 /**
  * Every operation of the contract: its method, its path, whether it creates something, and for a list the
  * property that holds its page (a Connection) and the largest `limit` it takes.

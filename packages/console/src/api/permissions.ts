@@ -1,3 +1,4 @@
+import { allowedActionsByStatus } from '@works-api/client';
 import type { RequestAction, RequestStatus, Role, Tenant, User } from './types';
 
 /**
@@ -33,13 +34,6 @@ export function abilitiesIn(tenant: Tenant, me: User): Abilities {
 export const grantableRoles = (abilities: Abilities): Role[] =>
   abilities.manageOwners ? ['owner', 'admin', 'member'] : abilities.manageMembers ? ['admin', 'member'] : [];
 
-/** The request lifecycle's actions by status (the contract's Requests table); a new status must be added here. */
-export const allowedActions = {
-  pending: ['confirm', 'early_validate', 'cancel'],
-  confirmed: ['validate', 'early_validate', 'cancel'],
-  validated: [],
-  cancelled: [],
-} as const satisfies Record<RequestStatus, readonly RequestAction[]>;
-
+/** Whether a request in `status` takes `action`: the contract's lifecycle table, as the typed client exports it. */
 export const canDo = (status: RequestStatus, action: RequestAction): boolean =>
-  (allowedActions[status] as readonly RequestAction[]).includes(action);
+  (allowedActionsByStatus[status] as readonly RequestAction[]).includes(action);

@@ -9,7 +9,7 @@ const spec = loadSpec();
 // the readiness probe.
 const OUTSIDE_OPERATIONS = ['method_not_allowed', 'not_ready'];
 
-describe('the problem types of openapi/api.yaml and the error table (domain/errors.ts)', () => {
+describe('the problem types of openapi/api.yaml and the error table (http/problem-codes.ts)', () => {
   const types = [...problemTypes(spec).values()];
 
   it('has one problem type, with the same status, for every code an operation can answer', () => {

@@ -1,4 +1,7 @@
 import { allowedActions, decide, type RequestAction, type RequestStatus, type Validation } from './state-machine';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { specPath } from '../../http/spec';
 
 const actions: RequestAction[] = ['confirm', 'validate', 'early_validate', 'cancel'];
 
@@ -61,5 +64,17 @@ describe('request state machine', () => {
         expect(decision.kind === 'apply').toBe(allowedActions(status).includes(action));
       }
     }
+  });
+});
+
+describe('the contract', () => {
+  it("declares this state machine: x-allowed-actions on RequestStatus (the console's and the client's table)", () => {
+    const spec = parse(readFileSync(specPath, 'utf8')) as {
+      components: { schemas: { RequestStatus: { 'x-allowed-actions'?: unknown } } };
+    };
+    const statuses: RequestStatus[] = ['pending', 'confirmed', 'validated', 'cancelled'];
+    expect(spec.components.schemas.RequestStatus['x-allowed-actions']).toEqual(
+      Object.fromEntries(statuses.map((status) => [status, allowedActions(status)])),
+    );
   });
 });

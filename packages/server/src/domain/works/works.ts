@@ -63,13 +63,14 @@ export const firstWorksPage = {
 export const presentFirstWorksPage = (tenant: { works: WorkRow[]; counts: { keptWorks: number } | null }) =>
   toConnection(tenant.works, pageOf({}), tenant.counts?.keptWorks ?? 0, presentWork);
 
-/** A page of a tenant's works, newest first, for the works list. */
-export async function pageOfWorks(
+export async function listWorks(
   db: Db,
+  actor: Actor,
   tenantId: string,
-  request: PageRequest,
-  discarded: DiscardedFilter = 'false',
+  request: PageRequest & { discarded?: DiscardedFilter },
 ) {
+  await authorize(db, actor, tenantId, 'readTenant');
+  const discarded = request.discarded ?? 'false';
   return readPage(request, {
     // By (tenant_id, id); the kept and the discarded works each have a partial index in that order.
     rows: (page: Page) => {
@@ -83,16 +84,6 @@ export async function pageOfWorks(
     totalCount: () => countWorksOf(db, tenantId, discarded),
     present: presentWork,
   });
-}
-
-export async function listWorks(
-  db: Db,
-  actor: Actor,
-  tenantId: string,
-  request: PageRequest & { discarded?: DiscardedFilter },
-) {
-  await authorize(db, actor, tenantId, 'readTenant');
-  return pageOfWorks(db, tenantId, request, request.discarded);
 }
 
 export async function createWork(

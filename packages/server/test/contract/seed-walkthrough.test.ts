@@ -1,4 +1,5 @@
 import { createClient } from '@works-api/client';
+import { freshEmail } from '../support/fixtures';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/server';
 
 /**
@@ -15,7 +16,7 @@ afterAll(() => server.close());
 it('walks from a new user to a validated request', async () => {
   const operator = createClient({ baseUrl: server.baseUrl, apiKey: ADMIN_TOKEN });
   const created = await operator.POST('/admin/users', {
-    body: { email: `walk-${Date.now()}@example.com`, firstName: 'Grace', lastName: 'Hopper' },
+    body: { email: freshEmail('walk'), firstName: 'Grace', lastName: 'Hopper' },
   });
   expect(created.response.status).toBe(201);
   const secret = created.data!.apiKey.secret;

@@ -1,3 +1,4 @@
+import { freshEmail } from '../support/fixtures';
 import { ADMIN_TOKEN, startTestServer, type TestServer, type TestUser } from '../support/server';
 
 /** GET /me; API keys: create (secret once), list, revoke (401 at once), lastUsedAt; the operator route. */
@@ -169,7 +170,7 @@ describe('authentication', () => {
 
 describe('POST /admin/users (operator)', () => {
   it('creates a user and their first key, shown once', async () => {
-    const email = `operator-${process.pid}-${Date.now()}@example.com`;
+    const email = freshEmail('operator');
     const created = await call(ADMIN_TOKEN, 'POST', '/v1/admin/users', {
       email,
       firstName: ' Grace ',

@@ -1,4 +1,4 @@
-import { createRequest, createTenant, createWork, requestInNewWork } from '../support/fixtures';
+import { createRequest, createTenant, createWork, freshEmail, requestInNewWork } from '../support/fixtures';
 import { ADMIN_TOKEN, startTestServer, type TestServer, type TestUser } from '../support/server';
 
 /**
@@ -31,7 +31,7 @@ interface Field {
 }
 
 let unique = 0;
-const uniqueEmail = () => `u${process.pid}-${++unique}-${Date.now()}@example.com`;
+const uniqueEmail = () => freshEmail('u');
 
 const post = (path: string, json: unknown, apiKey = ada.apiKey) => server.call(path, { method: 'POST', apiKey, json });
 const patch = (path: string, json: unknown) => server.call(path, { method: 'PATCH', apiKey: ada.apiKey, json });

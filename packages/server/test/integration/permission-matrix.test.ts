@@ -3,6 +3,7 @@ import { loadSpec, type SpecOperation } from '../../src/http/spec';
 import { createRequest, createWork, ok } from '../support/fixtures';
 import { addMember, type RoleFixture, tenantWithRoles } from '../support/roles';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/server';
+import { freshEmail } from '../support/fixtures';
 
 /**
  * Who may call what: every operation of openapi/api.yaml × every kind of caller, with the exact status.
@@ -89,8 +90,6 @@ let server: TestServer;
 let roles: RoleFixture;
 let revokedKey: string;
 let shared: { tenant_id: string; work_id: string; id: string };
-let emails = 0;
-const freshEmail = () => `matrix-${process.pid}-${++emails}-${Date.now()}@example.com`;
 
 const userOf = (caller: Caller) =>
   caller === 'owner' || caller === 'admin' || caller === 'member'

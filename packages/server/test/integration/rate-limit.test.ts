@@ -1,6 +1,7 @@
 import { createClient } from '@redis/client';
 import { connectRedis, type RedisConnection } from '../../src/http/rate-limit';
 import { silentLogger } from '../../src/observability/logger';
+import { freshEmail } from '../support/fixtures';
 import { ADMIN_TOKEN, startTestServer, type TestServer, type TestUser } from '../support/server';
 
 /** Rate limits per user (all their keys), per operator token and per client address for failed authentications: headers, 429 problem+json with Retry-After, exemptions, and a budget shared through Redis. */
@@ -63,7 +64,7 @@ describe('rate limit per API key (counted in the process)', () => {
     const operator = await server.call('/v1/admin/users', {
       method: 'POST',
       headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
-      json: { email: `dave-${Date.now()}@example.com`, firstName: 'Dave', lastName: 'Tester' },
+      json: { email: freshEmail('dave'), firstName: 'Dave', lastName: 'Tester' },
     });
     expect(operator.status).toBe(429);
     expect(await operator.json()).toMatchObject({ detail: expect.stringMatching(/^The operator token has used/) });
@@ -75,7 +76,7 @@ describe('failed authentications per client address (before authentication)', ()
     server.call('/v1/admin/users', {
       method: 'POST',
       headers: { Authorization: 'Bearer not-the-operator-token', ...headers },
-      json: { email: `eve-${Date.now()}@example.com`, firstName: 'Eve', lastName: 'Tester' },
+      json: { email: freshEmail('eve'), firstName: 'Eve', lastName: 'Tester' },
     });
 
   it('refuses an address with 429 once it failed 3 times in a minute, valid key or not, without a lookup', async () => {

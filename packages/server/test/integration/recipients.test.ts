@@ -1,7 +1,7 @@
 import { createClient } from '@works-api/client';
 import { DevMailbox, smtpTransport } from '../../src/mail/transport';
 import { silentLogger } from '../../src/observability/logger';
-import { createTenant, createWork, ok } from '../support/fixtures';
+import { createTenant, createWork, freshEmail, ok } from '../support/fixtures';
 import { type SmtpSink, startSmtpSink } from '../support/smtp-sink';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';
 
@@ -13,8 +13,6 @@ let server: TestServer;
 let owner: TestUser;
 let sink: SmtpSink;
 const tenants: string[] = [];
-let recipients = 0;
-const freshRecipient = () => `rcpt-${process.pid}-${++recipients}-${Date.now()}@example.com`;
 
 beforeAll(async () => {
   sink = await startSmtpSink();
@@ -39,7 +37,7 @@ async function newWork(name = 'Annual report 2026') {
 async function send(
   where: { tenantId: string; workId: string },
   body: { title?: string; message?: string; dueAt?: string } = {},
-  email = freshRecipient(),
+  email = freshEmail('rcpt'),
 ) {
   const { request } = ok(
     await owner.client.POST('/tenants/{tenant_id}/works/{work_id}/requests', {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { newId } from '../../src/db/ids';
 import { sealAtRest } from '../../src/db/seal-at-rest';
 import { secretBoxOf } from '../../src/db/secret-box';
-import { createTenant } from '../support/fixtures';
+import { createTenant, freshEmail } from '../support/fixtures';
 import { ADMIN_TOKEN, startTestServer, type TestServer, type TestUser } from '../support/server';
 
 /**
@@ -44,7 +44,7 @@ describe('secrets at rest', () => {
     const apiKey = (await postTwice('/v1/api-keys', { name: 'Sealed key' }, `Bearer ${ada.apiKey}`)).apiKey.secret;
     const operator = await postTwice(
       '/v1/admin/users',
-      { email: `sealed-${randomUUID()}@example.com`, firstName: 'S', lastName: 'T' },
+      { email: freshEmail('sealed'), firstName: 'S', lastName: 'T' },
       `Bearer ${ADMIN_TOKEN}`,
     );
     const endpoint = (

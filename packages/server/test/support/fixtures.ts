@@ -3,6 +3,16 @@ import type { TestUser } from './server';
 
 type Schemas = components['schemas'];
 
+let emailCount = 0;
+
+/**
+ * An email address no other test has used: unique in this process (the count), across the processes of a run (the
+ * pid) and across runs on a PostgreSQL database that outlives them (the time). `name` makes it readable in logs.
+ */
+export function freshEmail(name = 'user'): string {
+  return `${name}-${process.pid}-${++emailCount}-${Date.now()}@example.com`;
+}
+
 /** Unwraps an openapi-fetch result, failing loudly with the problem body when the call did not succeed. */
 export function ok<T>(result: { data?: T; error?: unknown; response: Response }): T {
   if (result.data === undefined) {

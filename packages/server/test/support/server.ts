@@ -15,6 +15,7 @@ import { Dispatcher, type DispatcherOptions } from '../../src/webhooks/dispatche
 import { MailSender, type MailSenderOptions } from '../../src/mail/sender';
 import type { DevMailbox } from '../../src/mail/transport';
 import { documentedStatusCheck } from './documented';
+import { freshEmail } from './fixtures';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -63,8 +64,6 @@ export interface TestServer {
 /** Raw HTTP tests read bodies loosely on purpose: the server's response validation has checked their shape. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type TestResponse = Omit<Response, 'json'> & { json(): Promise<any> };
-
-let userCount = 0;
 
 export interface TestServerOptions {
   adminToken?: string | null;
@@ -193,7 +192,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(mailSender && { mailSender }),
     call,
     async createUser(name = 'user') {
-      const email = `${name}-${process.pid}-${++userCount}-${Date.now()}@example.com`;
+      const email = freshEmail(name);
       const res = await call('/v1/admin/users', {
         method: 'POST',
         headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },

@@ -1,6 +1,6 @@
 import { startLoad } from '../support/load';
 import { databaseEnv, removeDataDirs, type ServerProcess, spawnServer } from '../support/process';
-import { ADMIN_TOKEN } from '../support/server';
+import { ADMIN_TOKEN, createUserAt } from '../support/server';
 
 /**
  * Every write the server acknowledged survives the server's end: kill -9 under concurrent writes (then a restart
@@ -33,15 +33,7 @@ async function start(env: Record<string, string>): Promise<ServerProcess> {
 
 async function setUp(server: ServerProcess) {
   const json = { 'Content-Type': 'application/json' };
-  const created = await fetch(`${server.baseUrl}/v1/admin/users`, {
-    method: 'POST',
-    headers: { ...json, Authorization: `Bearer ${ADMIN_TOKEN}` },
-    body: JSON.stringify({ email: `writes-${Date.now()}-${Math.random()}@example.com`, firstName: 'W', lastName: 'R' }),
-  });
-  const headers = {
-    ...json,
-    Authorization: `Bearer ${((await created.json()) as { apiKey: { secret: string } }).apiKey.secret}`,
-  };
+  const headers = { ...json, Authorization: `Bearer ${(await createUserAt(server.baseUrl, 'writes')).apiKey}` };
   const tenant = (
     (await (
       await fetch(`${server.baseUrl}/v1/tenants`, { method: 'POST', headers, body: '{"name":"Writes"}' })

@@ -2,7 +2,7 @@ import { type Database, openDatabase } from '../../src/db/client';
 import { isDatabaseOutage } from '../../src/db/outage';
 import { startLoad } from '../support/load';
 import { type OwnPostgres, ownPostgresUnavailable, startOwnPostgres } from '../support/own-postgres';
-import { ADMIN_TOKEN } from '../support/server';
+import { ADMIN_TOKEN, createUserAt } from '../support/server';
 import { type ServerProcess, spawnServer } from '../support/process';
 
 /**
@@ -42,15 +42,7 @@ withOwnPostgres('PostgreSQL unavailable, then back, under load', () => {
 
   it('answers 503 with Retry-After while it is away, logs each outage once, and recovers by itself', async () => {
     const headers = { 'Content-Type': 'application/json' };
-    const created = await fetch(`${server.baseUrl}/v1/admin/users`, {
-      method: 'POST',
-      headers: { ...headers, Authorization: `Bearer ${ADMIN_TOKEN}` },
-      body: JSON.stringify({ email: `outage-${Date.now()}@example.com`, firstName: 'O', lastName: 'U' }),
-    });
-    const auth = {
-      ...headers,
-      Authorization: `Bearer ${((await created.json()) as { apiKey: { secret: string } }).apiKey.secret}`,
-    };
+    const auth = { ...headers, Authorization: `Bearer ${(await createUserAt(server.baseUrl, 'outage')).apiKey}` };
     const tenant = (
       (await await fetch(`${server.baseUrl}/v1/tenants`, {
         method: 'POST',

@@ -1,6 +1,6 @@
-import { createClient, unwrap } from '@works-api/client';
+import { unwrap } from '@works-api/client';
 import { databaseEnv, removeDataDirs, type ServerProcess, spawnServer } from '../support/process';
-import { ADMIN_TOKEN } from '../support/server';
+import { ADMIN_TOKEN, createUserAt } from '../support/server';
 import { type SmtpSink, startSmtpSink } from '../support/smtp-sink';
 
 /**
@@ -20,15 +20,7 @@ afterAll(async () => {
   removeDataDirs();
 });
 
-async function apiOn(baseUrl: string) {
-  const res = await fetch(`${baseUrl}/v1/admin/users`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ email: `mail-${process.pid}-${Date.now()}@example.com`, firstName: 'M', lastName: 'P' }),
-  });
-  const { apiKey } = (await res.json()) as { apiKey: { secret: string } };
-  return createClient({ baseUrl, apiKey: apiKey.secret, retry: false });
-}
+const apiOn = async (baseUrl: string) => (await createUserAt(baseUrl, 'mail')).client;
 
 const onOwnFolder = process.env.DATABASE_URL ? it.skip : it;
 onOwnFolder(

@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { ADMIN_TOKEN } from '../support/server';
+import { ADMIN_TOKEN, createUserAt } from '../support/server';
 import { newPgliteFolder, removeDataDirs, runUntilExit, type ServerProcess, spawnServer } from '../support/process';
 
 /**
@@ -26,15 +26,7 @@ afterAll(async () => {
   removeDataDirs();
 });
 
-async function createUser(server: ServerProcess): Promise<string> {
-  const res = await fetch(`${server.baseUrl}/v1/admin/users`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ email: `lock-${Date.now()}-${Math.random()}@example.com`, firstName: 'L', lastName: 'K' }),
-  });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { apiKey: { secret: string } }).apiKey.secret;
-}
+const createUser = async (server: ServerProcess) => (await createUserAt(server.baseUrl, 'lock')).apiKey;
 
 const me = (server: ServerProcess, apiKey: string) =>
   fetch(`${server.baseUrl}/v1/me`, { headers: { Authorization: `Bearer ${apiKey}` } });

@@ -1,5 +1,5 @@
 import { createClient } from '@redis/client';
-import { ADMIN_TOKEN } from '../support/server';
+import { ADMIN_TOKEN, createUserAt } from '../support/server';
 import { type ServerProcess, spawnServer } from '../support/process';
 
 /** Two server processes, one PostgreSQL, one Redis: one rate-limit budget per API key across both. */
@@ -41,12 +41,7 @@ bothServices('rate limit across two server processes', () => {
         rateLimit: expect.stringContaining(`counted in Redis at`),
       });
     }
-    const created = await fetch(`${a.baseUrl}/v1/admin/users`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ email: `shared-${Date.now()}@example.com`, firstName: 'S', lastName: 'R' }),
-    });
-    const apiKey = ((await created.json()) as { apiKey: { secret: string } }).apiKey.secret;
+    const { apiKey } = await createUserAt(a.baseUrl, 'shared');
     const me = (server: ServerProcess) =>
       fetch(`${server.baseUrl}/v1/me`, { headers: { Authorization: `Bearer ${apiKey}` } });
 

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { openDatabase } from '../../src/db/client';
-import { ADMIN_TOKEN } from '../support/server';
+import { ADMIN_TOKEN, createUserAt } from '../support/server';
 import { databaseEnv, removeDataDirs, type ServerProcess, spawnServer } from '../support/process';
 
 /**
@@ -10,19 +10,8 @@ import { databaseEnv, removeDataDirs, type ServerProcess, spawnServer } from '..
  * the server is in the middle of it, and the test decides when it ends (no sleeps).
  */
 
-async function createApiKey(server: ServerProcess): Promise<string> {
-  const res = await fetch(`${server.baseUrl}/v1/admin/users`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json', Connection: 'close' },
-    body: JSON.stringify({
-      email: `shutdown-${Date.now()}-${Math.random()}@example.com`,
-      firstName: 'S',
-      lastName: 'D',
-    }),
-  });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { apiKey: { secret: string } }).apiKey.secret;
-}
+const createApiKey = async (server: ServerProcess) =>
+  (await createUserAt(server.baseUrl, 'shutdown', { headers: { Connection: 'close' } })).apiKey;
 
 /** POST /v1/tenants with `Expect: 100-continue`: resolves `started` once the server has taken the request on. */
 function slowCreateTenant(server: ServerProcess, apiKey: string, body: string) {

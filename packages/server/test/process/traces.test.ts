@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createClient, unwrap } from '@works-api/client';
+import { unwrap } from '@works-api/client';
 import { databaseEnv, removeDataDirs, type ServerProcess, spawnServer } from '../support/process';
 import { type Receiver, startReceiver } from '../support/receiver';
-import { ADMIN_TOKEN } from '../support/server';
+import { ADMIN_TOKEN, createUserAt } from '../support/server';
 
 /**
  * Traces of the built server, exported by the OpenTelemetry SDK over OTLP/HTTP (JSON) to a real collector on
@@ -134,13 +134,7 @@ it('traces a request in one server span named after its operationId, continuing 
   expect(server.lines.find((line) => line.msg === 'works-api starting')?.config).toMatchObject({
     traces: `otlp http/json to ${collector.url}`,
   });
-  const created = await fetch(`${server.baseUrl}/v1/admin/users`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ email: `traced-${Date.now()}@example.com`, firstName: 'T', lastName: 'R' }),
-  });
-  const apiKey = ((await created.json()) as { apiKey: { secret: string } }).apiKey.secret;
-  const api = createClient({ baseUrl: server.baseUrl, apiKey, retry: false });
+  const api = (await createUserAt(server.baseUrl, 'traced')).client;
   const { tenant } = unwrap(
     await api.createTenant({
       body: { name: 'Traced Inc' },

@@ -1,7 +1,7 @@
 import { createClient, unwrap, verifyWebhook, type WorksApiClient } from '@works-api/client';
 import { databaseEnv, removeDataDirs, type ServerProcess, spawnServer } from '../support/process';
 import { type Receiver, startReceiver } from '../support/receiver';
-import { ADMIN_TOKEN } from '../support/server';
+import { ADMIN_TOKEN, createUserAt } from '../support/server';
 
 /**
  * Webhooks across real server processes (`node dist/main.js`). Their dispatchers poll rarely here: they act at
@@ -11,17 +11,8 @@ import { ADMIN_TOKEN } from '../support/server';
 const webhookEnv = { ADMIN_TOKEN, WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '600000' };
 
 async function userOn(baseUrl: string): Promise<{ api: WorksApiClient; apiKey: string }> {
-  const res = await fetch(`${baseUrl}/v1/admin/users`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({
-      email: `proc-${process.pid}-${Date.now()}@example.com`,
-      firstName: 'Proc',
-      lastName: 'Tester',
-    }),
-  });
-  const { apiKey } = (await res.json()) as { apiKey: { secret: string } };
-  return { api: createClient({ baseUrl, apiKey: apiKey.secret, retry: false }), apiKey: apiKey.secret };
+  const { client, apiKey } = await createUserAt(baseUrl, 'proc');
+  return { api: client, apiKey };
 }
 
 /** A tenant subscribed to `receiver`, one work in it; returns what the writes need. */

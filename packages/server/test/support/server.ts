@@ -65,6 +65,36 @@ export interface TestServer {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type TestResponse = Omit<Response, 'json'> & { json(): Promise<any> };
 
+/**
+ * A new user (unique email, first name `name`) and their first API key, through the operator route of the server at
+ * `baseUrl` (`ADMIN_TOKEN`): a spawned process's as well as a test server's. Throws unless it answers 201.
+ * `send` is how the request goes (plain fetch by default); `headers` are added to it.
+ */
+export async function createUserAt(
+  baseUrl: string,
+  name = 'user',
+  {
+    headers = {},
+    send = (path: string, init: RequestInit) => fetch(baseUrl + path, init),
+  }: { headers?: Record<string, string>; send?: (path: string, init: RequestInit) => Promise<Response> } = {},
+): Promise<TestUser> {
+  const email = freshEmail(name);
+  const res = await send('/v1/admin/users', {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify({ email, firstName: name, lastName: 'Tester' }),
+  });
+  if (res.status !== 201) throw new Error(`creating a user failed: ${res.status} ${await res.text()}`);
+  const body = (await res.json()) as { user: { id: string }; apiKey: { secret: string } };
+  return {
+    id: body.user.id,
+    email,
+    apiKey: body.apiKey.secret,
+    // No retries in tests: a test sees exactly what the server answered (a 429 or 503 is not hidden).
+    client: createClient({ baseUrl, apiKey: body.apiKey.secret, retry: false }),
+  };
+}
+
 export interface TestServerOptions {
   adminToken?: string | null;
   /** Requests per minute per API key (default: a budget no test reaches, so the limiter runs as in production). */
@@ -191,23 +221,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     dispatcher,
     ...(mailSender && { mailSender }),
     call,
-    async createUser(name = 'user') {
-      const email = freshEmail(name);
-      const res = await call('/v1/admin/users', {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
-        json: { email, firstName: name, lastName: 'Tester' },
-      });
-      if (res.status !== 201) throw new Error(`creating a user failed: ${res.status} ${await res.text()}`);
-      const body = (await res.json()) as { user: { id: string }; apiKey: { secret: string } };
-      return {
-        id: body.user.id,
-        email,
-        apiKey: body.apiKey.secret,
-        // No retries in tests: a test sees exactly what the server answered (a 429 or 503 is not hidden).
-        client: createClient({ baseUrl, apiKey: body.apiKey.secret, retry: false }),
-      };
-    },
+    createUser: (name = 'user') => createUserAt(baseUrl, name, { send: call }),
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

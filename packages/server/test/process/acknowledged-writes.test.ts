@@ -1,5 +1,5 @@
 import { startLoad } from '../support/load';
-import { databaseEnv, removeDataDirs, type ServerProcess, spawnServer } from '../support/process';
+import { databaseEnv, killAll, removeDataDirs, type ServerProcess, spawnServer } from '../support/process';
 import { ADMIN_TOKEN, createUserAt } from '../support/server';
 
 /**
@@ -20,11 +20,7 @@ interface Outcome {
 }
 
 const running: ServerProcess[] = [];
-afterAll(async () => {
-  for (const server of running)
-    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
-  await Promise.all(running.map((server) => server.exited));
-});
+afterAll(() => killAll(running));
 async function start(env: Record<string, string>): Promise<ServerProcess> {
   const server = await spawnServer({ ...env, ADMIN_TOKEN, RATE_LIMIT_PER_MINUTE: '0' });
   running.push(server);

@@ -3,7 +3,7 @@ import { isDatabaseOutage } from '../../src/db/outage';
 import { startLoad } from '../support/load';
 import { type OwnPostgres, ownPostgresUnavailable, startOwnPostgres } from '../support/own-postgres';
 import { ADMIN_TOKEN, createUserAt } from '../support/server';
-import { type ServerProcess, spawnServer } from '../support/process';
+import { killAll, type ServerProcess, spawnServer } from '../support/process';
 
 /**
  * PostgreSQL goes away under load and comes back, twice: a clean stop (`pg_ctl -m fast`: sessions are ended
@@ -36,7 +36,7 @@ withOwnPostgres('PostgreSQL unavailable, then back, under load', () => {
     server = await spawnServer({ DATABASE_URL: postgres.url, ADMIN_TOKEN, RATE_LIMIT_PER_MINUTE: '0' });
   });
   afterAll(async () => {
-    if (server && server.child.exitCode === null) server.child.kill('SIGKILL');
+    if (server) await killAll([server]);
     await postgres?.destroy();
   });
 

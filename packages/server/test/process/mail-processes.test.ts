@@ -1,5 +1,5 @@
 import { unwrap } from '@works-api/client';
-import { databaseEnv, removeDataDirs, type ServerProcess, spawnServer } from '../support/process';
+import { databaseEnv, killAll, removeDataDirs, type ServerProcess, spawnServer } from '../support/process';
 import { ADMIN_TOKEN, createUserAt } from '../support/server';
 import { type SmtpSink, startSmtpSink } from '../support/smtp-sink';
 
@@ -12,10 +12,7 @@ const servers: ServerProcess[] = [];
 let sink: SmtpSink;
 beforeAll(async () => (sink = await startSmtpSink()));
 afterAll(async () => {
-  for (const server of servers.splice(0)) {
-    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
-    await server.exited;
-  }
+  await killAll(servers);
   await sink.close();
   removeDataDirs();
 });

@@ -1,6 +1,13 @@
 import { readdirSync } from 'node:fs';
 import { ADMIN_TOKEN, createUserAt } from '../support/server';
-import { newPgliteFolder, removeDataDirs, runUntilExit, type ServerProcess, spawnServer } from '../support/process';
+import {
+  killAll,
+  newPgliteFolder,
+  removeDataDirs,
+  runUntilExit,
+  type ServerProcess,
+  spawnServer,
+} from '../support/process';
 
 /**
  * One server process per embedded database folder (src/db/pglite-lock.ts): a second one refuses to start with
@@ -20,9 +27,7 @@ async function start(folder: string): Promise<ServerProcess> {
 }
 
 afterAll(async () => {
-  for (const server of running)
-    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
-  await Promise.all(running.map((server) => server.exited));
+  await killAll(running);
   removeDataDirs();
 });
 

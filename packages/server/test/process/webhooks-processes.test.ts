@@ -1,5 +1,5 @@
 import { createClient, unwrap, verifyWebhook, type WorksApiClient } from '@works-api/client';
-import { databaseEnv, removeDataDirs, type ServerProcess, spawnServer } from '../support/process';
+import { databaseEnv, killAll, removeDataDirs, type ServerProcess, spawnServer } from '../support/process';
 import { type Receiver, startReceiver } from '../support/receiver';
 import { ADMIN_TOKEN, createUserAt } from '../support/server';
 
@@ -38,10 +38,7 @@ const servers: ServerProcess[] = [];
 let receiver: Receiver;
 beforeEach(async () => (receiver = await startReceiver()));
 afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
-    await server.exited;
-  }
+  await killAll(servers);
   await receiver.close();
 });
 afterAll(() => removeDataDirs());

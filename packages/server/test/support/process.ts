@@ -115,6 +115,17 @@ export async function spawnServer(
   return { child, baseUrl, port: Number(new URL(baseUrl).port), lines, stderr: () => stderr, waitForLine, exited };
 }
 
+/**
+ * Clean-up after a test: kills (SIGKILL) every process in `servers` that is still running, waits until each has
+ * exited, and empties the list. A process that already exited, by itself or by a signal, is left alone.
+ */
+export async function killAll(servers: ServerProcess[]): Promise<void> {
+  const stopping = servers.splice(0);
+  for (const server of stopping)
+    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+  await Promise.all(stopping.map((server) => server.exited));
+}
+
 /** Runs the server until it exits by itself (a configuration error), killing it if it starts instead. */
 export async function runUntilExit(
   env: Record<string, string>,

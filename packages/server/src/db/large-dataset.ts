@@ -430,9 +430,9 @@ export async function loadLargeDataset(
                                   ${uuid7(msOf(s.webhookEvents, 'n'), "'gone-request:' || n")} AS request_id,
                                   ${timeOf(msOf(s.webhookEvents, 'n'))} AS at) t
        RETURNING id, ordering_key, created_at)
-     INSERT INTO webhook_deliveries (id, endpoint_id, event_id, ordering_key, status, attempts, last_attempt_at,
-                                     last_status_code, last_duration_ms, delivered_at, created_at)
-     SELECT ${uuid7(msOfColumn('created_at'), `'delivery:' || id`)}, $3::uuid, id, ordering_key, 'delivered', 1,
+     INSERT INTO webhook_deliveries (id, endpoint_id, tenant_id, event_id, ordering_key, status, attempts,
+                                     last_attempt_at, last_status_code, last_duration_ms, delivered_at, created_at)
+     SELECT ${uuid7(msOfColumn('created_at'), `'delivery:' || id`)}, $3::uuid, $2::uuid, id, ordering_key, 'delivered', 1,
             created_at + interval '2 seconds', 200, 40, created_at + interval '2 seconds', created_at + interval '1 second'
      FROM event`,
     [ids.big_tenant, ids.endpoint, ids.big_work],

@@ -22,8 +22,9 @@ export interface DispatcherOptions {
   /** Deliveries in flight at once, across endpoints. */
   maxInFlight?: number;
   /**
-   * Deliveries of one tenant in flight at once in this process (WEBHOOK_MAX_IN_FLIGHT_PER_TENANT): a tenant whose
-   * endpoints never answer holds at most this many slots, the rest serve the other tenants.
+   * Deliveries of one tenant in flight at once, across every dispatcher on the database
+   * (WEBHOOK_MAX_IN_FLIGHT_PER_TENANT): a tenant whose endpoints never answer holds at most this many slots, the
+   * rest serve the other tenants.
    */
   maxInFlightPerTenant?: number;
   /** How often to delete the history past retention (default: hourly; WEBHOOK_HISTORY_CLEANUP_INTERVAL_MS). */
@@ -44,10 +45,8 @@ export interface DispatcherOptions {
 }
 
 /** A delivery this process has claimed: what to send, and where. */
-type Claimed = Pick<WebhookDelivery, 'id' | 'attempts' | 'endpointId' | 'eventId'> & { tenantId: string } & Pick<
-    WebhookEvent,
-    'body'
-  > & { eventCreatedAt: WebhookEvent['createdAt'] } & Pick<
+type Claimed = Pick<WebhookDelivery, 'id' | 'attempts' | 'endpointId' | 'tenantId' | 'eventId'> &
+  Pick<WebhookEvent, 'body'> & { eventCreatedAt: WebhookEvent['createdAt'] } & Pick<
     WebhookEndpoint,
     'url' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt' | 'failingSince'
   >;
@@ -81,6 +80,19 @@ const outcomeOf = (outcome: AttemptOutcome): DeliveryOutcome =>
 /** A claimed delivery is someone's for this long: a process killed mid-send leaves it due again afterwards. */
 const LEASE_MS = 60_000;
 
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * Where the claim's walk over tenants got to: the last tenant served, in walk order (those after `cursor`, then
+ * those up to it). UUIDs compare as PostgreSQL orders them: lowercase hex, same layout.
+ */
+function lastInWalk(cursor: string, claimed: ReadonlyArray<{ tenantId: string }>): string {
+  const served = claimed.map((delivery) => delivery.tenantId);
+  if (served.length === 0) return cursor;
+  const wrapped = served.filter((tenant) => tenant <= cursor);
+  return (wrapped.length > 0 ? wrapped : served).reduce((last, tenant) => (tenant > last ? tenant : last));
+}
+
 /**
  * Moves events from the outbox to the endpoints, outside the request path. Each round: fan new outbox rows out
  * into one delivery per subscribed endpoint, record the attempts that finished, then claim due deliveries
@@ -98,8 +110,8 @@ export class Dispatcher {
   private readonly metrics: DispatcherOptions['metrics'];
   private readonly tracing: DispatcherOptions['tracing'];
   private readonly inFlight = new Set<Promise<void>>();
-  /** Attempts in flight per tenant id (only tenants with some). */
-  private readonly inFlightByTenant = new Map<string, number>();
+  /** Where the next claim's walk over tenants starts (after this id, wrapping around): round robin. */
+  private tenantCursor = NIL_UUID;
   private finished: Finished[] = [];
   private running: Promise<void> | undefined;
   private stopping = false;
@@ -255,13 +267,9 @@ export class Dispatcher {
     const attempt = traced.then((outcome) => {
       this.finished.push({ delivery, outcome, at: this.options.clock() });
       this.inFlight.delete(attempt);
-      const left = (this.inFlightByTenant.get(delivery.tenantId) ?? 1) - 1;
-      if (left > 0) this.inFlightByTenant.set(delivery.tenantId, left);
-      else this.inFlightByTenant.delete(delivery.tenantId);
       this.nudge();
     });
     this.inFlight.add(attempt);
-    this.inFlightByTenant.set(delivery.tenantId, (this.inFlightByTenant.get(delivery.tenantId) ?? 0) + 1);
   }
 
   /**
@@ -274,11 +282,12 @@ export class Dispatcher {
     for (let batch = 0; batch < 10; batch++) {
       const rows = await this.run<Pick<WebhookEvent, 'id'>>(
         `DELETE FROM webhook_events WHERE id IN (
-           SELECT e.id FROM webhook_events e
-           WHERE e.id < $1::uuid AND e.fanned_out_at IS NOT NULL
-             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')
-             AND ($3::uuid[] IS NULL OR e.tenant_id = ANY ($3::uuid[]))
-           ORDER BY e.id LIMIT $2)
+           SELECT event.id FROM webhook_events event
+           WHERE event.id < $1::uuid AND event.fanned_out_at IS NOT NULL
+             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries delivery
+                             WHERE delivery.event_id = event.id AND delivery.status = 'pending')
+             AND ($3::uuid[] IS NULL OR event.tenant_id = ANY ($3::uuid[]))
+           ORDER BY event.id LIMIT $2)
          RETURNING id`,
         [before, CLEANUP_BATCH, this.onlyTenants?.() ?? null],
       );
@@ -306,14 +315,16 @@ export class Dispatcher {
          SELECT id, tenant_id, type, ordering_key, endpoint_id FROM webhook_events
          WHERE fanned_out_at IS NULL ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED),
        fanned AS (
-         INSERT INTO webhook_deliveries (id, endpoint_id, event_id, ordering_key, next_attempt_at, created_at)
-         SELECT (substr(b.id::text, 1, 15) || substr(h.hash, 1, 3) || '-8' || substr(h.hash, 4, 3) || '-'
-                 || substr(h.hash, 7, 12))::uuid,
-                e.id, b.id, b.ordering_key, $1::timestamptz, $1::timestamptz
-         FROM batch b JOIN webhook_endpoints e ON e.tenant_id = b.tenant_id
-         CROSS JOIN LATERAL (SELECT md5(b.id::text || e.id::text) AS hash) h
-         WHERE CASE WHEN b.endpoint_id IS NOT NULL THEN e.id = b.endpoint_id
-                    ELSE e.enabled AND (coalesce(cardinality(e.event_types), 0) = 0 OR b.type = ANY (e.event_types)) END
+         INSERT INTO webhook_deliveries (id, endpoint_id, tenant_id, event_id, ordering_key, next_attempt_at,
+                                         created_at)
+         SELECT (substr(event.id::text, 1, 15) || substr(pair.hash, 1, 3) || '-8' || substr(pair.hash, 4, 3) || '-'
+                 || substr(pair.hash, 7, 12))::uuid,
+                endpoint.id, event.tenant_id, event.id, event.ordering_key, $1::timestamptz, $1::timestamptz
+         FROM batch event JOIN webhook_endpoints endpoint ON endpoint.tenant_id = event.tenant_id
+         CROSS JOIN LATERAL (SELECT md5(event.id::text || endpoint.id::text) AS hash) pair
+         WHERE CASE WHEN event.endpoint_id IS NOT NULL THEN endpoint.id = event.endpoint_id
+                    ELSE endpoint.enabled AND (coalesce(cardinality(endpoint.event_types), 0) = 0
+                                               OR event.type = ANY (endpoint.event_types)) END
          ON CONFLICT (endpoint_id, event_id) DO NOTHING
          RETURNING event_id),
        marked AS (
@@ -328,55 +339,114 @@ export class Dispatcher {
 
   /**
    * Takes up to `limit` due deliveries for this process, leased so no other process takes them meanwhile. Fair
-   * between tenants: each tenant gets at most its free share (`maxInFlightPerTenant` minus what this process has
-   * in flight for it), and the batch takes every tenant's oldest due delivery before any tenant's second.
+   * between tenants, at a cost that does not grow with the number of due deliveries:
+   * - it walks the tenants that have pending deliveries (one index probe each, a skip scan), round robin from
+   *   where the previous claim stopped, and stops once `limit` tenants have something to send;
+   * - each tenant gets at most its free share: `maxInFlightPerTenant` minus its leased deliveries, counted in the
+   *   database, so the cap holds across every dispatcher process;
+   * - from each, its oldest due deliveries that the ordering rule lets go (at most the share);
+   * - the batch takes every tenant's first before any tenant's second.
+   * Two processes that claim at once pick the same rows of a tenant first (same order, whatever their cursors);
+   * the `FOR UPDATE SKIP LOCKED` step then leaves the second without them rather than moving on to further rows.
+   * Racing claims can overshoot the cap only when they see different due rows (one's clock made a retry due that
+   * the other's did not): by those few rows, until they finish.
    */
   private async claim(limit: number): Promise<Claimed[]> {
     const now = this.options.clock();
-    const busy = [...this.inFlightByTenant].map(([tenant, count]) => ({ tenant, count }));
-    return this.run<Claimed>(
-      `WITH busy AS (
-         SELECT tenant, count FROM jsonb_to_recordset($6::jsonb) AS b(tenant uuid, count int)),
-       ranked AS (
-         SELECT c.id, c.next_attempt_at, c.event_id,
-                row_number() OVER (PARTITION BY ce.tenant_id ORDER BY c.next_attempt_at, c.event_id) AS turn,
-                $5::int - coalesce((SELECT count FROM busy WHERE busy.tenant = ce.tenant_id), 0) AS share
-         FROM webhook_deliveries c
-         JOIN webhook_endpoints ce ON ce.id = c.endpoint_id
-         WHERE c.status = 'pending' AND c.next_attempt_at <= $1::timestamptz
-           AND ($4::uuid[] IS NULL OR ce.tenant_id = ANY ($4::uuid[]))
-           AND (ce.enabled OR (c.ordering_key IS NULL AND EXISTS (
-                 SELECT 1 FROM webhook_events t WHERE t.id = c.event_id AND t.type = 'webhook_endpoint.test')))
-           AND (c.ordering_key IS NULL OR (
-                 NOT EXISTS (SELECT 1 FROM webhook_deliveries p
-                             WHERE p.endpoint_id = c.endpoint_id AND p.ordering_key = c.ordering_key
-                               AND p.status = 'pending' AND p.event_id < c.event_id)
-             AND NOT EXISTS (SELECT 1 FROM webhook_events u
-                             WHERE u.fanned_out_at IS NULL AND u.ordering_key = c.ordering_key AND u.id < c.event_id)))
-         ),
+    const claimed = await this.run<Claimed>(
+      `WITH RECURSIVE
+       after_cursor (tenant_id) AS (
+         (SELECT tenant_id FROM webhook_deliveries
+          WHERE status = 'pending' AND tenant_id > $6::uuid AND ($4::uuid[] IS NULL OR tenant_id = ANY ($4::uuid[]))
+          ORDER BY tenant_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT later.tenant_id FROM webhook_deliveries later
+                 WHERE later.status = 'pending' AND later.tenant_id > previous.tenant_id
+                   AND ($4::uuid[] IS NULL OR later.tenant_id = ANY ($4::uuid[]))
+                 ORDER BY later.tenant_id LIMIT 1)
+         FROM after_cursor previous WHERE previous.tenant_id IS NOT NULL),
+       up_to_cursor (tenant_id) AS (
+         (SELECT tenant_id FROM webhook_deliveries
+          WHERE status = 'pending' AND tenant_id <= $6::uuid AND ($4::uuid[] IS NULL OR tenant_id = ANY ($4::uuid[]))
+          ORDER BY tenant_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT later.tenant_id FROM webhook_deliveries later
+                 WHERE later.status = 'pending' AND later.tenant_id > previous.tenant_id AND later.tenant_id <= $6::uuid
+                   AND ($4::uuid[] IS NULL OR later.tenant_id = ANY ($4::uuid[]))
+                 ORDER BY later.tenant_id LIMIT 1)
+         FROM up_to_cursor previous WHERE previous.tenant_id IS NOT NULL),
+       walk AS (
+         SELECT tenant_id, false AS wrapped FROM after_cursor WHERE tenant_id IS NOT NULL
+         UNION ALL
+         SELECT tenant_id, true AS wrapped FROM up_to_cursor WHERE tenant_id IS NOT NULL),
+       served AS (
+         SELECT walk.tenant_id, walk.wrapped, picked.ids
+         FROM walk
+         CROSS JOIN LATERAL (
+           SELECT $5::int - count(*)::int AS share FROM webhook_deliveries leased
+           WHERE leased.tenant_id = walk.tenant_id AND leased.leased_until > $1::timestamptz) slots
+         CROSS JOIN LATERAL (
+           -- At most the cap, then the share: a constant LIMIT keeps the planner's estimate (and so the plan, and
+           -- PostgreSQL's choice to JIT-compile it) small.
+           SELECT (array_agg(candidate.id ORDER BY candidate.next_attempt_at, candidate.event_id, candidate.id))
+                    [1:least(slots.share, $3::int)] AS ids
+           FROM (
+             SELECT delivery.id, delivery.next_attempt_at, delivery.event_id
+             FROM webhook_deliveries delivery
+             -- Each row's endpoint by a lookup (OFFSET 0 keeps it a nested loop): a join could be planned as a
+             -- hash join over all the tenant's due rows, then a sort, when the planner's average tenant is small;
+             -- this way the scan stays in index order and stops at the LIMIT, however many rows the tenant has.
+             CROSS JOIN LATERAL (SELECT endpoint.enabled FROM webhook_endpoints endpoint
+                                 WHERE endpoint.id = delivery.endpoint_id OFFSET 0) endpoint
+             WHERE slots.share > 0 AND delivery.tenant_id = walk.tenant_id AND delivery.status = 'pending'
+               AND delivery.next_attempt_at <= $1::timestamptz
+               -- a disabled endpoint still gets its test events
+               AND (endpoint.enabled OR (delivery.ordering_key IS NULL AND EXISTS (
+                          SELECT 1 FROM webhook_events test
+                          WHERE test.id = delivery.event_id AND test.type = 'webhook_endpoint.test')))
+               -- the ordering rule: no earlier event of the same request still pending or not yet fanned out
+               AND (delivery.ordering_key IS NULL OR (
+                     NOT EXISTS (SELECT 1 FROM webhook_deliveries earlier
+                                 WHERE earlier.endpoint_id = delivery.endpoint_id
+                                   AND earlier.ordering_key = delivery.ordering_key
+                                   AND earlier.status = 'pending' AND earlier.event_id < delivery.event_id)
+                 AND NOT EXISTS (SELECT 1 FROM webhook_events unfanned
+                                 WHERE unfanned.fanned_out_at IS NULL AND unfanned.ordering_key = delivery.ordering_key
+                                   AND unfanned.id < delivery.event_id)))
+             ORDER BY delivery.next_attempt_at, delivery.event_id, delivery.id
+             LIMIT $5::int) candidate) picked
+         WHERE cardinality(picked.ids) > 0
+         LIMIT $3::int),
        due AS (
-         SELECT c.id FROM webhook_deliveries c
-         WHERE c.id IN (SELECT r.id FROM ranked r WHERE r.turn <= r.share
-                        ORDER BY r.turn, r.next_attempt_at, r.event_id LIMIT $3)
-           AND c.status = 'pending' AND c.next_attempt_at <= $1::timestamptz
-         FOR UPDATE OF c SKIP LOCKED)
-       UPDATE webhook_deliveries d
-       SET attempts = d.attempts + 1, last_attempt_at = $1::timestamptz, next_attempt_at = $2::timestamptz
-       FROM due, webhook_events v, webhook_endpoints e
-       WHERE d.id = due.id AND v.id = d.event_id AND e.id = d.endpoint_id
-       RETURNING d.id, d.attempts, d.endpoint_id AS "endpointId", e.tenant_id AS "tenantId", v.id AS "eventId", v.body,
-                 v.created_at AS "eventCreatedAt", e.url, e.secret,
-                 e.previous_secret AS "previousSecret", e.previous_secret_expires_at AS "previousSecretExpiresAt",
-                 e.failing_since AS "failingSince"`,
+         -- by primary key (an IN list here can become a hash join over every due row)
+         SELECT delivery.id FROM webhook_deliveries delivery
+         WHERE delivery.id = ANY (ARRAY(
+                 SELECT chosen.id
+                 FROM served CROSS JOIN LATERAL unnest(served.ids) WITH ORDINALITY AS chosen(id, turn)
+                 ORDER BY chosen.turn, served.wrapped, served.tenant_id LIMIT $3::int))
+           AND delivery.status = 'pending' AND delivery.next_attempt_at <= $1::timestamptz
+         FOR UPDATE OF delivery SKIP LOCKED)
+       UPDATE webhook_deliveries delivery
+       SET attempts = delivery.attempts + 1, last_attempt_at = $1::timestamptz, next_attempt_at = $2::timestamptz,
+           leased_until = $2::timestamptz
+       FROM due, webhook_events event, webhook_endpoints endpoint
+       WHERE delivery.id = due.id AND event.id = delivery.event_id AND endpoint.id = delivery.endpoint_id
+       RETURNING delivery.id, delivery.attempts, delivery.endpoint_id AS "endpointId", delivery.tenant_id AS "tenantId",
+                 event.id AS "eventId", event.body, event.created_at AS "eventCreatedAt", endpoint.url, endpoint.secret,
+                 endpoint.previous_secret AS "previousSecret",
+                 endpoint.previous_secret_expires_at AS "previousSecretExpiresAt",
+                 endpoint.failing_since AS "failingSince"`,
       [
         now.toISOString(),
         new Date(now.getTime() + LEASE_MS).toISOString(),
         limit,
         this.onlyTenants?.() ?? null,
         this.options.maxInFlightPerTenant,
-        JSON.stringify(busy),
+        this.tenantCursor,
       ],
     );
+    this.tenantCursor = lastInWalk(this.tenantCursor, claimed);
+    return claimed;
   }
 
   /** Writes the attempts that finished since last time: one statement, plus one for endpoints whose health changed. */
@@ -404,13 +474,14 @@ export class Dispatcher {
       }
       await this.run(
         `UPDATE webhook_deliveries d
-         SET status = r.status::webhook_delivery_status, next_attempt_at = r.next_attempt_at,
+         SET status = r.status::webhook_delivery_status, next_attempt_at = r.next_attempt_at, leased_until = NULL,
              last_status_code = r.status_code, last_duration_ms = r.duration_ms, last_error = r.error,
              last_response_excerpt = r.excerpt, delivered_at = coalesce(r.delivered_at, d.delivered_at)
          FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, status text, next_attempt_at timestamptz, status_code int,
                                                   duration_ms int, error text, excerpt text, delivered_at timestamptz)
-         WHERE d.id = r.id`,
-        [JSON.stringify(rows)],
+         -- the ids as an array too, so the planner knows how many (see recordEndpointHealth)
+         WHERE d.id = r.id AND d.id = ANY ($2::uuid[])`,
+        [JSON.stringify(rows), rows.map((row) => row.id)],
       );
       await this.recordEndpointHealth(batch);
       for (const { delivery, outcome } of batch) {
@@ -457,8 +528,10 @@ export class Dispatcher {
            disabled_reason = CASE WHEN e.enabled AND NOT r.ok AND coalesce(e.failing_since, r.at) <= r.at - $2::interval
                                   THEN 'failing' ELSE e.disabled_reason END
        FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, ok boolean, at timestamptz)
-       WHERE e.id = r.id`,
-      [JSON.stringify(changes), `${DISABLE_AFTER_FAILING_MS / 1000} seconds`],
+       -- the id list as an array too: its length is known to the planner (a record set is guessed at 100 rows,
+       -- which makes a sequential scan of every endpoint look cheaper than the lookups)
+       WHERE e.id = r.id AND e.id = ANY ($3::uuid[])`,
+      [JSON.stringify(changes), `${DISABLE_AFTER_FAILING_MS / 1000} seconds`, changes.map((change) => change.id)],
     );
   }
 }

@@ -241,7 +241,14 @@ export async function testWebhookEndpoint(db: Db, actor: Actor, tenantId: string
   const [, delivery] = await db.$transaction([
     db.webhookEvent.create({ data: { ...event, fannedOutAt: now } }),
     db.webhookDelivery.create({
-      data: { id: newId(), endpointId: endpoint.id, eventId: event.id, nextAttemptAt: now, createdAt: now },
+      data: {
+        id: newId(),
+        endpointId: endpoint.id,
+        tenantId: endpoint.tenantId,
+        eventId: event.id,
+        nextAttemptAt: now,
+        createdAt: now,
+      },
       include: withEvent,
     }),
   ]);

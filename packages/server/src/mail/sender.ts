@@ -3,6 +3,7 @@ import { newId } from '../db/ids';
 import { plainQuery } from '../db/plain-statement';
 import type { MailMessage } from '../db/generated/client';
 import { newAnswerToken } from '../domain/recipients/tokens';
+import { userRecord } from '../domain/users/present';
 import { retryDelayMs } from '../domain/webhooks/backoff';
 import type { Logger } from '../observability/logger';
 import { onMailQueued } from './outbox';
@@ -225,7 +226,7 @@ export class MailSender {
       where: { id: mail.requestId! },
       include: {
         work: { select: { name: true, discardedAt: true, tenantId: true } },
-        owner: { select: { firstName: true, lastName: true, email: true } },
+        owner: userRecord,
       },
     });
     if (!request || request.status !== 'pending' || request.work.discardedAt) return null;

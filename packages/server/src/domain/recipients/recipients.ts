@@ -1,10 +1,10 @@
 import type { Db } from '../../db/client';
 import { plainQuery } from '../../db/plain-statement';
-import type { AnswerLink, Request } from '../../db/generated/client';
+import type { AnswerLink, Request, Work } from '../../db/generated/client';
 import { notFound } from '../errors';
 import { applyAction, type RequestRef } from '../requests/requests';
 import type { Schemas } from '../schemas';
-import { presentUserRecord } from '../users/present';
+import { presentUserRecord, userRecord } from '../users/present';
 import { answerTokenMatches, hashAnswerToken, isAnswerToken } from './tokens';
 
 /**
@@ -14,7 +14,7 @@ import { answerTokenMatches, hashAnswerToken, isAnswerToken } from './tokens';
  */
 const linkGone = () => notFound('request for this link: it may have been replaced by a newer email, or cancelled');
 
-type LinkRow = Pick<AnswerLink, 'tokenHash'> & Pick<Request, 'workId'> & { requestId: string; tenantId: string };
+type LinkRow = Pick<AnswerLink, 'tokenHash' | 'requestId'> & Pick<Request, 'workId'> & Pick<Work, 'tenantId'>;
 
 /** The request a token opens, or 404. One index read by the token's hash, confirmed in constant time. */
 async function resolveLink(db: Db, token: string): Promise<RequestRef> {
@@ -36,7 +36,7 @@ async function recipientView(db: Db, ref: RequestRef): Promise<Schemas['Recipien
     where: { id: ref.requestId },
     include: {
       work: { select: { name: true } },
-      owner: { select: { firstName: true, lastName: true, email: true } },
+      owner: userRecord,
     },
   });
   if (!request) throw linkGone();

@@ -1,3 +1,4 @@
+import type { Prisma } from '../../db/generated/client';
 import type { Schemas } from '../schemas';
 
 interface UserRow {
@@ -8,8 +9,14 @@ interface UserRow {
   createdAt: Date;
 }
 
+/** What a user record is read with: the owner of a tenant, work or request, the actor of a request's event. */
+export const userRecord = { select: { firstName: true, lastName: true, email: true } } as const;
+
+/** A user read through `userRecord`. */
+export type UserRecordRow = Prisma.UserGetPayload<typeof userRecord>;
+
 /** The seed's "user record": how a user appears inside other resources. */
-export const presentUserRecord = (user: Pick<UserRow, 'email' | 'firstName' | 'lastName'>): Schemas['UserRecord'] => ({
+export const presentUserRecord = (user: UserRecordRow): Schemas['UserRecord'] => ({
   firstName: user.firstName,
   lastName: user.lastName,
   email: user.email,

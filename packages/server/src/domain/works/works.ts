@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client';
 import { countWorksOf } from '../../db/counts';
 import { nextWorkSlugNumber } from '../../db/slug-counters';
-import type { WebhookEvent } from '../../db/generated/client';
+import type { Prisma, WebhookEvent } from '../../db/generated/client';
 import { isId, newId } from '../../db/ids';
 import { signalOutboxWrite } from '../../db/outbox-signal';
 import { plainQuery } from '../../db/plain-statement';
@@ -11,21 +11,13 @@ import { DEFAULT_PAGE_SIZE, newestFirst, type Page, type PageRequest, pageOf, re
 import { checkPrecondition, type Precondition, preconditionFailed } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { createWithUniqueSlug } from '../unique';
-import { normalizeName, presentUserRecord } from '../users/present';
+import { normalizeName, presentUserRecord, userRecord } from '../users/present';
 import { OUTBOX_COLUMNS, outboxPlaceholders, outboxRow, outboxValues } from '../webhooks/events';
 
-const withOwner = { owner: { select: { firstName: true, lastName: true, email: true } } } as const;
+const withOwner = { owner: userRecord } as const;
 
-interface WorkRow {
-  id: string;
-  slug: string;
-  name: string;
-  description: string;
-  createdAt: Date;
-  updatedAt: Date;
-  discardedAt: Date | null;
-  owner: { firstName: string; lastName: string; email: string };
-}
+/** A work as read with its owner; also what a work written in this module is presented from. */
+type WorkRow = Prisma.WorkGetPayload<{ include: typeof withOwner }>;
 
 export const presentWork = (work: WorkRow): Schemas['Work'] => ({
   id: work.id,
@@ -60,8 +52,9 @@ export const firstWorksPage = {
   counts: { select: { keptWorks: true } },
 } as const;
 
-export const presentFirstWorksPage = (tenant: { works: WorkRow[]; counts: { keptWorks: number } | null }) =>
-  toConnection(tenant.works, pageOf({}), tenant.counts?.keptWorks ?? 0, presentWork);
+export const presentFirstWorksPage = (
+  tenant: Pick<Prisma.TenantGetPayload<{ include: typeof firstWorksPage }>, keyof typeof firstWorksPage>,
+) => toConnection(tenant.works, pageOf({}), tenant.counts?.keptWorks ?? 0, presentWork);
 
 export async function listWorks(
   db: Db,

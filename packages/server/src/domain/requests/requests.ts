@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client';
 import { countRequestsOf } from '../../db/counts';
-import type { WebhookEvent } from '../../db/generated/client';
+import type { Prisma, WebhookEvent } from '../../db/generated/client';
 import { isId, newId } from '../../db/ids';
 import { signalOutboxWrite } from '../../db/outbox-signal';
 import { plainQuery } from '../../db/plain-statement';
@@ -9,7 +9,7 @@ import { notFound, ProblemError } from '../errors';
 import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import { checkPrecondition, type Precondition } from '../preconditions';
 import type { Schemas } from '../schemas';
-import { normalizeEmail, normalizeName, presentUserRecord } from '../users/present';
+import { normalizeEmail, normalizeName, presentUserRecord, userRecord } from '../users/present';
 import { OUTBOX_COLUMNS, outboxPlaceholders, outboxRow, outboxValues } from '../webhooks/events';
 import { findWork, workDiscarded } from '../works/works';
 import { MAIL_COLUMNS, signalMailQueued } from '../../mail/outbox';
@@ -22,32 +22,10 @@ import {
   type RequestStatus,
 } from './state-machine';
 
-const userRecord = { select: { firstName: true, lastName: true, email: true } } as const;
 const withOwner = { owner: userRecord } as const;
 
-interface RequestRow {
-  id: string;
-  workId: string;
-  status: RequestStatus;
-  title: string;
-  message: string;
-  recipientEmail: string;
-  recipientFirstName: string;
-  recipientLastName: string;
-  answer: string | null;
-  validation: 'standard' | 'early' | null;
-  cancelReason: string | null;
-  dueAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-  confirmedAt: Date | null;
-  validatedAt: Date | null;
-  cancelledAt: Date | null;
-  emailStatus: 'queued' | 'sent' | 'failed' | 'dropped' | null;
-  emailSentAt: Date | null;
-  emailFailure: string | null;
-  owner: { firstName: string; lastName: string; email: string };
-}
+/** A request as read with its owner; also what a request written in this module is presented from. */
+type RequestRow = Prisma.RequestGetPayload<{ include: typeof withOwner }>;
 
 const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
 
@@ -105,10 +83,11 @@ export async function createRequest(
   await authorize(db, actor, tenantId, 'sendRequest');
   if (!isId(workId)) throw notFound('work');
   const now = new Date();
+  // The row as the INSERT below writes it, defaults included.
   const request = {
     id: newId(),
     workId,
-    status: 'pending' as const,
+    status: 'pending',
     title: normalizeName(input.title),
     message: input.message ?? '',
     recipientEmail: normalizeEmail(input.recipient.email),
@@ -123,12 +102,15 @@ export async function createRequest(
     confirmedAt: null,
     validatedAt: null,
     cancelledAt: null,
-    emailStatus: 'queued' as const,
+    emailStatus: 'queued',
     emailSentAt: null,
     emailFailure: null,
+    remindedAt: null,
+    linkGeneration: 0,
+    ownerId: actor.userId,
     // The owner is the caller, whom authentication already read (see createWork).
     owner: actor.user,
-  };
+  } satisfies RequestRow;
   const presented = presentRequest(request);
   const event = outboxRow('request.created', tenantId, { request: presented }, now, { orderingKey: request.id });
   // One statement, so one round trip and atomic: the request is inserted only from the work while it is kept (FOR

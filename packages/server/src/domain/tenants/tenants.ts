@@ -2,38 +2,32 @@ import type { Db } from '../../db/client';
 import { countTenantsOf } from '../../db/counts';
 import { nextTenantSlugNumber } from '../../db/slug-counters';
 import { newId } from '../../db/ids';
+import type { Prisma, Tenant } from '../../db/generated/client';
 import { plainQuery } from '../../db/plain-statement';
 import { type Actor, authorize } from '../access';
 import { notFound } from '../errors';
 import { tenantLimitReached } from '../limits';
-import { type Connection, newestFirst, type Page, type PageRequest, readPage } from '../paging';
+import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import { checkPrecondition, type Precondition, preconditionFailed } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { createWithUniqueSlug } from '../unique';
-import { normalizeName, presentUserRecord } from '../users/present';
+import { normalizeName, presentUserRecord, userRecord } from '../users/present';
 import { firstWorksPage, presentFirstWorksPage } from '../works/works';
 
 /** How many members a tenant embeds; the full list is at GET /tenants/{id}/members. */
 export const EMBEDDED_MEMBERS = 100;
 
-const userRecord = { select: { firstName: true, lastName: true, email: true } } as const;
 const tenantInclude = {
   owner: userRecord,
-  memberships: { include: { user: userRecord }, orderBy: { id: 'asc' }, take: EMBEDDED_MEMBERS },
+  // What a tenant embeds of a member: their role and user record.
+  memberships: { select: { role: true, user: userRecord }, orderBy: { id: 'asc' }, take: EMBEDDED_MEMBERS },
   ...firstWorksPage,
 } as const;
 
-interface TenantRow {
-  id: string;
-  name: string;
-  slug: string;
-  createdAt: Date;
-  updatedAt: Date;
-  owner: { firstName: string; lastName: string; email: string };
-  memberships: Array<{ role: Schemas['Role']; user: { firstName: string; lastName: string; email: string } }>;
-}
+/** A tenant as read with its embeds; also what a tenant created here is presented from. */
+type TenantRow = Prisma.TenantGetPayload<{ include: typeof tenantInclude }>;
 
-export const presentTenant = (tenant: TenantRow, works: Connection<Schemas['Work']>): Schemas['Tenant'] => ({
+export const presentTenant = (tenant: TenantRow): Schemas['Tenant'] => ({
   id: tenant.id,
   name: tenant.name,
   slug: tenant.slug,
@@ -41,14 +35,14 @@ export const presentTenant = (tenant: TenantRow, works: Connection<Schemas['Work
   createdAt: tenant.createdAt.toISOString(),
   updatedAt: tenant.updatedAt.toISOString(),
   members: { nodes: tenant.memberships.map((m) => ({ role: m.role, user: presentUserRecord(m.user) })) },
-  works,
+  works: presentFirstWorksPage(tenant),
 });
 
 /** A tenant with its members and first page of works: one statement. */
 async function loadTenant(db: Db, tenantId: string): Promise<Schemas['Tenant']> {
   const tenant = await db.tenant.findUnique({ where: { id: tenantId }, include: tenantInclude });
   if (!tenant) throw notFound('tenant');
-  return presentTenant(tenant, presentFirstWorksPage(tenant));
+  return presentTenant(tenant);
 }
 
 export async function createTenant(
@@ -69,7 +63,7 @@ export async function createTenant(
       // of concurrent creations, only as many as there are places left insert anything.
       const id = newId();
       const now = new Date();
-      const created = await plainQuery<{ id: string }>(
+      const created = await plainQuery<Pick<Tenant, 'id'>>(
         db,
         `WITH owner AS (
            UPDATE users SET owned_tenant_count = owned_tenant_count + 1
@@ -85,14 +79,17 @@ export async function createTenant(
         [id, name, slug, actor.userId, now.toISOString(), newId(), maxOwnedTenants],
       );
       if (created.length === 0) throw tenantLimitReached(maxOwnedTenants);
-      return { id, name, slug, createdAt: now, updatedAt: now };
+      return { id, name, slug, ownerId: actor.userId, createdAt: now, updatedAt: now };
     },
   );
   // A new tenant's only member is its owner, the caller (see createWork), and it has no works yet.
-  return presentTenant(
-    { ...tenant, owner: actor.user, memberships: [{ role: 'owner', user: actor.user }] },
-    { totalCount: 0, edges: [], pageInfo: { hasNextPage: false, endCursor: null } },
-  );
+  return presentTenant({
+    ...tenant,
+    owner: actor.user,
+    memberships: [{ role: 'owner', user: actor.user }],
+    works: [],
+    counts: { keptWorks: 0 },
+  });
 }
 
 export async function getTenant(db: Db, actor: Actor, tenantId: string) {
@@ -142,6 +139,6 @@ export async function listTenants(db: Db, actor: Actor, request: PageRequest) {
       return memberships.map((membership) => membership.tenant);
     },
     totalCount: () => countTenantsOf(db, actor.userId),
-    present: (tenant) => presentTenant(tenant, presentFirstWorksPage(tenant)),
+    present: presentTenant,
   });
 }

@@ -11,16 +11,7 @@ import type { Schemas } from '../schemas';
 import { normalizeName } from '../users/present';
 import { generateKey, keyMatches, prefixOf } from './secrets';
 
-interface ApiKeyRow {
-  id: string;
-  name: string;
-  prefix: string;
-  createdAt: Date;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-}
-
-export const presentApiKey = (key: ApiKeyRow): Schemas['ApiKey'] => ({
+export const presentApiKey = (key: ApiKey): Schemas['ApiKey'] => ({
   id: key.id,
   name: key.name,
   prefix: key.prefix,

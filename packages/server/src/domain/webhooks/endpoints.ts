@@ -1,6 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { Db } from '../../db/client';
 import { countDeliveriesOf, countWebhookEndpointsOf } from '../../db/counts';
+import type { Prisma, WebhookEndpoint } from '../../db/generated/client';
 import { isId, newId } from '../../db/ids';
 import { signalOutboxWrite } from '../../db/outbox-signal';
 import { secretBoxOf } from '../../db/secret-box';
@@ -24,22 +25,9 @@ export interface WebhookSettings {
 
 export const systemLookup: Lookup = (host) => dnsLookup(host, { all: true, verbatim: true });
 
-interface EndpointRow {
-  id: string;
-  url: string;
-  description: string;
-  eventTypes: string[];
-  enabled: boolean;
-  disabledReason: string | null;
-  failingSince: Date | null;
-  previousSecretExpiresAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
 const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
 
-export const presentEndpoint = (row: EndpointRow): Schemas['WebhookEndpoint'] => ({
+export const presentEndpoint = (row: WebhookEndpoint): Schemas['WebhookEndpoint'] => ({
   id: row.id,
   url: row.url,
   description: row.description,
@@ -52,20 +40,10 @@ export const presentEndpoint = (row: EndpointRow): Schemas['WebhookEndpoint'] =>
   updatedAt: row.updatedAt.toISOString(),
 });
 
-interface DeliveryRow {
-  id: string;
-  status: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  lastAttemptAt: Date | null;
-  lastStatusCode: number | null;
-  lastDurationMs: number | null;
-  lastError: string | null;
-  lastResponseExcerpt: string | null;
-  nextAttemptAt: Date | null;
-  deliveredAt: Date | null;
-  createdAt: Date;
-  event: { body: string };
-}
+const withEvent = { event: { select: { body: true } } } as const;
+
+/** A delivery as read with its event's body. */
+type DeliveryRow = Prisma.WebhookDeliveryGetPayload<{ include: typeof withEvent }>;
 
 export const presentDelivery = (row: DeliveryRow): Schemas['WebhookDelivery'] => ({
   id: row.id,
@@ -81,8 +59,6 @@ export const presentDelivery = (row: DeliveryRow): Schemas['WebhookDelivery'] =>
   deliveredAt: iso(row.deliveredAt),
   createdAt: row.createdAt.toISOString(),
 });
-
-const withEvent = { event: { select: { body: true } } } as const;
 
 /** Refuses a URL that is not https or does not resolve to public addresses only (unless private ones are allowed). */
 async function checkUrl(url: string, settings: WebhookSettings): Promise<void> {

@@ -1,3 +1,4 @@
+import type { WebhookEvent as WebhookEventRow } from '../../db/generated/client';
 import { newId } from '../../db/ids';
 import type { Schemas } from '../schemas';
 
@@ -6,18 +7,17 @@ export type WebhookEventType = Schemas['WebhookEventType'];
 export type WebhookEvent = Schemas['WebhookEvent'];
 type EventOf<T extends WebhookEventType> = Extract<WebhookEvent, { type: T }>;
 
-/** One outbox row: the event, its exact body (what is signed and sent), and what routes and orders it. */
-export interface OutboxRow {
-  id: string;
-  tenantId: string;
+/**
+ * One outbox row: the event, its exact body (what is signed and sent), and what routes and orders it: `orderingKey`
+ * is the request an event is about (its events reach each endpoint in order), `endpointId` is set only for
+ * webhook_endpoint.test (the one endpoint it goes to). Its type is one of the contract's (the column is text).
+ */
+export type OutboxRow = Pick<
+  WebhookEventRow,
+  'id' | 'tenantId' | 'orderingKey' | 'endpointId' | 'body' | 'createdAt'
+> & {
   type: WebhookEventType;
-  /** The request an event is about: its events reach each endpoint in order. */
-  orderingKey: string | null;
-  /** Only for webhook_endpoint.test: the one endpoint it goes to. */
-  endpointId: string | null;
-  body: string;
-  createdAt: Date;
-}
+};
 
 /** Builds the outbox row of an event; `createdAt` is the change's own time, so the event says when it happened. */
 export function outboxRow<T extends WebhookEventType>(

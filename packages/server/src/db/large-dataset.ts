@@ -193,22 +193,9 @@ const timeOf = (ms: string) => `to_timestamp((${ms})::double precision / 1000)`;
 /** The ms of a timestamptz(3) column, exactly. */
 const msOfColumn = (column: string) => `(extract(epoch from ${column}) * 1000)::bigint`;
 
-/** Loads the data set (see above) into a migrated database; returns what a benchmark or test needs to use it. */
-export async function loadLargeDataset(
-  session: SqlSession,
-  shape: LargeDatasetShape,
-  options: LoadLargeDatasetOptions = {},
-): Promise<LargeDataset> {
-  const namespace = options.namespace ?? '';
-  if (!/^[a-z0-9]{0,20}$/.test(namespace)) throw new Error('namespace: lower-case letters and digits, at most 20');
-  checkShape(shape);
-  const at = options.at ?? new Date();
-  const atMs = at.getTime();
-  const tag = namespace ? `-${namespace}` : '';
-  const nameTag = namespace ? ` ${namespace}` : '';
-  const seed = `works-api-large-dataset${tag}`;
-
-  const s = {
+/** Where each kind of row sits in time: a series per kind, ending before `atMs` (the moment of loading). */
+function seriesOf(shape: LargeDatasetShape, atMs: number) {
+  return {
     heavyUser: series('heavy-user', atMs - 400 * DAY_MS, atMs - 400 * DAY_MS + 1, 1),
     users: series('user', atMs - 399 * DAY_MS, atMs - 380 * DAY_MS, shape.otherUsers),
     // The three groups of tenants spread over the same year: interleaved in id order, as real sign-ups are.
@@ -224,34 +211,106 @@ export async function loadLargeDataset(
     idempotencyKeys: series('idempotency-key', atMs - 48 * HOUR_MS, atMs - 25 * HOUR_MS, shape.expiredIdempotencyKeys),
     activeKey: series('active-key', atMs - DAY_MS, atMs - DAY_MS + 1, 1),
   };
-  const otherUserId = (n: string) => idOf(s.users, n);
+}
 
-  const timings: LargeDataset['timings'] = [];
-  const step = async (name: string, sql: string, params: unknown[] = []) => {
-    const started = Date.now();
-    await session.query(sql, [seed, ...params]);
-    timings.push({ step: name, ms: Date.now() - started });
-  };
+/** The ids the statements refer to, computed once by the same SQL expressions that make them. */
+interface DatasetIds {
+  heavy_user: string;
+  big_tenant: string;
+  big_work: string;
+  endpoint: string;
+  active_key: string;
+}
 
-  // The ids the other statements refer to, computed once.
-  const [ids] = await session.query<{
-    heavy_user: string;
-    big_tenant: string;
-    big_work: string;
-    endpoint: string;
-    active_key: string;
-  }>(
+/** What every step of a load shares. */
+interface Load {
+  shape: LargeDatasetShape;
+  /** `-<namespace>` (or nothing), for emails and slugs; `nameTag` is ` <namespace>`, for names. */
+  tag: string;
+  nameTag: string;
+  s: ReturnType<typeof seriesOf>;
+  ids: DatasetIds;
+  heavyEmail: string;
+  apiKey: ReturnType<typeof activeApiKey>;
+  popularName: string;
+  popularSlug: string;
+  otherUserId: (n: string) => string;
+  /** Runs one statement with the seed as `$1` and `params` after it, and times it. */
+  step: (name: string, sql: string, params?: unknown[]) => Promise<void>;
+}
+
+/** Loads the data set (see above) into a migrated database; returns what a benchmark or test needs to use it. */
+export async function loadLargeDataset(
+  session: SqlSession,
+  shape: LargeDatasetShape,
+  options: LoadLargeDatasetOptions = {},
+): Promise<LargeDataset> {
+  const namespace = options.namespace ?? '';
+  if (!/^[a-z0-9]{0,20}$/.test(namespace)) throw new Error('namespace: lower-case letters and digits, at most 20');
+  checkShape(shape);
+  const at = options.at ?? new Date();
+  const tag = namespace ? `-${namespace}` : '';
+  const nameTag = namespace ? ` ${namespace}` : '';
+  const seed = `works-api-large-dataset${tag}`;
+  const s = seriesOf(shape, at.getTime());
+
+  const [ids] = await session.query<DatasetIds>(
     `SELECT ${idOf(s.heavyUser, '1')} AS heavy_user, ${idOf(s.heavyTenants, '1')} AS big_tenant,
             ${idOf(s.works, int(shape.bigTenantWorks))} AS big_work, ${idOf(s.endpoint, '1')} AS endpoint,
             ${idOf(s.activeKey, '1')} AS active_key`,
     [seed],
   );
   if (!ids) throw new Error('computing the ids returned nothing');
-  const heavyEmail = `scale-heavy${tag}@example.com`;
-  const apiKey = activeApiKey(seed);
-  const popularName = `Acme${nameTag}`;
-  const popularSlug = `acme${tag}`;
+  const timings: LargeDataset['timings'] = [];
+  const load: Load = {
+    shape,
+    tag,
+    nameTag,
+    s,
+    ids,
+    heavyEmail: `scale-heavy${tag}@example.com`,
+    apiKey: activeApiKey(seed),
+    popularName: `Acme${nameTag}`,
+    popularSlug: `acme${tag}`,
+    otherUserId: (n) => idOf(s.users, n),
+    async step(name, sql, params = []) {
+      const started = Date.now();
+      await session.query(sql, [seed, ...params]);
+      timings.push({ step: name, ms: Date.now() - started });
+    },
+  };
 
+  await loadUsers(load);
+  await loadTenants(load);
+  await loadBigTenant(load);
+  await loadBigWork(load);
+  await loadExpiredIdempotencyKeys(load);
+  await loadWebhookHistory(load);
+
+  const started = Date.now();
+  await session.query(
+    `VACUUM (ANALYZE) users, api_keys, tenants, memberships, works, requests, request_events, idempotency_keys,
+                      webhook_endpoints, webhook_events, webhook_deliveries`,
+  );
+  timings.push({ step: 'vacuum and analyze', ms: Date.now() - started });
+
+  return {
+    shape,
+    namespace,
+    at,
+    heavyUser: { id: ids.heavy_user, email: load.heavyEmail, apiKeyId: ids.active_key, apiKey: load.apiKey.secret },
+    bigTenantId: ids.big_tenant,
+    bigWorkId: ids.big_work,
+    popularName: load.popularName,
+    popularSlug: load.popularSlug,
+    webhookEndpointId: ids.endpoint,
+    counts: countsOf(shape),
+    timings,
+  };
+}
+
+/** The heavy user (with the active API key and the revoked ones) and the other users. */
+async function loadUsers({ step, s, shape, ids, tag, heavyEmail, apiKey, otherUserId }: Load): Promise<void> {
   await step(
     'users',
     `INSERT INTO users (id, email, first_name, last_name, created_at)
@@ -273,7 +332,18 @@ export async function loadLargeDataset(
      CROSS JOIN LATERAL (SELECT ${timeOf(msOf(s.revokedKeys, 'n'))} AS at) t`,
     [ids.active_key, ids.heavy_user, apiKey.prefix, hashKey(apiKey.secret)],
   );
-
+}
+/** The tenants of the three groups, each with its owner's membership. */
+async function loadTenants({
+  step,
+  s,
+  shape,
+  nameTag,
+  tag,
+  popularName,
+  popularSlug,
+  otherUserId,
+}: Load): Promise<void> {
   // Tenants and their owners' memberships, one statement per group; a membership shares its tenant's time. The
   // namespace goes in as a literal (checked above), so that every statement uses each of its parameters.
   const ownerOf = (n: string) => otherUserId(`((${n} - 1) % ${int(Math.max(1, shape.otherUsers))} + 1)`);
@@ -321,7 +391,9 @@ export async function loadLargeDataset(
        SELECT ${uuid7(msOfColumn('created_at'), `'owner:' || id`)}, id, owner_id, 'owner', created_at FROM tenant`,
     );
   }
-
+}
+/** The big tenant's members and works (the last of them the big work). */
+async function loadBigTenant({ step, s, shape, ids, otherUserId }: Load): Promise<void> {
   await step(
     'members of the big tenant',
     `INSERT INTO memberships (id, tenant_id, user_id, role, created_at)
@@ -345,7 +417,9 @@ export async function loadLargeDataset(
      CROSS JOIN LATERAL (SELECT ${msOf(s.works, 'n')} AS ms, ${discardedSql('n', shape.bigTenantWorks)} AS discarded) t`,
     [ids.big_tenant, ids.heavy_user],
   );
-
+}
+/** The big work's requests in their status mix, and the events of their transitions. */
+async function loadBigWork({ step, s, shape, ids }: Load): Promise<void> {
   // The status mix by n % 20 (REQUEST_MIX): the columns each status's transitions set, a minute apart.
   await step(
     'requests',
@@ -388,7 +462,9 @@ export async function loadLargeDataset(
        ON t.r BETWEEN e.r_from AND e.r_to`,
     [ids.heavy_user],
   );
-
+}
+/** Idempotency keys past their 24 hours, for the janitor. */
+async function loadExpiredIdempotencyKeys({ step, s, shape, ids, tag }: Load): Promise<void> {
   await step(
     'expired idempotency keys',
     `INSERT INTO idempotency_keys (scope, key, request, body_hash, status, content_type, location, body, locked_at,
@@ -401,7 +477,9 @@ export async function loadLargeDataset(
      CROSS JOIN LATERAL (SELECT ${idOf(s.idempotencyKeys, 'n')} AS id, ${timeOf(msOf(s.idempotencyKeys, 'n'))} AS at) t`,
     [ids.heavy_user, tag],
   );
-
+}
+/** The big tenant's (disabled) webhook endpoint and its delivery history past retention. */
+async function loadWebhookHistory({ step, s, shape, ids }: Load): Promise<void> {
   await step(
     'webhook endpoint',
     `INSERT INTO webhook_endpoints (id, tenant_id, url, description, event_types, enabled, disabled_reason, secret,
@@ -437,27 +515,6 @@ export async function loadLargeDataset(
      FROM event`,
     [ids.big_tenant, ids.endpoint, ids.big_work],
   );
-
-  const started = Date.now();
-  await session.query(
-    `VACUUM (ANALYZE) users, api_keys, tenants, memberships, works, requests, request_events, idempotency_keys,
-                      webhook_endpoints, webhook_events, webhook_deliveries`,
-  );
-  timings.push({ step: 'vacuum and analyze', ms: Date.now() - started });
-
-  return {
-    shape,
-    namespace,
-    at,
-    heavyUser: { id: ids.heavy_user, email: heavyEmail, apiKeyId: ids.active_key, apiKey: apiKey.secret },
-    bigTenantId: ids.big_tenant,
-    bigWorkId: ids.big_work,
-    popularName,
-    popularSlug,
-    webhookEndpointId: ids.endpoint,
-    counts: countsOf(shape),
-    timings,
-  };
 }
 
 /**

@@ -43,9 +43,6 @@ async function countRows(sql: string, values: unknown[]): Promise<number> {
   return Number(row!.n);
 }
 
-const call = (user: TestUser, method: string, path: string, json?: unknown) =>
-  server.call(path, { method, apiKey: user.apiKey, ...(json !== undefined && { json }) });
-
 test('every totalCount equals count(*) after a concurrent mix of changes', async () => {
   // Set-up one at a time; then the mix all at once.
   const works: Array<{ id: string }> = [];
@@ -61,8 +58,8 @@ test('every totalCount equals count(*) after a concurrent mix of changes', async
   const mix: Array<Promise<{ status: number }>> = [];
   for (const [i, work] of works.entries()) {
     const path = `/v1/tenants/${tenantId}/works/${work.id}`;
-    if (i >= 2) mix.push(call(owner, 'DELETE', path), call(owner, 'DELETE', path));
-    if (i >= 2 && i % 2 === 0) mix.push(call(owner, 'PUT', `${path}/undiscard`));
+    if (i >= 2) mix.push(server.callAs(owner, 'DELETE', path), server.callAs(owner, 'DELETE', path));
+    if (i >= 2 && i % 2 === 0) mix.push(server.callAs(owner, 'PUT', `${path}/undiscard`));
   }
   const actions = [
     ['PUT', 'confirm'],
@@ -71,33 +68,38 @@ test('every totalCount equals count(*) after a concurrent mix of changes', async
   ] as const;
   for (let i = 0; i < requests.length; i++) {
     const [method, action] = actions[i % 3]!;
-    mix.push(call(owner, method, `${requestPath(i)}/${action}`), call(owner, 'DELETE', `${requestPath(i)}/cancel`));
+    mix.push(
+      server.callAs(owner, method, `${requestPath(i)}/${action}`),
+      server.callAs(owner, 'DELETE', `${requestPath(i)}/cancel`),
+    );
   }
   for (let i = 0; i < 6; i++) {
-    mix.push(call(owner, 'POST', requestsOf(i), { title: 'Raced', recipient: { email: 'raced@example.com' } }));
-    mix.push(call(owner, 'POST', `/v1/tenants/${tenantId}/works`, { name: 'Work 1' }));
+    mix.push(
+      server.callAs(owner, 'POST', requestsOf(i), { title: 'Raced', recipient: { email: 'raced@example.com' } }),
+    );
+    mix.push(server.callAs(owner, 'POST', `/v1/tenants/${tenantId}/works`, { name: 'Work 1' }));
   }
   for (const [i, user] of others.entries()) {
     mix.push(
-      call(owner, 'POST', members, { email: user.email, role: 'member' }).then(async (added) => {
+      server.callAs(owner, 'POST', members, { email: user.email, role: 'member' }).then(async (added) => {
         // Half of them are removed again while the rest of the mix runs.
         if (added.status !== 201 || i % 2 === 1) return added;
-        const { member } = (await added.json()) as { member: { user: { id: string } } };
-        return call(owner, 'DELETE', `${members}/${member.user.id}`);
+        const { member } = added.body as { member: { user: { id: string } } };
+        return server.callAs(owner, 'DELETE', `${members}/${member.user.id}`);
       }),
     );
     mix.push(
-      call(user, 'POST', '/v1/tenants', { name: 'Counted' }),
-      call(user, 'POST', '/v1/tenants', { name: 'Counted' }),
+      server.callAs(user, 'POST', '/v1/tenants', { name: 'Counted' }),
+      server.callAs(user, 'POST', '/v1/tenants', { name: 'Counted' }),
     );
-    mix.push(call(user, 'POST', '/v1/api-keys', { name: 'second' }));
+    mix.push(server.callAs(user, 'POST', '/v1/api-keys', { name: 'second' }));
   }
   const statuses = (await Promise.all(mix)).map((res) => res.status);
   expect(statuses.filter((status) => status >= 500 && status !== 503)).toEqual([]);
   expect(statuses.filter((status) => status < 300).length).toBeGreaterThan(0);
 
   const tenant = `/v1/tenants/${tenantId}`;
-  const tenantBody = (await (await call(owner, 'GET', tenant)).json()) as { tenant: { works: Connection } };
+  const tenantBody = (await server.callAs(owner, 'GET', tenant)).body as { tenant: { works: Connection } };
   const kept = await countRows('works WHERE tenant_id = $1::uuid AND discarded_at IS NULL', [tenantId]);
   expect(tenantBody.tenant.works.totalCount).toBe(kept);
   expect(await totalCount(`${tenant}/works`)).toBe(kept);

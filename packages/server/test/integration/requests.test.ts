@@ -6,7 +6,9 @@ import { startTestServer, type TestServer, type TestUser } from '../support/serv
 let server: TestServer;
 let ada: TestUser;
 let mia: TestUser;
-let worksUrl: string;
+let worksUrl: `/v1/tenants/${string}/works`;
+type WorkUrl = `/v1/tenants/${string}/works/${string}`;
+type RequestUrl = `${WorkUrl}/requests/${string}`;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -19,34 +21,30 @@ afterAll(() => server.close());
 
 const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-async function call(user: TestUser, method: string, url: string, json?: unknown) {
-  const res = await server.call(url, { method, apiKey: user.apiKey, json });
-  return { status: res.status, body: await res.json(), headers: res.headers };
-}
-
-async function newWork(): Promise<string> {
+async function newWork(): Promise<WorkUrl> {
   return `${worksUrl}/${(await createWork(ada, worksUrl.split('/')[3]!, 'Work')).id}`;
 }
 
 async function send(
-  workUrl: string,
+  workUrl: WorkUrl,
   by = ada,
   body: object = { title: 'Confirm the figures', recipient: { email: 'rae@example.com' } },
-) {
-  const res = await call(by, 'POST', `${workUrl}/requests`, body);
+): Promise<RequestUrl> {
+  const res = await server.callAs(by, 'POST', `${workUrl}/requests`, body);
   expect(res.status).toBe(201);
   return `${workUrl}/requests/${res.body.request.id}`;
 }
 
-const act = (user: TestUser, requestUrl: string, action: string, json?: unknown) =>
-  call(user, action === 'cancel' ? 'DELETE' : 'PUT', `${requestUrl}/${action}`, json);
+const act = (user: TestUser, requestUrl: RequestUrl, action: string, json?: unknown) =>
+  server.callAs(user, action === 'cancel' ? 'DELETE' : 'PUT', `${requestUrl}/${action}`, json);
 
-const eventsOf = async (requestUrl: string) => (await call(ada, 'GET', `${requestUrl}/events`)).body.events;
+const eventsOf = async (requestUrl: RequestUrl) =>
+  (await server.callAs(ada, 'GET', `${requestUrl}/events`)).body.events;
 
 describe('POST .../requests', () => {
   it('creates a pending request with every field, a Location, and no event', async () => {
     const workUrl = await newWork();
-    const res = await call(mia, 'POST', `${workUrl}/requests`, {
+    const res = await server.callAs(mia, 'POST', `${workUrl}/requests`, {
       title: '  Confirm Q3  ',
       message: 'Section 3, please.\n',
       recipient: { email: 'Grace@Example.com', firstName: ' Grace ', lastName: 'Hopper' },
@@ -76,7 +74,7 @@ describe('POST .../requests', () => {
       // No mail sender runs in this file: the email stays queued (test/integration/recipients.test.ts sends it).
       emailDelivery: { status: 'queued', lastSentAt: null, failure: null },
     });
-    expect((await call(ada, 'GET', `${workUrl}/requests/${request.id}`)).body).toEqual({ request });
+    expect((await server.callAs(ada, 'GET', `${workUrl}/requests/${request.id}`)).body).toEqual({ request });
     expect(await eventsOf(`${workUrl}/requests/${request.id}`)).toEqual({
       totalCount: 0,
       edges: [],
@@ -86,7 +84,7 @@ describe('POST .../requests', () => {
 
   it('defaults message and recipient names to empty strings, and dueAt to null', async () => {
     const requestUrl = await send(await newWork(), ada, { title: 'T', recipient: { email: 'r@example.com' } });
-    expect((await call(ada, 'GET', requestUrl)).body.request).toMatchObject({
+    expect((await server.callAs(ada, 'GET', requestUrl)).body.request).toMatchObject({
       message: '',
       recipient: { email: 'r@example.com', firstName: '', lastName: '' },
       dueAt: null,
@@ -117,7 +115,7 @@ describe('the four actions', () => {
       confirmedAt: confirmed.body.confirmedAt,
       cancelledAt: null,
     });
-    expect((await call(ada, 'GET', requestUrl)).body.request).toEqual(validated.body);
+    expect((await server.callAs(ada, 'GET', requestUrl)).body.request).toEqual(validated.body);
 
     const events = await eventsOf(requestUrl);
     expect(events.totalCount).toBe(2);
@@ -160,7 +158,7 @@ describe('the four actions', () => {
       validation: null,
     });
     const [latest] = (await eventsOf(requestUrl)).edges;
-    expect(latest.node).toMatchObject({
+    expect(latest!.node).toMatchObject({
       action: 'cancel',
       fromStatus: 'confirmed',
       toStatus: 'cancelled',
@@ -200,7 +198,7 @@ describe('the four actions', () => {
         cancelled: ['cancel'],
       };
       for (const step of setUp[state]!) expect((await act(ada, requestUrl, step)).status).toBe(200);
-      const before = (await call(ada, 'GET', requestUrl)).body.request;
+      const before = (await server.callAs(ada, 'GET', requestUrl)).body.request;
       const eventsBefore = (await eventsOf(requestUrl)).totalCount;
 
       const res = await act(mia, requestUrl, action);
@@ -212,7 +210,7 @@ describe('the four actions', () => {
         currentStatus: before.status,
         allowedActions: allowed,
       });
-      expect((await call(ada, 'GET', requestUrl)).body.request).toEqual(before);
+      expect((await server.callAs(ada, 'GET', requestUrl)).body.request).toEqual(before);
       expect((await eventsOf(requestUrl)).totalCount).toBe(eventsBefore);
     },
   );
@@ -227,10 +225,10 @@ describe('the four actions', () => {
       ['PUT', '/confirm'],
       ['DELETE', '/cancel'],
     ] as const) {
-      const res = await call(ada, method, `${elsewhere}${suffix}`);
+      const res = await server.callAs(ada, method, `${elsewhere}${suffix}`);
       expect([suffix, res.status, res.body.code]).toEqual([suffix, 404, 'not_found']);
     }
-    expect((await call(ada, 'GET', requestUrl)).body.request.status).toBe('pending');
+    expect((await server.callAs(ada, 'GET', requestUrl)).body.request.status).toBe('pending');
   });
 });
 
@@ -252,19 +250,23 @@ describe('GET .../requests', () => {
       }
     }
     const idOf = (url: string) => url.split('/').at(-1);
-    const all = (await call(mia, 'GET', `${workUrl}/requests`)).body.requests;
+    const all = (await server.callAs(mia, 'GET', `${workUrl}/requests`)).body.requests;
     expect(all.totalCount).toBe(8);
     for (const [status, made] of Object.entries(urls)) {
-      const { body } = await call(mia, 'GET', `${workUrl}/requests?status=${status}`);
+      const { body } = await server.callAs(mia, 'GET', `${workUrl}/requests?status=${status}`);
       expect(body.requests.totalCount).toBe(2);
       expect(body.requests.edges.map((edge: { node: { id: string } }) => edge.node.id)).toEqual(
         made.map(idOf).reverse(),
       );
       expect(body.requests.edges.every((edge: { node: { status: string } }) => edge.node.status === status)).toBe(true);
       // Paging within a filter stays within it.
-      const firstPage = (await call(mia, 'GET', `${workUrl}/requests?status=${status}&limit=1`)).body.requests;
+      const firstPage = (await server.callAs(mia, 'GET', `${workUrl}/requests?status=${status}&limit=1`)).body.requests;
       const next = (
-        await call(mia, 'GET', `${workUrl}/requests?status=${status}&limit=1&after=${firstPage.pageInfo.endCursor}`)
+        await server.callAs(
+          mia,
+          'GET',
+          `${workUrl}/requests?status=${status}&limit=1&after=${firstPage.pageInfo.endCursor}`,
+        )
       ).body.requests;
       expect([...firstPage.edges, ...next.edges].map((edge: { node: { id: string } }) => edge.node.id)).toEqual(
         made.map(idOf).reverse(),

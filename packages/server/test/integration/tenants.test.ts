@@ -20,11 +20,6 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function call(user: TestUser, method: string, url: string, json?: unknown) {
-  const res = await server.call(url, { method, apiKey: user.apiKey, json });
-  return { status: res.status, body: await res.json(), headers: res.headers };
-}
-
 describe('GET /tenants', () => {
   it('lists the tenants I am a member of, whatever my role, newest first', async () => {
     const carol = await server.createUser('carol');
@@ -33,12 +28,12 @@ describe('GET /tenants', () => {
     await addMember(ada, adaTenant.id, carol.email, 'member');
     await createTenant(ada, 'Ada’s, without Carol');
 
-    const { status, body } = await call(carol, 'GET', '/v1/tenants');
+    const { status, body } = await server.callAs(carol, 'GET', '/v1/tenants');
     expect(status).toBe(200);
     expect(body.tenants.totalCount).toBe(2);
     // Newest first is by the tenant's creation, not by when I joined it.
     expect(body.tenants.edges.map((edge: { node: { id: string } }) => edge.node.id)).toEqual([adaTenant.id, own.id]);
-    const listed = body.tenants.edges[0].node;
+    const listed = body.tenants.edges[0]!.node;
     expect(listed.members.nodes).toEqual([
       { role: 'owner', user: { firstName: 'ada', lastName: 'Tester', email: ada.email } },
       { role: 'member', user: { firstName: 'carol', lastName: 'Tester', email: carol.email } },
@@ -51,7 +46,7 @@ describe('GET /tenants/{id}', () => {
     const tenant = await createTenant(ada, 'With works');
     const works = [];
     for (let i = 0; i < 3; i++) works.push(await createWork(ada, tenant.id, `Work ${i}`));
-    const { status, body, headers } = await call(ada, 'GET', `/v1/tenants/${tenant.id}`);
+    const { status, body, headers } = await server.callAs(ada, 'GET', `/v1/tenants/${tenant.id}`);
     expect(status).toBe(200);
     expect(headers.get('content-type')).toMatch(/^application\/json/);
     expect(Object.keys(body)).toEqual(['tenant']);
@@ -65,7 +60,7 @@ describe('GET /tenants/{id}', () => {
     expect(body.tenant.works.edges.map((edge: { node: { id: string } }) => edge.node.id)).toEqual(
       works.map((work) => work.id).reverse(),
     );
-    expect(body.tenant.works.pageInfo).toEqual({ hasNextPage: false, endCursor: body.tenant.works.edges[2].cursor });
+    expect(body.tenant.works.pageInfo).toEqual({ hasNextPage: false, endCursor: body.tenant.works.edges[2]!.cursor });
   });
 });
 
@@ -74,7 +69,7 @@ describe('PATCH /tenants/{id}', () => {
     const tenant = await createTenant(ada, `Before Rename ${tag}`);
     await addMember(ada, tenant.id, bob.email, 'admin');
 
-    const renamed = await call(bob, 'PATCH', `/v1/tenants/${tenant.id}`, { name: '  After Rename  ' });
+    const renamed = await server.callAs(bob, 'PATCH', `/v1/tenants/${tenant.id}`, { name: '  After Rename  ' });
     expect(renamed.status).toBe(200);
     expect(renamed.body.tenant).toMatchObject({
       id: tenant.id,
@@ -85,7 +80,7 @@ describe('PATCH /tenants/{id}', () => {
     expect(Date.parse(renamed.body.tenant.updatedAt)).toBeGreaterThanOrEqual(Date.parse(tenant.updatedAt));
     expect(renamed.body.tenant.members.nodes).toHaveLength(2);
 
-    const read = await call(ada, 'GET', `/v1/tenants/${tenant.id}`);
+    const read = await server.callAs(ada, 'GET', `/v1/tenants/${tenant.id}`);
     expect(read.body.tenant).toEqual(renamed.body.tenant);
 
     // A new tenant with the old name gets the old slug's base; the renamed one keeps its own.
@@ -97,8 +92,10 @@ describe('PATCH /tenants/{id}', () => {
     const tenant = await createTenant(ada, 'Unchanged');
     await addMember(ada, tenant.id, bob.email, 'member');
     const carol = await server.createUser('carol');
-    expect((await call(bob, 'PATCH', `/v1/tenants/${tenant.id}`, { name: 'Bob was here' })).status).toBe(403);
-    expect((await call(carol, 'PATCH', `/v1/tenants/${tenant.id}`, { name: 'Carol was here' })).status).toBe(404);
+    expect((await server.callAs(bob, 'PATCH', `/v1/tenants/${tenant.id}`, { name: 'Bob was here' })).status).toBe(403);
+    expect((await server.callAs(carol, 'PATCH', `/v1/tenants/${tenant.id}`, { name: 'Carol was here' })).status).toBe(
+      404,
+    );
     expect(
       ok(await ada.client.GET('/tenants/{tenant_id}', { params: { path: { tenant_id: tenant.id } } })).tenant.name,
     ).toBe('Unchanged');

@@ -13,18 +13,13 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function call(user: TestUser, method: string, url: string, json?: unknown) {
-  const res = await server.call(url, { method, apiKey: user.apiKey, json });
-  return { status: res.status, body: await res.json() };
-}
-
 const idsOf = (connection: { edges: Array<{ node: { id: string } }> }) => connection.edges.map((edge) => edge.node.id);
 
 describe('discarding and restoring a work', () => {
   let tenantId: string;
   let kept: string[];
   let work: { id: string };
-  let requestPath: string;
+  let requestPath: `/v1/tenants/${string}/works/${string}/requests/${string}`;
 
   beforeAll(async () => {
     tenantId = (await createTenant(ada, 'Discards')).id;
@@ -36,8 +31,9 @@ describe('discarding and restoring a work', () => {
     requestPath = `/v1/tenants/${tenantId}/works/${work.id}/requests/${request.id}`;
   });
 
-  const list = async (query = '') => (await call(ada, 'GET', `/v1/tenants/${tenantId}/works${query}`)).body.works;
-  const tenantWorks = async () => (await call(ada, 'GET', `/v1/tenants/${tenantId}`)).body.tenant.works;
+  const list = async (query = '') =>
+    (await server.callAs(ada, 'GET', `/v1/tenants/${tenantId}/works${query}`)).body.works;
+  const tenantWorks = async () => (await server.callAs(ada, 'GET', `/v1/tenants/${tenantId}`)).body.tenant.works;
 
   it('is listed and counted while kept', async () => {
     expect((await list()).totalCount).toBe(4);
@@ -47,10 +43,10 @@ describe('discarding and restoring a work', () => {
   });
 
   it('DELETE sets discardedAt; the work leaves the default lists and works.totalCount', async () => {
-    const discarded = await call(ada, 'DELETE', `/v1/tenants/${tenantId}/works/${work.id}`);
+    const discarded = await server.callAs(ada, 'DELETE', `/v1/tenants/${tenantId}/works/${work.id}`);
     expect(discarded.status).toBe(200);
     expect(discarded.body.work).toMatchObject({ id: work.id, discardedAt: expect.any(String) });
-    expect(Date.parse(discarded.body.work.updatedAt)).toBe(Date.parse(discarded.body.work.discardedAt));
+    expect(Date.parse(discarded.body.work.updatedAt)).toBe(Date.parse(discarded.body.work.discardedAt!));
 
     const byDefault = await list();
     expect(byDefault.totalCount).toBe(3);
@@ -62,29 +58,30 @@ describe('discarding and restoring a work', () => {
 
     const onlyDiscarded = await list('?discarded=true');
     expect(onlyDiscarded.totalCount).toBe(1);
-    expect(onlyDiscarded.edges[0].node).toEqual(discarded.body.work);
+    expect(onlyDiscarded.edges[0]!.node).toEqual(discarded.body.work);
     const all = await list('?discarded=all');
     expect(all.totalCount).toBe(4);
     expect(idsOf(all)).toEqual([work.id, ...[...kept].reverse()]);
 
     // Still readable by id.
-    expect((await call(member, 'GET', `/v1/tenants/${tenantId}/works/${work.id}`)).body.work).toEqual(
+    expect((await server.callAs(member, 'GET', `/v1/tenants/${tenantId}/works/${work.id}`)).body.work).toEqual(
       discarded.body.work,
     );
   });
 
   it('discarding again returns the work unchanged', async () => {
-    const before = (await call(ada, 'GET', `/v1/tenants/${tenantId}/works/${work.id}`)).body.work;
-    const again = await call(ada, 'DELETE', `/v1/tenants/${tenantId}/works/${work.id}`);
+    const before = (await server.callAs(ada, 'GET', `/v1/tenants/${tenantId}/works/${work.id}`)).body.work;
+    const again = await server.callAs(ada, 'DELETE', `/v1/tenants/${tenantId}/works/${work.id}`);
     expect(again.status).toBe(200);
     expect(again.body.work).toEqual(before);
   });
 
   it('makes its requests read-only: reads work, every action and new requests get 409 work_discarded', async () => {
-    expect((await call(member, 'GET', requestPath)).status).toBe(200);
-    expect((await call(member, 'GET', `${requestPath}/events`)).body.events.totalCount).toBe(0);
+    expect((await server.callAs(member, 'GET', requestPath)).status).toBe(200);
+    expect((await server.callAs(member, 'GET', `${requestPath}/events`)).body.events.totalCount).toBe(0);
     expect(
-      (await call(member, 'GET', `/v1/tenants/${tenantId}/works/${work.id}/requests`)).body.requests.totalCount,
+      (await server.callAs(member, 'GET', `/v1/tenants/${tenantId}/works/${work.id}/requests`)).body.requests
+        .totalCount,
     ).toBe(1);
     for (const [method, action] of [
       ['PUT', 'confirm'],
@@ -92,25 +89,26 @@ describe('discarding and restoring a work', () => {
       ['PUT', 'validate'],
       ['DELETE', 'cancel'],
     ] as const) {
-      const res = await call(member, method, `${requestPath}/${action}`);
+      const res = await server.callAs(member, method, `${requestPath}/${action}`);
       expect([action, res.status, res.body.code]).toEqual([action, 409, 'work_discarded']);
     }
-    const created = await call(member, 'POST', `/v1/tenants/${tenantId}/works/${work.id}/requests`, {
+    const created = await server.callAs(member, 'POST', `/v1/tenants/${tenantId}/works/${work.id}/requests`, {
       title: 'Too late',
       recipient: { email: 'r@example.com' },
     });
     expect([created.status, created.body.code]).toEqual([409, 'work_discarded']);
-    const updated = await call(ada, 'PATCH', `/v1/tenants/${tenantId}/works/${work.id}`, { name: 'Renamed' });
+    const updated = await server.callAs(ada, 'PATCH', `/v1/tenants/${tenantId}/works/${work.id}`, { name: 'Renamed' });
     expect([updated.status, updated.body.code]).toEqual([409, 'work_discarded']);
 
-    expect((await call(member, 'GET', requestPath)).body.request.status).toBe('pending');
+    expect((await server.callAs(member, 'GET', requestPath)).body.request.status).toBe('pending');
     expect(
-      (await call(member, 'GET', `/v1/tenants/${tenantId}/works/${work.id}/requests`)).body.requests.totalCount,
+      (await server.callAs(member, 'GET', `/v1/tenants/${tenantId}/works/${work.id}/requests`)).body.requests
+        .totalCount,
     ).toBe(1);
   });
 
   it('PUT .../undiscard brings it back in the lists and the count, and its requests move again', async () => {
-    const restored = await call(ada, 'PUT', `/v1/tenants/${tenantId}/works/${work.id}/undiscard`);
+    const restored = await server.callAs(ada, 'PUT', `/v1/tenants/${tenantId}/works/${work.id}/undiscard`);
     expect(restored.status).toBe(200);
     expect(restored.body.work).toMatchObject({ id: work.id, discardedAt: null, name: 'To discard' });
     expect((await list()).totalCount).toBe(4);
@@ -118,10 +116,10 @@ describe('discarding and restoring a work', () => {
     expect((await tenantWorks()).totalCount).toBe(4);
     expect((await list('?discarded=true')).totalCount).toBe(0);
 
-    const again = await call(ada, 'PUT', `/v1/tenants/${tenantId}/works/${work.id}/undiscard`);
+    const again = await server.callAs(ada, 'PUT', `/v1/tenants/${tenantId}/works/${work.id}/undiscard`);
     expect(again.body.work).toEqual(restored.body.work);
 
-    const confirmed = await call(member, 'PUT', `${requestPath}/confirm`, { answer: 'Back in business' });
+    const confirmed = await server.callAs(member, 'PUT', `${requestPath}/confirm`, { answer: 'Back in business' });
     expect([confirmed.status, confirmed.body.status]).toEqual([200, 'confirmed']);
   });
 
@@ -132,10 +130,16 @@ describe('discarding and restoring a work', () => {
       ['DELETE', ''],
       ['PUT', '/undiscard'],
     ] as const) {
-      expect((await call(member, method, `/v1/tenants/${tenantId}/works/${target}${suffix}`)).status).toBe(403);
-      expect((await call(stranger, method, `/v1/tenants/${tenantId}/works/${target}${suffix}`)).status).toBe(404);
+      expect((await server.callAs(member, method, `/v1/tenants/${tenantId}/works/${target}${suffix}`)).status).toBe(
+        403,
+      );
+      expect((await server.callAs(stranger, method, `/v1/tenants/${tenantId}/works/${target}${suffix}`)).status).toBe(
+        404,
+      );
     }
-    expect((await call(ada, 'GET', `/v1/tenants/${tenantId}/works/${target}`)).body.work.discardedAt).toBeNull();
+    expect(
+      (await server.callAs(ada, 'GET', `/v1/tenants/${tenantId}/works/${target}`)).body.work.discardedAt,
+    ).toBeNull();
   });
 });
 
@@ -143,10 +147,12 @@ describe('GET and PATCH /tenants/{id}/works/{work_id}', () => {
   it('updates the name (trimmed) and the description, never the slug', async () => {
     const tenantId = (await createTenant(ada, 'Updates')).id;
     const work = await createWork(ada, tenantId, 'Original Name');
-    const renamed = await call(ada, 'PATCH', `/v1/tenants/${tenantId}/works/${work.id}`, { name: '  New Name ' });
+    const renamed = await server.callAs(ada, 'PATCH', `/v1/tenants/${tenantId}/works/${work.id}`, {
+      name: '  New Name ',
+    });
     expect(renamed.status).toBe(200);
     expect(renamed.body.work).toMatchObject({ name: 'New Name', slug: 'original-name', description: '' });
-    const described = await call(ada, 'PATCH', `/v1/tenants/${tenantId}/works/${work.id}`, {
+    const described = await server.callAs(ada, 'PATCH', `/v1/tenants/${tenantId}/works/${work.id}`, {
       description: '  Kept as is\n',
     });
     expect(described.body.work).toMatchObject({
@@ -156,7 +162,9 @@ describe('GET and PATCH /tenants/{id}/works/{work_id}', () => {
     });
     expect(Date.parse(described.body.work.updatedAt)).toBeGreaterThanOrEqual(Date.parse(work.updatedAt));
     expect(described.body.work.createdAt).toBe(work.createdAt);
-    expect((await call(ada, 'GET', `/v1/tenants/${tenantId}/works/${work.id}`)).body.work).toEqual(described.body.work);
+    expect((await server.callAs(ada, 'GET', `/v1/tenants/${tenantId}/works/${work.id}`)).body.work).toEqual(
+      described.body.work,
+    );
 
     // The old name is free for a new work's slug; the renamed work kept its own.
     expect((await createWork(ada, tenantId, 'New Name')).slug).toBe('new-name');
@@ -180,20 +188,21 @@ describe('GET and PATCH /tenants/{id}/works/{work_id}', () => {
       ['PUT', '/undiscard', undefined],
       ['GET', '/requests', undefined],
     ] as const) {
-      const res = await call(ada, method, `/v1/tenants/${b.id}/works/${work.id}${suffix}`, json);
+      const res = await server.callAs(ada, method, `/v1/tenants/${b.id}/works/${work.id}${suffix}`, json);
       expect([method, suffix, res.status, res.body.code]).toEqual([method, suffix, 404, 'not_found']);
     }
-    expect((await call(ada, 'GET', `/v1/tenants/${a.id}/works/${work.id}`)).body.work.name).toBe('Lives in A');
+    expect((await server.callAs(ada, 'GET', `/v1/tenants/${a.id}/works/${work.id}`)).body.work.name).toBe('Lives in A');
   });
 
   it('lets any member create a work, owned by them', async () => {
     const tenantId = (await createTenant(ada, 'Member works')).id;
     await addMember(ada, tenantId, member.email, 'member');
-    const created = await call(member, 'POST', `/v1/tenants/${tenantId}/works`, { name: 'By a member' });
+    const created = await server.callAs(member, 'POST', `/v1/tenants/${tenantId}/works`, { name: 'By a member' });
     expect(created.status).toBe(201);
     expect(created.body.work.owner).toEqual({ firstName: 'member', lastName: 'Tester', email: member.email });
     expect(
-      (await call(member, 'PATCH', `/v1/tenants/${tenantId}/works/${created.body.work.id}`, { name: 'x' })).status,
+      (await server.callAs(member, 'PATCH', `/v1/tenants/${tenantId}/works/${created.body.work.id}`, { name: 'x' }))
+        .status,
     ).toBe(403);
   });
 });

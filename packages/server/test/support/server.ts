@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { createClient, type WorksApiClient } from '@works-api/client';
+import { type components, createClient, type paths, type WorksApiClient } from '@works-api/client';
 import type { Store } from 'express-rate-limit';
 import { type AppOptions, createApp } from '../../src/app';
 import { type Database, type DatabaseTarget, openDatabase } from '../../src/db/client';
@@ -56,14 +56,93 @@ export interface TestServer {
   mailSender?: MailSender;
   /** A new user (unique email) with an API key, through the operator route. */
   createUser(name?: string): Promise<TestUser>;
-  /** fetch() relative to the server, with an API key when given. */
+  /** fetch() relative to the server, with an API key when given; `json()` is typed by the contract (`BodyAt`). */
   call(path: string, init?: RequestInit & { apiKey?: string; json?: unknown }): Promise<TestResponse>;
+  /**
+   * One API call as `who` (a user, a bare API key or Authorization-less `undefined`), with a JSON body when given:
+   * its status, its parsed body (undefined when empty), typed by the contract (`BodyAt`), and its headers.
+   */
+  callAs<Method extends string, Url extends string>(
+    who: TestUser | string | undefined,
+    method: Method,
+    path: Url,
+    json?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<CallResult<BodyAt<Method, Url>>>;
   close(): Promise<void>;
 }
 
 /** Raw HTTP tests read bodies loosely on purpose: the server's response validation has checked their shape. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type TestResponse = Omit<Response, 'json'> & { json(): Promise<any> };
+
+export interface CallResult<Body = unknown> {
+  status: number;
+  body: Body;
+  headers: Headers;
+}
+
+type Problem = components['schemas']['Problem'];
+/*
+ * What a raw response's JSON is, read from the contract: the URL a test fetches (`/v1/tenants/${id}/works?limit=1`)
+ * is matched, at compile time, against the paths of openapi/api.yaml, and the method picks the operation. A test
+ * then reads the success body as declared, and the problem fields as optional (the same body may be a problem
+ * when the test expects one). A URL the compiler cannot place (a `string`, or one that starts with an interpolated
+ * path) gives `JsonObject`: its fields are `unknown` until the test narrows them.
+ */
+type Segments<S extends string> = S extends `${infer Head}/${infer Tail}` ? [Head, ...Segments<Tail>] : [S];
+/** A parameter (`{id}`) takes any segment; a fixed one, itself or an interpolated `${string}` (which may be it). */
+type SegmentMatches<Actual extends string, Template extends string> = Template extends `{${string}}`
+  ? true
+  : Template extends Actual
+    ? true
+    : false;
+type SegmentsMatch<Actual extends string[], Template extends string[]> = Actual extends [
+  infer A extends string,
+  ...infer ActualRest extends string[],
+]
+  ? Template extends [infer T extends string, ...infer TemplateRest extends string[]]
+    ? SegmentMatches<A, T> extends true
+      ? SegmentsMatch<ActualRest, TemplateRest>
+      : false
+    : false
+  : Template extends []
+    ? true
+    : false;
+/**
+ * The segments of the path under `/v1`, without the query: never unless the URL starts with `/v1/` as written (a URL
+ * that starts with an interpolated `${string}`, such as `${requestPath}/events`, may be anything).
+ */
+type PathOf<Url extends string> =
+  Segments<Url extends `${infer Path}?${string}` ? Path : Url> extends ['', 'v1', ...infer Rest extends string[]]
+    ? ['', ...Rest]
+    : never;
+/** The contract path (`/tenants/{tenant_id}/works`) `url` is an instance of; never when there is none. */
+export type RouteOf<Url extends string> = [PathOf<Url>] extends [never]
+  ? never
+  : {
+      [P in Extract<keyof paths, string>]: SegmentsMatch<PathOf<Url>, Segments<P>> extends true ? P : never;
+    }[Extract<keyof paths, string>];
+
+type JsonContent<R> = R extends { content: { 'application/json': infer Body } } ? Body : never;
+type SuccessBody<Operation> = Operation extends { responses: infer Responses }
+  ? { [S in keyof Responses]: S extends 200 | 201 | 202 ? JsonContent<Responses[S]> : never }[keyof Responses]
+  : never;
+type OperationAt<Route, Method extends string> = Route extends keyof paths
+  ? Lowercase<Method> extends keyof paths[Route]
+    ? paths[Route][Lowercase<Method>]
+    : never
+  : never;
+/** A body whose shape the test must check before it reads deeper than one level. */
+export type JsonObject = { [key: string]: unknown };
+/** The JSON a test reads from `method url`: see above. */
+export type BodyAt<Method extends string, Url extends string> = [RouteOf<Url>] extends [never]
+  ? JsonObject
+  : [SuccessBody<OperationAt<RouteOf<Url>, Method>>] extends [never]
+    ? Partial<Problem>
+    : OrProblem<SuccessBody<OperationAt<RouteOf<Url>, Method>>>;
+/** A success body whose problem fields (those it does not have itself) are optional. */
+type OrProblem<Body> = Body extends unknown ? Body & Partial<Omit<Problem, keyof Body>> : never;
 
 /**
  * A new user (unique email, first name `name`) and their first API key, through the operator route of the server at
@@ -210,6 +289,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     checkDocumented(rest.method ?? 'GET', path, res.status);
     return res;
   };
+  const callAs: TestServer['callAs'] = async (who, method, path, json, headers = {}) => {
+    const apiKey = typeof who === 'string' ? who : who?.apiKey;
+    const res = await call(path, { method, apiKey, json, headers });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+  };
 
   return {
     baseUrl,
@@ -221,6 +306,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     dispatcher,
     ...(mailSender && { mailSender }),
     call,
+    callAs,
     createUser: (name = 'user') => createUserAt(baseUrl, name, { send: call }),
     async close() {
       server.closeAllConnections();

@@ -51,14 +51,21 @@ export async function sendEvent(
   let target: URL;
   let pinned: { address: string; family: 4 | 6 };
   // The host's lookup is part of the attempt: it counts against the same deadline, so a name server that never
-  // answers holds a delivery slot for timeoutMs at most, like a receiver that never answers.
-  let lookupTimer: NodeJS.Timeout | undefined;
+  // answers holds a delivery slot for timeoutMs at most, like a receiver that never answers. At the deadline the
+  // lookup is also told to stop (the c-ares resolver cancels its queries).
+  const deadline = new AbortController();
+  const lookupTimer = setTimeout(() => deadline.abort(), options.timeoutMs);
   try {
     target = new URL(url);
-    const deadline = new Promise<never>((_, reject) => {
-      lookupTimer = setTimeout(() => reject(new Error(`${timedOut} (the host name's lookup)`)), options.timeoutMs);
+    const timedOutLookup = new Promise<never>((_, reject) => {
+      deadline.signal.addEventListener('abort', () => reject(new Error(`${timedOut} (the host name's lookup)`)), {
+        once: true,
+      });
     });
-    pinned = await Promise.race([resolveDeliveryAddress(target, options.allowPrivateUrls, options.lookup), deadline]);
+    pinned = await Promise.race([
+      resolveDeliveryAddress(target, options.allowPrivateUrls, options.lookup, deadline.signal),
+      timedOutLookup,
+    ]);
   } catch (error) {
     return outcome({ ok: false, statusCode: null, error: truncate((error as Error).message), excerpt: null });
   } finally {

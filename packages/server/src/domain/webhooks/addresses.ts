@@ -111,7 +111,11 @@ const onHttpsPort = (url: URL): boolean => url.port === '' || url.port === '443'
 /** The host to resolve: brackets stripped from IPv6 literals. */
 export const hostOf = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, '$1');
 
-export type Lookup = (host: string) => Promise<Array<{ address: string; family: number }>>;
+/** Every address a host name resolves to. `signal` aborts when the caller stops waiting (a lookup may ignore it). */
+export type Lookup = (
+  host: string,
+  options?: { signal?: AbortSignal | undefined },
+) => Promise<Array<{ address: string; family: number }>>;
 
 /**
  * Resolves the URL's host once and returns the address to connect to: the first one, provided every address it
@@ -122,10 +126,12 @@ export async function resolveDeliveryAddress(
   url: URL,
   allowPrivate: boolean,
   lookup: Lookup,
+  signal?: AbortSignal,
 ): Promise<{ address: string; family: 4 | 6 }> {
   const host = hostOf(url);
   const literal = isIP(host);
-  const addresses = literal !== 0 ? [{ address: host, family: literal }] : await lookup(host);
+  // An IP literal is its own address: no query.
+  const addresses = literal !== 0 ? [{ address: host, family: literal }] : await lookup(host, { signal });
   if (addresses.length === 0) throw new AddressRefused(`${host} did not resolve`);
   if (!allowPrivate) {
     const bad = addresses.find((entry) => !isPublicAddress(entry.address));

@@ -1,4 +1,3 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
 import type { Db } from '../../db/client';
 import { countDeliveriesOf, countWebhookEndpointsOf } from '../../db/counts';
 import type { Prisma, WebhookEndpoint } from '../../db/generated/client';
@@ -12,6 +11,7 @@ import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import type { Schemas } from '../schemas';
 import { AddressRefused, type Lookup, resolveDeliveryAddress, urlProblem } from './addresses';
 import { outboxRow } from './events';
+import { dnsLookup } from './resolver';
 import { newSigningSecret, ROTATION_OVERLAP_MS } from './signing';
 
 /** What the endpoint rules need from the configuration. */
@@ -23,7 +23,10 @@ export interface WebhookSettings {
   maxEndpointsPerTenant?: number;
 }
 
-export const systemLookup: Lookup = (host) => dnsLookup(host, { all: true, verbatim: true });
+/** Webhook hosts are resolved with c-ares on the system's DNS servers, off libuv's thread pool (see resolver.ts). */
+export const systemLookup: Lookup = dnsLookup();
+/** How long an endpoint's create or update waits for its host name to resolve. */
+const URL_CHECK_LOOKUP_MS = 10_000;
 
 const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
 
@@ -70,7 +73,12 @@ async function checkUrl(url: string, settings: WebhookSettings): Promise<void> {
   if (problem) throw refuse(problem);
   if (settings.allowPrivateUrls) return;
   try {
-    await resolveDeliveryAddress(new URL(url), false, settings.lookup ?? systemLookup);
+    await resolveDeliveryAddress(
+      new URL(url),
+      false,
+      settings.lookup ?? systemLookup,
+      AbortSignal.timeout(URL_CHECK_LOOKUP_MS),
+    );
   } catch (error) {
     if (error instanceof AddressRefused) throw refuse(`must point to a public address (${error.message})`);
     throw refuse('must have a host name that resolves');

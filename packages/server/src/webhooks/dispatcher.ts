@@ -473,14 +473,16 @@ export class Dispatcher {
           this.metrics.deliveryAttempt(outcomeOf(outcome), rows[index]!.status !== 'pending');
       }
       await this.run(
-        `UPDATE webhook_deliveries d
-         SET status = r.status::webhook_delivery_status, next_attempt_at = r.next_attempt_at, leased_until = NULL,
-             last_status_code = r.status_code, last_duration_ms = r.duration_ms, last_error = r.error,
-             last_response_excerpt = r.excerpt, delivered_at = coalesce(r.delivered_at, d.delivered_at)
-         FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, status text, next_attempt_at timestamptz, status_code int,
-                                                  duration_ms int, error text, excerpt text, delivered_at timestamptz)
+        `UPDATE webhook_deliveries delivery
+         SET status = attempt.status::webhook_delivery_status, next_attempt_at = attempt.next_attempt_at,
+             leased_until = NULL, last_status_code = attempt.status_code, last_duration_ms = attempt.duration_ms,
+             last_error = attempt.error, last_response_excerpt = attempt.excerpt,
+             delivered_at = coalesce(attempt.delivered_at, delivery.delivered_at)
+         FROM jsonb_to_recordset($1::jsonb) AS attempt(id uuid, status text, next_attempt_at timestamptz,
+                                                        status_code int, duration_ms int, error text, excerpt text,
+                                                        delivered_at timestamptz)
          -- the ids as an array too, so the planner knows how many (see recordEndpointHealth)
-         WHERE d.id = r.id AND d.id = ANY ($2::uuid[])`,
+         WHERE delivery.id = attempt.id AND delivery.id = ANY ($2::uuid[])`,
         [JSON.stringify(rows), rows.map((row) => row.id)],
       );
       await this.recordEndpointHealth(batch);
@@ -522,15 +524,17 @@ export class Dispatcher {
       .map(([id, health]) => ({ id, ok: health.ok, at: health.at.toISOString() }));
     if (changes.length === 0) return;
     await this.run(
-      `UPDATE webhook_endpoints e
-       SET failing_since = CASE WHEN r.ok THEN NULL ELSE coalesce(e.failing_since, r.at) END,
-           enabled = e.enabled AND (r.ok OR coalesce(e.failing_since, r.at) > r.at - $2::interval),
-           disabled_reason = CASE WHEN e.enabled AND NOT r.ok AND coalesce(e.failing_since, r.at) <= r.at - $2::interval
-                                  THEN 'failing' ELSE e.disabled_reason END
-       FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, ok boolean, at timestamptz)
+      `UPDATE webhook_endpoints endpoint
+       SET failing_since = CASE WHEN change.ok THEN NULL ELSE coalesce(endpoint.failing_since, change.at) END,
+           enabled = endpoint.enabled
+                     AND (change.ok OR coalesce(endpoint.failing_since, change.at) > change.at - $2::interval),
+           disabled_reason = CASE WHEN endpoint.enabled AND NOT change.ok
+                                       AND coalesce(endpoint.failing_since, change.at) <= change.at - $2::interval
+                                  THEN 'failing' ELSE endpoint.disabled_reason END
+       FROM jsonb_to_recordset($1::jsonb) AS change(id uuid, ok boolean, at timestamptz)
        -- the id list as an array too: its length is known to the planner (a record set is guessed at 100 rows,
        -- which makes a sequential scan of every endpoint look cheaper than the lookups)
-       WHERE e.id = r.id AND e.id = ANY ($3::uuid[])`,
+       WHERE endpoint.id = change.id AND endpoint.id = ANY ($3::uuid[])`,
       [JSON.stringify(changes), `${DISABLE_AFTER_FAILING_MS / 1000} seconds`, changes.map((change) => change.id)],
     );
   }

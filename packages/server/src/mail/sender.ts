@@ -1,4 +1,5 @@
 import type { Db } from '../db/client';
+import { OutboxLoop } from '../db/outbox-loop';
 import { newId } from '../db/ids';
 import { plainQuery } from '../db/plain-statement';
 import type { MailMessage } from '../db/generated/client';
@@ -52,12 +53,8 @@ const REMINDER_BATCH = 100;
 export class MailSender {
   private readonly options: Required<Omit<MailSenderOptions, 'onAttempt' | 'onlyTenants'>> &
     Pick<MailSenderOptions, 'onAttempt' | 'onlyTenants'>;
-  private running: Promise<void> | undefined;
-  private stopping = false;
-  private wake: (() => void) | undefined;
-  private nudged = false;
+  private readonly loop: OutboxLoop;
   private unsubscribe: (() => void) | undefined;
-  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(options: MailSenderOptions) {
     this.options = {
@@ -67,6 +64,12 @@ export class MailSender {
       random: Math.random,
       ...options,
     };
+    this.loop = new OutboxLoop({
+      pollIntervalMs: this.options.pollIntervalMs,
+      maxInFlight: this.options.maxInFlight,
+      round: () => this.round(),
+      onRoundError: (error) => this.options.logger.warn({ err: error }, 'mail: sender round failed'),
+    });
   }
 
   get description(): string {
@@ -75,13 +78,12 @@ export class MailSender {
 
   start(): this {
     this.unsubscribe = onMailQueued(this.options.db, () => this.nudge());
-    this.running = this.loop();
+    this.loop.start();
     return this;
   }
 
   nudge(): void {
-    this.nudged = true;
-    this.wake?.();
+    this.loop.nudge();
   }
 
   /** One round, waiting for every send it starts (tests drive the clock with it). Returns how many it claimed. */
@@ -94,57 +96,20 @@ export class MailSender {
 
   /** Stops claiming and waits (up to `timeoutMs`) for the sends in flight. True when they all finished. */
   async stop(timeoutMs: number): Promise<boolean> {
-    this.stopping = true;
     this.unsubscribe?.();
-    this.wake?.();
-    await this.running;
-    let timer: NodeJS.Timeout | undefined;
-    const inTime = await Promise.race([
-      Promise.all(this.inFlight).then(() => true),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
-    ]);
-    clearTimeout(timer);
+    const inTime = await this.loop.stop(timeoutMs);
     this.options.transport.close();
     return inTime;
   }
 
-  private async loop(): Promise<void> {
-    while (!this.stopping) {
-      this.nudged = false;
-      let busy = false;
-      try {
-        await this.queueReminders();
-        const free = this.options.maxInFlight - this.inFlight.size;
-        if (free > 0) {
-          const claimed = await this.claim(free);
-          for (const mail of claimed) {
-            const sending: Promise<void> = this.send(mail).finally(() => {
-              this.inFlight.delete(sending);
-              this.nudge();
-            });
-            this.inFlight.add(sending);
-          }
-          busy = claimed.length === free;
-        }
-      } catch (error) {
-        // The database may be briefly away: try again at the next poll.
-        this.options.logger.warn({ err: error }, 'mail: sender round failed');
-      }
-      if (!busy && !this.nudged && !this.stopping) await this.sleep(this.options.pollIntervalMs);
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = done;
-    }).then(() => {
-      this.wake = undefined;
-    });
+  /** Reminders due, then as many queued emails as there is room for. Busy when it filled the room. */
+  private async round(): Promise<boolean> {
+    await this.queueReminders();
+    const free = this.loop.free;
+    if (free <= 0) return false;
+    const claimed = await this.claim(free);
+    for (const mail of claimed) this.loop.track(this.send(mail));
+    return claimed.length === free;
   }
 
   private run<Row>(sql: string, values: unknown[]): Promise<Row[]> {
@@ -181,7 +146,7 @@ export class MailSender {
   }
 
   private claim(limit: number): Promise<Claimed[]> {
-    if (this.stopping || limit <= 0) return Promise.resolve([]);
+    if (this.loop.stopped || limit <= 0) return Promise.resolve([]);
     const now = this.options.clock();
     return this.run<Claimed>(
       `WITH due AS (

@@ -1,4 +1,5 @@
 import type { Db } from '../db/client';
+import { OutboxLoop } from '../db/outbox-loop';
 import { onOutboxWrite } from '../db/outbox-signal';
 import { plainQuery } from '../db/plain-statement';
 import type { Lookup } from '../domain/webhooks/addresses';
@@ -109,15 +110,10 @@ export class Dispatcher {
   private readonly onlyTenants: (() => readonly string[]) | undefined;
   private readonly metrics: DispatcherOptions['metrics'];
   private readonly tracing: DispatcherOptions['tracing'];
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly loop: OutboxLoop;
   /** Where the next claim's walk over tenants starts (after this id, wrapping around): round robin. */
   private tenantCursor = NIL_UUID;
   private finished: Finished[] = [];
-  private running: Promise<void> | undefined;
-  private stopping = false;
-  private wake: (() => void) | undefined;
-  private nudged = false;
-  private batchTimer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
   private lastCleanup = 0;
 
@@ -138,23 +134,26 @@ export class Dispatcher {
       lookup: options.lookup ?? systemLookup,
       timeoutMs: options.timeoutMs ?? 10_000,
     };
+    this.loop = new OutboxLoop({
+      pollIntervalMs: this.options.pollIntervalMs,
+      maxInFlight: this.options.maxInFlight,
+      nudgeDelayMs: NUDGE_BATCH_WINDOW_MS,
+      round: () => this.round(),
+      // The database may be briefly away (restart, 503s elsewhere): the loop tries again at the next poll.
+      onRoundError: (error) => this.logger.warn({ err: error }, 'webhooks: dispatcher round failed'),
+    });
   }
 
   /** Runs until `stop`, waking at once when this process commits an outbox row. */
   start(): this {
     this.unsubscribe = onOutboxWrite(this.db, () => this.nudge());
-    this.running = this.loop();
+    this.loop.start();
     return this;
   }
 
   /** Look again now (a commit, a finished attempt): after a short batch window, when the loop is asleep. */
   nudge(): void {
-    this.nudged = true;
-    if (!this.wake || this.batchTimer) return;
-    this.batchTimer = setTimeout(() => {
-      this.batchTimer = undefined;
-      this.wake?.();
-    }, NUDGE_BATCH_WINDOW_MS);
+    this.loop.nudge();
   }
 
   /**
@@ -166,7 +165,7 @@ export class Dispatcher {
     await this.recordFinished();
     const claimed = await this.claim(this.options.maxInFlight);
     for (const delivery of claimed) this.launch(delivery);
-    await Promise.all(this.inFlight);
+    await this.loop.settled();
     await this.recordFinished();
     return claimed.length;
   }
@@ -176,60 +175,29 @@ export class Dispatcher {
    * everything in flight finished; what did not is sent again after its lease, by whichever process is running.
    */
   async stop(timeoutMs: number): Promise<boolean> {
-    this.stopping = true;
     this.unsubscribe?.();
-    clearTimeout(this.batchTimer);
-    this.wake?.();
-    await this.running;
-    let timer: NodeJS.Timeout | undefined;
-    const inTime = await Promise.race([
-      Promise.all(this.inFlight).then(() => true),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
-    ]);
-    clearTimeout(timer);
+    const inTime = await this.loop.stop(timeoutMs);
     await this.recordFinished().catch((error: unknown) =>
       this.logger.warn({ err: error }, 'webhooks: recording attempts failed'),
     );
     return inTime;
   }
 
-  private async loop(): Promise<void> {
-    while (!this.stopping) {
-      this.nudged = false;
-      let busy: boolean;
-      try {
-        if (Date.now() - this.lastCleanup >= this.options.cleanupIntervalMs) {
-          this.lastCleanup = Date.now();
-          await this.cleanUp();
-        }
-        busy = (await this.fanOut()) === FAN_OUT_BATCH;
-        await this.recordFinished();
-        const free = this.options.maxInFlight - this.inFlight.size;
-        if (free > 0 && !this.stopping) {
-          const claimed = await this.claim(free);
-          for (const delivery of claimed) this.launch(delivery);
-          busy ||= claimed.length === free;
-        }
-      } catch (error) {
-        // The database may be briefly away (restart, 503s elsewhere): try again at the next poll.
-        this.logger.warn({ err: error }, 'webhooks: dispatcher round failed');
-        busy = false;
-      }
-      if (!busy && !this.nudged && !this.stopping) await this.sleep(this.options.pollIntervalMs);
+  /** Clean-up when due, fan-out, the attempts that finished, then as many due deliveries as there is room for. */
+  private async round(): Promise<boolean> {
+    if (Date.now() - this.lastCleanup >= this.options.cleanupIntervalMs) {
+      this.lastCleanup = Date.now();
+      await this.cleanUp();
     }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = done;
-    }).then(() => {
-      this.wake = undefined;
-    });
+    let busy = (await this.fanOut()) === FAN_OUT_BATCH;
+    await this.recordFinished();
+    const free = this.loop.free;
+    if (free > 0 && !this.loop.stopped) {
+      const claimed = await this.claim(free);
+      for (const delivery of claimed) this.launch(delivery);
+      busy ||= claimed.length === free;
+    }
+    return busy;
   }
 
   /** The signing secrets in plaintext: they are stored sealed (db/secret-box.ts). */
@@ -264,12 +232,11 @@ export class Dispatcher {
           send,
         )
       : send();
-    const attempt = traced.then((outcome) => {
-      this.finished.push({ delivery, outcome, at: this.options.clock() });
-      this.inFlight.delete(attempt);
-      this.nudge();
-    });
-    this.inFlight.add(attempt);
+    this.loop.track(
+      traced.then((outcome) => {
+        this.finished.push({ delivery, outcome, at: this.options.clock() });
+      }),
+    );
   }
 
   /**

@@ -159,6 +159,11 @@ function clientSample(spec, resolve, path, item, operation) {
 
 /** How the sample names what the operation returns: `{ work }` for an envelope, `request` for a bare Request. */
 function resultName(resolve, operation) {
+  const bodies = Object.entries(operation.responses).filter(
+    ([status, response]) => /^2/.test(status) && resolve(response)?.content?.['application/json'],
+  );
+  // Several success bodies (addMember: 201 `{ member }` or 202 `{ invitation }`): the sample keeps the union whole.
+  if (bodies.length > 1) return { binding: 'result', logged: 'result' };
   const success = Object.entries(operation.responses).find(([status]) => /^2/.test(status));
   const schemaRef = resolve(success?.[1])?.content?.['application/json']?.schema;
   if (!schemaRef) return undefined;

@@ -16,7 +16,9 @@ export interface paths {
         /**
          * Create a user and their first API key
          * @description Operator route. Authenticate with `Authorization: Bearer <ADMIN_TOKEN>`. Creates a user and their first
-         *     API key; the key's `secret` is in this response only. Answers `404` when the server has no `ADMIN_TOKEN`.
+         *     API key; the key's `secret` is in this response only. In the same transaction, every pending invitation
+         *     for the email becomes a membership with the invited role (each one a `member.added` event), and the
+         *     invitations are deleted. Answers `404` when the server has no `ADMIN_TOKEN`.
          */
         post: operations["adminCreateUser"];
         delete?: never;
@@ -171,8 +173,16 @@ export interface paths {
         put?: never;
         /**
          * Add a member
-         * @description Adds a member by email. An email with no user yet creates the user record (names default to empty
-         *     strings). Needs the `owner` or `admin` role; only an owner can add another owner.
+         * @description Adds a member by email. Needs the `owner` or `admin` role; only an owner can add (or invite) an owner.
+         *
+         *     - The email of an existing user: they become a member at once (`201`, with the member). Their names are
+         *       theirs: `firstName` and `lastName` are ignored.
+         *     - An email with no user: no user is created. The answer is `202` with a pending invitation, and the
+         *       person is emailed which tenant invited them and by whom. When an operator creates their account, the
+         *       invitation becomes a membership with its role (`firstName` and `lastName` are what the invitation
+         *       suggests, used if the operator gives none). The same email again while invited is `409
+         *       already_invited`; a tenant holds at most `MAX_INVITATIONS_PER_TENANT` invitations (100 by default;
+         *       `409 invitation_limit_reached`), deleting one frees a place.
          */
         post: operations["addMember"];
         delete?: never;
@@ -222,6 +232,65 @@ export interface paths {
          *     cannot be demoted (`409 last_owner`).
          */
         patch: operations["updateMember"];
+        trace?: never;
+    };
+    "/tenants/{tenant_id}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List pending invitations
+         * @description The tenant's pending invitations (emails added as members that have no user yet), newest first. Needs the
+         *     `owner` or `admin` role.
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenants/{tenant_id}/invitations/{invitation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /**
+                 * @description The identifier of a pending invitation of the tenant.
+                 * @example 0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f
+                 */
+                invitation_id: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a pending invitation
+         * @description Withdraws the invitation: the operator's later creation of that user no longer makes them a member. Needs
+         *     the `owner` or `admin` role; only an owner can delete an invitation to the `owner` role.
+         */
+        delete: operations["deleteInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/tenants/{tenant_id}/works": {
@@ -1702,6 +1771,22 @@ export interface components {
             user: components["schemas"]["UserRecord"];
         };
         /**
+         * @description A user as a tenant sees them: their id (the `user_id` of the member operations), names and email. Not when
+         *     their account was created, nor anything else about them outside the tenant.
+         * @example {
+         *       "id": "0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0",
+         *       "firstName": "Grace",
+         *       "lastName": "Hopper",
+         *       "email": "grace@example.com"
+         *     }
+         */
+        MemberUser: {
+            id: components["schemas"]["Id"];
+            firstName: components["schemas"]["PersonName"];
+            lastName: components["schemas"]["PersonName"];
+            email: components["schemas"]["Email"];
+        };
+        /**
          * @description A member of a tenant.
          * @example {
          *       "role": "admin",
@@ -1709,16 +1794,44 @@ export interface components {
          *         "id": "0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0",
          *         "firstName": "Grace",
          *         "lastName": "Hopper",
-         *         "email": "grace@example.com",
-         *         "createdAt": "2026-11-20T09:00:00.000Z"
+         *         "email": "grace@example.com"
          *       },
          *       "createdAt": "2026-11-22T11:00:00.000Z"
          *     }
          */
         Member: {
             role: components["schemas"]["Role"];
-            user: components["schemas"]["User"];
+            user: components["schemas"]["MemberUser"];
             /** @description When the user joined the tenant. */
+            createdAt: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description A pending invitation: an email added as a member of the tenant before any user has it. It becomes a
+         *     membership, with `role`, when an operator creates that user.
+         * @example {
+         *       "id": "0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f",
+         *       "email": "grace@example.com",
+         *       "role": "member",
+         *       "firstName": "Grace",
+         *       "lastName": "Hopper",
+         *       "invitedBy": {
+         *         "firstName": "Ada",
+         *         "lastName": "Lovelace",
+         *         "email": "ada@example.com"
+         *       },
+         *       "createdAt": "2026-11-22T11:00:00.000Z"
+         *     }
+         */
+        Invitation: {
+            id: components["schemas"]["Id"];
+            email: components["schemas"]["Email"];
+            role: components["schemas"]["Role"];
+            /** @description The name the inviter suggested (possibly empty), used if the operator gives none. */
+            firstName: components["schemas"]["PersonName"];
+            /** @description The name the inviter suggested (possibly empty), used if the operator gives none. */
+            lastName: components["schemas"]["PersonName"];
+            /** @description The member who sent the invitation. */
+            invitedBy: components["schemas"]["UserRecord"];
             createdAt: components["schemas"]["Timestamp"];
         };
         /**
@@ -2083,8 +2196,7 @@ export interface components {
          *               "id": "0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0",
          *               "firstName": "Grace",
          *               "lastName": "Hopper",
-         *               "email": "grace@example.com",
-         *               "createdAt": "2026-11-20T09:00:00.000Z"
+         *               "email": "grace@example.com"
          *             },
          *             "createdAt": "2026-11-22T11:00:00.000Z"
          *           }
@@ -2102,6 +2214,43 @@ export interface components {
             edges: {
                 cursor: string;
                 node: components["schemas"]["Member"];
+            }[];
+            pageInfo: components["schemas"]["PageInfo"];
+        };
+        /**
+         * @description A page of pending invitations.
+         * @example {
+         *       "totalCount": 1,
+         *       "edges": [
+         *         {
+         *           "cursor": "djE6MDE5M2ExYzItNWI2Yy03ZDhlLTlmMDEtMmEzYjRjNWQ2ZTdm",
+         *           "node": {
+         *             "id": "0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f",
+         *             "email": "grace@example.com",
+         *             "role": "member",
+         *             "firstName": "Grace",
+         *             "lastName": "Hopper",
+         *             "invitedBy": {
+         *               "firstName": "Ada",
+         *               "lastName": "Lovelace",
+         *               "email": "ada@example.com"
+         *             },
+         *             "createdAt": "2026-11-22T11:00:00.000Z"
+         *           }
+         *         }
+         *       ],
+         *       "pageInfo": {
+         *         "hasNextPage": false,
+         *         "endCursor": "djE6MDE5M2ExYzItNWI2Yy03ZDhlLTlmMDEtMmEzYjRjNWQ2ZTdm"
+         *       }
+         *     }
+         */
+        InvitationConnection: {
+            /** Format: int32 */
+            totalCount: number;
+            edges: {
+                cursor: string;
+                node: components["schemas"]["Invitation"];
             }[];
             pageInfo: components["schemas"]["PageInfo"];
         };
@@ -2366,8 +2515,7 @@ export interface components {
          *           "id": "0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0",
          *           "firstName": "Grace",
          *           "lastName": "Hopper",
-         *           "email": "grace@example.com",
-         *           "createdAt": "2026-11-20T09:00:00.000Z"
+         *           "email": "grace@example.com"
          *         },
          *         "createdAt": "2026-11-22T11:00:00.000Z"
          *       }
@@ -2375,6 +2523,27 @@ export interface components {
          */
         MemberEnvelope: {
             member: components["schemas"]["Member"];
+        };
+        /**
+         * @description One pending invitation.
+         * @example {
+         *       "invitation": {
+         *         "id": "0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f",
+         *         "email": "grace@example.com",
+         *         "role": "member",
+         *         "firstName": "Grace",
+         *         "lastName": "Hopper",
+         *         "invitedBy": {
+         *           "firstName": "Ada",
+         *           "lastName": "Lovelace",
+         *           "email": "ada@example.com"
+         *         },
+         *         "createdAt": "2026-11-22T11:00:00.000Z"
+         *       }
+         *     }
+         */
+        InvitationEnvelope: {
+            invitation: components["schemas"]["Invitation"];
         };
         /**
          * @example {
@@ -2869,8 +3038,7 @@ export interface components {
          *             "id": "0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0",
          *             "firstName": "Grace",
          *             "lastName": "Hopper",
-         *             "email": "grace@example.com",
-         *             "createdAt": "2026-11-20T09:00:00.000Z"
+         *             "email": "grace@example.com"
          *           },
          *           "createdAt": "2026-11-22T11:00:00.000Z"
          *         }
@@ -2904,8 +3072,7 @@ export interface components {
          *             "id": "0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0",
          *             "firstName": "Grace",
          *             "lastName": "Hopper",
-         *             "email": "grace@example.com",
-         *             "createdAt": "2026-11-20T09:00:00.000Z"
+         *             "email": "grace@example.com"
          *           },
          *           "createdAt": "2026-11-22T11:00:00.000Z"
          *         }
@@ -3023,8 +3190,7 @@ export interface components {
          *           "id": "0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0",
          *           "firstName": "Grace",
          *           "lastName": "Hopper",
-         *           "email": "grace@example.com",
-         *           "createdAt": "2026-11-20T09:00:00.000Z"
+         *           "email": "grace@example.com"
          *         },
          *         "createdAt": "2026-11-22T11:00:00.000Z"
          *       }
@@ -3662,6 +3828,42 @@ export interface components {
             status: 409;
         };
         /**
+         * already_invited
+         * @description The email has a pending invitation to the tenant already. Delete it first to invite it again.
+         * @example {
+         *       "type": "https://works-api.dev/problems/already_invited",
+         *       "title": "Conflict",
+         *       "status": 409,
+         *       "detail": "This email is already invited to the tenant.",
+         *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/members",
+         *       "code": "already_invited"
+         *     }
+         */
+        AlreadyInvitedProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "already_invited";
+            /** @constant */
+            status: 409;
+        };
+        /**
+         * invitation_limit_reached
+         * @description The tenant has as many pending invitations as the service allows (MAX_INVITATIONS_PER_TENANT, 100 by default). Delete one first.
+         * @example {
+         *       "type": "https://works-api.dev/problems/invitation_limit_reached",
+         *       "title": "Conflict",
+         *       "status": 409,
+         *       "detail": "This tenant already has 100 pending invitations, the most allowed; delete one first.",
+         *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/members",
+         *       "code": "invitation_limit_reached"
+         *     }
+         */
+        InvitationLimitReachedProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "invitation_limit_reached";
+            /** @constant */
+            status: 409;
+        };
+        /**
          * email_taken
          * @description A user with this email already exists.
          * @example {
@@ -4147,8 +4349,9 @@ export interface components {
             };
         };
         /**
-         * @description The user is already a member (`already_member`), or a request with the same `Idempotency-Key` is still
-         *     running (`idempotency_key_in_use`).
+         * @description The user is already a member (`already_member`), the email is already invited (`already_invited`), the
+         *     tenant already has as many pending invitations as allowed (`invitation_limit_reached`; 100 by default), or
+         *     a request with the same `Idempotency-Key` is still running (`idempotency_key_in_use`).
          */
         MemberConflict: {
             headers: {
@@ -4159,7 +4362,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["AlreadyMemberProblem"] | components["schemas"]["IdempotencyKeyInUseProblem"];
+                "application/problem+json": components["schemas"]["AlreadyMemberProblem"] | components["schemas"]["AlreadyInvitedProblem"] | components["schemas"]["InvitationLimitReachedProblem"] | components["schemas"]["IdempotencyKeyInUseProblem"];
             };
         };
         /** @description The change would leave the tenant without an owner (`last_owner`). */
@@ -4487,6 +4690,11 @@ export interface components {
          * @example 0193a1c0-3a4b-7c5d-8e6f-7a8b9c0d1e2f
          */
         EndpointId: components["schemas"]["IdInPath"];
+        /**
+         * @description The identifier of a pending invitation of the tenant.
+         * @example 0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f
+         */
+        InvitationId: components["schemas"]["IdInPath"];
         /**
          * @description The identifier of a delivery to the endpoint.
          * @example 0193a1c1-5c6d-7e7f-8a9b-0c1d2e3f4a5b
@@ -5041,6 +5249,23 @@ export interface operations {
                     "application/json": components["schemas"]["MemberEnvelope"];
                 };
             };
+            /**
+             * @description No user has this email: a pending invitation was created (and its email queued). It becomes a
+             *     membership when an operator creates the user.
+             */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationEnvelope"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -5199,6 +5424,92 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds at most. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `endCursor` of the previous page; the page starts after it. */
+                after?: components["parameters"]["After"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of invitations. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        invitations: components["schemas"]["InvitationConnection"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /**
+                 * @description The identifier of a pending invitation of the tenant.
+                 * @example 0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f
+                 */
+                invitation_id: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitation was deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

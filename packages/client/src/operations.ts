@@ -34,6 +34,8 @@ export const operationRoutes = {
   getMember: { method: 'get', path: '/tenants/{tenant_id}/members/{user_id}', creates: false },
   removeMember: { method: 'delete', path: '/tenants/{tenant_id}/members/{user_id}', creates: false },
   updateMember: { method: 'patch', path: '/tenants/{tenant_id}/members/{user_id}', creates: false },
+  listInvitations: { method: 'get', path: '/tenants/{tenant_id}/invitations', creates: false, list: { connection: 'invitations', maxPageSize: 100 } },
+  deleteInvitation: { method: 'delete', path: '/tenants/{tenant_id}/invitations/{invitation_id}', creates: false },
   listWorks: { method: 'get', path: '/tenants/{tenant_id}/works', creates: false, list: { connection: 'works', maxPageSize: 100 } },
   createWork: { method: 'post', path: '/tenants/{tenant_id}/works', creates: true },
   getWork: { method: 'get', path: '/tenants/{tenant_id}/works/{work_id}', creates: false },

@@ -121,6 +121,12 @@ describe('the console', () => {
     await page.getByRole('button', { name: 'Add member' }).click();
     await expectVisible(page.getByLabel(`Role of ${grace.email}`));
     expect(await page.getByLabel(`Role of ${grace.email}`).inputValue()).toBe('admin');
+    // An email no user has is invited, not added (issue 23): the form says so, and no member row appears.
+    const newcomer = `newcomer-${Date.now()}@example.com`;
+    await page.getByLabel('Email', { exact: true }).fill(newcomer);
+    await page.getByRole('button', { name: 'Add member' }).click();
+    await expectVisible(page.getByText(`Invitation sent to ${newcomer}.`));
+    expect(await page.getByLabel(`Role of ${newcomer}`).count()).toBe(0);
 
     await page.getByLabel('Work name').fill('Annual report 2026');
     await page.getByLabel('Description').fill('Figures and sign-off.');
@@ -247,8 +253,8 @@ describe('the console', () => {
     const { tenant } = unwrap(await ada.api.createTenant({ body: { name: 'Concurrent Roles' } }));
     const tenantPath = { tenant_id: tenant.id };
     unwrap(await ada.api.addMember({ params: { path: tenantPath }, body: { email: grace.email, role: 'admin' } }));
-    const { member } = unwrap(
-      await ada.api.addMember({ params: { path: tenantPath }, body: { email: bob.email, role: 'member' } }),
+    const member = memberOf(
+      unwrap(await ada.api.addMember({ params: { path: tenantPath }, body: { email: bob.email, role: 'member' } })),
     );
     const bobPath = { ...tenantPath, user_id: member.user.id };
     const bobsRole = async () => unwrap(await ada.api.getMember({ params: { path: bobPath } })).member.role;
@@ -330,8 +336,8 @@ describe('the console', () => {
     const grace = await server.createUser('Grace');
     const { tenant } = unwrap(await ada.api.createTenant({ body: { name: 'Roles Inc' } }));
     const tenantPath = { tenant_id: tenant.id };
-    const { member } = unwrap(
-      await ada.api.addMember({ params: { path: tenantPath }, body: { email: grace.email, role: 'admin' } }),
+    const member = memberOf(
+      unwrap(await ada.api.addMember({ params: { path: tenantPath }, body: { email: grace.email, role: 'admin' } })),
     );
     const { work } = unwrap(await ada.api.createWork({ params: { path: tenantPath }, body: { name: 'Handbook' } }));
 
@@ -608,4 +614,10 @@ describe('a server that sends through SMTP', () => {
 
 function createKeyClient(apiKey: string) {
   return createClient({ baseUrl: server.baseUrl, apiKey, retry: false });
+}
+
+/** addMember's answer for an existing user: the member (an email with no user would be a 202 invitation). */
+function memberOf<M>(added: { member: M } | { invitation: unknown }): M {
+  if (!('member' in added)) throw new Error('expected a member, got an invitation');
+  return added.member;
 }

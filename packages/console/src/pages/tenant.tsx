@@ -222,11 +222,14 @@ function AddMember({ tenantId, abilities }: { tenantId: string; abilities: Abili
   const add = useCreate(
     (body: typeof form, key) =>
       dataOf(api.addMember({ params: { path: { tenant_id: tenantId }, header: { 'Idempotency-Key': key } }, body })),
-    () => {
+    (added) => {
       reset();
+      // An email with no user yet: a pending invitation (202), not a member; say so rather than look like nothing happened.
+      setInvited('invitation' in added ? added.invitation.email : null);
       void queryClient.invalidateQueries({ queryKey: keys.tenant(tenantId) });
     },
   );
+  const [invited, setInvited] = useState<string | null>(null);
   const errors = fieldErrors(add.error);
   return (
     <SubForm title="Add a member" onSubmit={() => add.submit(form)}>
@@ -243,6 +246,11 @@ function AddMember({ tenantId, abilities }: { tenantId: string; abilities: Abili
         error={errors.role}
       />
       <SubmitButton pending={add.isPending} label="Add member" pendingLabel="Adding…" />
+      {invited && !add.error && (
+        <p role="status" className="muted">
+          Invitation sent to {invited}. They become a member when an operator creates their account.
+        </p>
+      )}
       {add.error && <ProblemAlert error={add.error} shownFields={['email', 'firstName', 'lastName', 'role']} />}
     </SubForm>
   );

@@ -14,10 +14,12 @@ export const domainProblemCodes = {
   work_discarded: { status: 409, title: 'Conflict' },
   last_owner: { status: 409, title: 'Conflict' },
   already_member: { status: 409, title: 'Conflict' },
+  already_invited: { status: 409, title: 'Conflict' },
   email_taken: { status: 409, title: 'Conflict' },
   api_key_limit_reached: { status: 409, title: 'Conflict' },
   tenant_limit_reached: { status: 409, title: 'Conflict' },
   webhook_endpoint_limit_reached: { status: 409, title: 'Conflict' },
+  invitation_limit_reached: { status: 409, title: 'Conflict' },
   precondition_failed: { status: 412, title: 'Precondition failed' },
 } as const satisfies ProblemTable;
 

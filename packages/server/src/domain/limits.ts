@@ -4,8 +4,8 @@ import { ProblemError } from './errors';
 
 /**
  * How much one user or tenant may hold, so that none of them can make the service slow for the others (issue 23):
- * configurable (MAX_API_KEYS_PER_USER, MAX_TENANTS_PER_USER, MAX_WEBHOOK_ENDPOINTS_PER_TENANT), each refusal a
- * 409 with its own problem code.
+ * configurable (MAX_API_KEYS_PER_USER, MAX_TENANTS_PER_USER, MAX_WEBHOOK_ENDPOINTS_PER_TENANT,
+ * MAX_INVITATIONS_PER_TENANT), each refusal a 409 with its own problem code.
  */
 export interface Limits {
   /** Active (not revoked) API keys per user: revoking one frees a place. */
@@ -14,9 +14,16 @@ export interface Limits {
   tenantsPerUser: number;
   /** Webhook endpoints per tenant, enabled or not. */
   webhookEndpointsPerTenant: number;
+  /** Pending invitations per tenant (each one an email sent to an address the tenant chose). */
+  invitationsPerTenant: number;
 }
 
-export const DEFAULT_LIMITS: Limits = { apiKeysPerUser: 100, tenantsPerUser: 100, webhookEndpointsPerTenant: 20 };
+export const DEFAULT_LIMITS: Limits = {
+  apiKeysPerUser: 100,
+  tenantsPerUser: 100,
+  webhookEndpointsPerTenant: 20,
+  invitationsPerTenant: 100,
+};
 
 export const apiKeyLimitReached = (cap: number) =>
   new ProblemError(
@@ -31,6 +38,12 @@ export const webhookEndpointLimitReached = (cap: number) =>
   new ProblemError(
     'webhook_endpoint_limit_reached',
     `This tenant already has ${cap} webhook endpoints, the most allowed; delete one first.`,
+  );
+
+export const invitationLimitReached = (cap: number) =>
+  new ProblemError(
+    'invitation_limit_reached',
+    `This tenant already has ${cap} pending invitations, the most allowed; delete one first.`,
   );
 
 export interface CapCheck {

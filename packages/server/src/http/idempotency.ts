@@ -90,7 +90,7 @@ export function canonicalJson(value: unknown): string {
 export function idempotentCreation(
   db: Db,
   logger: Logger,
-  options: { etag: boolean; outage: OutageMonitor; onReplay?: () => void },
+  options: { etag: ReadonlySet<number>; outage: OutageMonitor; onReplay?: () => void },
 ): RequestHandler {
   return async (req, res, next) => {
     const key = req.headers['idempotency-key'];
@@ -153,12 +153,12 @@ export function idempotentCreation(
   };
 }
 
-function replay(res: Response, stored: StoredResponse, etag: boolean): void {
+function replay(res: Response, stored: StoredResponse, etag: ReadonlySet<number>): void {
   res.status(stored.status);
   res.setHeader('Content-Type', stored.contentType);
   res.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
   if (stored.location) res.setHeader('Location', stored.location);
-  if (etag && stored.status < 300) res.setHeader('ETag', entityTag(resourceOf(JSON.parse(stored.body))));
+  if (etag.has(stored.status)) res.setHeader('ETag', entityTag(resourceOf(JSON.parse(stored.body))));
   res.send(stored.body);
 }
 

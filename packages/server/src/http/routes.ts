@@ -76,7 +76,7 @@ function respondWith(
     });
     if (result.location) res.location(basePath + result.location);
     if (result.body === undefined) return void res.status(result.status).end();
-    if (etag) {
+    if (etag.has(result.status)) {
       const tag = entityTag(resourceOf(result.body));
       res.setHeader('ETag', tag);
       if (takes.ifNoneMatch && noneMatchHit(req.headers['if-none-match'], tag)) return void res.status(304).end();

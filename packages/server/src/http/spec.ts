@@ -19,8 +19,8 @@ export interface SpecOperation {
   security: string[];
   /** The HTTP behaviours the spec declares for it (they switch the matching middleware on). */
   takes: { idempotencyKey: boolean; ifMatch: boolean; ifNoneMatch: boolean; body: boolean };
-  /** Its success response carries an `ETag`. */
-  etag: boolean;
+  /** The success statuses whose response carries an `ETag` (addMember: its 201, not its 202 invitation). */
+  etag: ReadonlySet<number>;
 }
 
 export interface Spec {
@@ -98,7 +98,7 @@ export function loadSpec(file = specPath): Spec {
       );
       const success = Object.entries(operation.responses ?? {})
         .filter(([status]) => status.startsWith('2'))
-        .map(([, response]) => resolve(response));
+        .map(([status, response]) => ({ status: Number(status), ...resolve(response) }));
       return [
         {
           operationId: operation.operationId,
@@ -111,7 +111,9 @@ export function loadSpec(file = specPath): Spec {
             ifNoneMatch: headerParameters.has('if-none-match'),
             body: operation.requestBody !== undefined,
           },
-          etag: success.some((response) => response.headers?.['ETag'] !== undefined),
+          etag: new Set(
+            success.filter((response) => response.headers?.['ETag'] !== undefined).map((response) => response.status),
+          ),
         },
       ];
     }),

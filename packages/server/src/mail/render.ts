@@ -95,3 +95,44 @@ ${due && !reminder ? `<p>Please answer by <strong>${e(due)}</strong>.</p>` : ''}
 `;
   return { to: input.recipient.email, subject, text, html };
 }
+
+export interface InvitationMailInput {
+  /** The invited address (no user has it yet). */
+  to: string;
+  /** The names the inviter suggested (possibly empty). */
+  invitee: { firstName: string };
+  inviter: { email: string; firstName: string; lastName: string };
+  tenantName: string;
+  role: 'owner' | 'admin' | 'member';
+}
+
+/**
+ * The email an invitation sends (issue 23): which tenant invited the person, who did, and that an operator creates
+ * their account. It carries no link and no secret (it is stored as it is, in the outbox); everything a member
+ * wrote (the tenant's name, their names) is escaped in the HTML part, as in the request emails.
+ */
+export function renderInvitationMail(input: InvitationMailInput): RenderedMail {
+  const inviter = fullName(input.inviter);
+  const greeting = input.invitee.firstName ? `Hello ${input.invitee.firstName},` : 'Hello,';
+  const role = input.role === 'member' ? 'a member' : `an ${input.role}`;
+  const subject = `${inviter} invited you to ${input.tenantName}`;
+  const intro = `${inviter} (${input.inviter.email}) invited you to join "${input.tenantName}" as ${role}.`;
+  const next =
+    'You have no account on this service yet. An operator of the service creates it; once they have, you are a ' +
+    'member of the tenant at once, with nothing more to do.';
+  const ignore = 'If you did not expect this invitation, you can ignore this email: nothing was created for you.';
+  const text = [greeting, '', intro, '', next, '', ignore, ''].join('\n');
+  const e = escapeHtml;
+  const html = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${e(subject)}</title></head>
+<body style="font-family: system-ui, sans-serif; line-height: 1.5; color: #1a1a1a; max-width: 36rem; margin: 0 auto; padding: 1rem;">
+<p>${e(greeting)}</p>
+<p>${e(intro)}</p>
+<p>${e(next)}</p>
+<p style="font-size: 0.875rem; color: #555;">${e(ignore)}</p>
+</body>
+</html>
+`;
+  return { to: input.to, subject, text, html };
+}

@@ -155,7 +155,31 @@ describe('Members', () => {
     const { user } = unwrap(await grace.getMe());
     const result = await ada.addMember({ params: { path: tenantPath() }, body: { email: user.email, role: 'member' } });
     expect(result.response.status).toBe(201);
-    expect(unwrap(result).member).toMatchObject({ role: 'member', user: { id: graceId } });
+    const added = unwrap(result);
+    expect('member' in added && added.member).toMatchObject({ role: 'member', user: { id: graceId } });
+  });
+
+  it('addMember: an email with no user is invited (202), listed by listInvitations, withdrawn by deleteInvitation', async () => {
+    const email = unique('invited');
+    const result = await ada.addMember({ params: { path: tenantPath() }, body: { email, role: 'member' } });
+    expect(result.response.status).toBe(202);
+    const added = unwrap(result);
+    if (!('invitation' in added)) throw new Error('expected an invitation');
+    expect(added.invitation).toMatchObject({ email, role: 'member', invitedBy: { firstName: 'ada' } });
+    const again = problemOf(await ada.addMember({ params: { path: tenantPath() }, body: { email, role: 'member' } }));
+    expect(again).toMatchObject({ status: 409, code: 'already_invited' });
+
+    const { invitations } = unwrap(await ada.listInvitations({ params: { path: tenantPath() } }));
+    expect(invitations.edges.map((edge) => edge.node)).toEqual([added.invitation]);
+    const byMember = problemOf(await grace.listInvitations({ params: { path: tenantPath() } }));
+    expect(byMember).toMatchObject({ status: 403, code: 'forbidden' });
+
+    const path = { ...tenantPath(), invitation_id: added.invitation.id };
+    expect((await ada.deleteInvitation({ params: { path } })).response.status).toBe(204);
+    expect(problemOf(await ada.deleteInvitation({ params: { path } }))).toMatchObject({
+      status: 404,
+      code: 'not_found',
+    });
   });
 
   it('addMember: the same user again is 409', async () => {
@@ -204,9 +228,13 @@ describe('Members', () => {
   });
 
   it('removeMember: 204; the last owner cannot be removed (409)', async () => {
-    const newcomer = unwrap(
-      await ada.addMember({ params: { path: tenantPath() }, body: { email: unique('newcomer'), role: 'member' } }),
+    const { user: newcomerUser } = unwrap(
+      await admin.adminCreateUser({ body: { email: unique('newcomer'), firstName: 'New', lastName: 'Comer' } }),
     );
+    const newcomer = unwrap(
+      await ada.addMember({ params: { path: tenantPath() }, body: { email: newcomerUser.email, role: 'member' } }),
+    );
+    if (!('member' in newcomer)) throw new Error('expected a member');
     const removed = await grace.removeMember({
       params: { path: { ...tenantPath(), user_id: newcomer.member.user.id } },
     });

@@ -1,6 +1,6 @@
 import { type ListOperationId, operationRoutes, unwrap } from '@works-api/client';
 import { createRequest, createTenant, createWork, ok } from '../support/fixtures';
-import { addMember } from '../support/roles';
+import { addNewMember, inviteEmail } from '../support/roles';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';
 
 /**
@@ -24,8 +24,8 @@ beforeAll(async () => {
   const path = { tenant_id: tenantId, work_id: workId, id: requestId };
   ok(await ada.client.confirmRequest({ params: { path } }));
   ok(await ada.client.validateRequest({ params: { path } }));
-  for (let i = 1; i <= 3; i++)
-    await addMember(ada, tenantId, `member-${i}-${process.pid}-${Date.now()}@example.com`, 'member');
+  for (let i = 1; i <= 3; i++) await addNewMember(server, ada, tenantId, 'member', `paged-${i}`);
+  for (let i = 1; i <= 3; i++) await inviteEmail(ada, tenantId, `invited-${i}-${tenantId}@example.com`, 'member');
   for (let i = 1; i <= 2; i++) ok(await ada.client.createApiKey({ body: { name: `Key ${i}` } }));
   for (let i = 1; i <= 2; i++) await createTenant(ada, `Paging ${i}`);
   // Webhook endpoints, and test deliveries to the last one (nothing sends them: no dispatcher runs here).
@@ -86,6 +86,7 @@ describe('paginate', () => {
   it('knows every list operation of the contract', () => {
     expect(listOperations.sort()).toEqual([
       'listApiKeys',
+      'listInvitations',
       'listMembers',
       'listRequestEvents',
       'listRequests',

@@ -177,7 +177,7 @@ describe('If-Match on PATCH', () => {
   it("changes a member's role only while the member's tag (from adding or changing them) is current", async () => {
     const tenant = await createTenant(ada);
     const added = await send('POST', `/v1/tenants/${tenant.id}/members`, {
-      email: `m-${Date.now()}@example.com`,
+      email: (await server.createUser('tagged')).email,
       role: 'member',
     });
     expect(added.status).toBe(201);

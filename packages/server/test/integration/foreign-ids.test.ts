@@ -1,6 +1,6 @@
 import { loadSpec } from '../../src/http/spec';
 import { createRequest, createTenant, createWork, ok } from '../support/fixtures';
-import { addMember } from '../support/roles';
+import { addMember, inviteEmail } from '../support/roles';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';
 
 /**
@@ -25,6 +25,7 @@ const bodies: Record<string, unknown> = {
   addMember: { email: 'someone-new@example.com', role: 'member' },
   updateMember: { role: 'admin' },
   removeMember: undefined,
+  deleteInvitation: undefined,
   createWork: { name: 'Another work' },
   updateWork: { name: 'Renamed work' },
   discardWork: undefined,
@@ -68,6 +69,10 @@ async function populate(user: TestUser, name: string): Promise<Side> {
     }),
   );
   const apiKey = ok(await user.client.POST('/api-keys', { body: { name: 'second' } })).apiKey;
+  // Three pending invitations: a DELETE with a bad id must not take any of them (nor the other tenant's).
+  const invitations = [];
+  for (const who of ['one', 'two', 'three'])
+    invitations.push(await inviteEmail(user, tenant.id, `${who}-${tenant.id}@example.com`, 'member'));
   return {
     user,
     ids: {
@@ -78,6 +83,7 @@ async function populate(user: TestUser, name: string): Promise<Side> {
       endpoint_id: endpointId,
       delivery_id: delivery.id,
       api_key_id: apiKey.id,
+      invitation_id: invitations[0]!.id,
     },
   };
 }
@@ -89,6 +95,8 @@ async function snapshot(): Promise<string> {
   const rows = await server.database.prisma.$queryRawUnsafe<Array<{ t: string; rows: string | null }>>(
     `SELECT 'tenants' AS t, string_agg(x::text, '|' ORDER BY x.id) AS rows FROM tenants x WHERE id = ANY($1::uuid[])
      UNION ALL SELECT 'memberships', string_agg(x::text, '|' ORDER BY x.id) FROM memberships x
+       WHERE tenant_id = ANY($1::uuid[])
+     UNION ALL SELECT 'invitations', string_agg(x::text, '|' ORDER BY x.id) FROM invitations x
        WHERE tenant_id = ANY($1::uuid[])
      UNION ALL SELECT 'works', string_agg(x::text, '|' ORDER BY x.id) FROM works x WHERE tenant_id = ANY($1::uuid[])
      UNION ALL SELECT 'requests', string_agg(x::text, '|' ORDER BY x.id) FROM requests x
@@ -166,5 +174,16 @@ it('still has all three webhook endpoints of each tenant', async () => {
       }),
     );
     expect(list.webhookEndpoints.totalCount).toBe(3);
+  }
+});
+
+it('still has all three invitations of each tenant', async () => {
+  for (const side of [ada, eve]) {
+    const list = ok(
+      await side.user.client.GET('/tenants/{tenant_id}/invitations', {
+        params: { path: { tenant_id: side.ids.tenant_id! } },
+      }),
+    );
+    expect(list.invitations.totalCount).toBe(3);
   }
 });

@@ -68,7 +68,8 @@ describe('replay', () => {
 
   it('works on every creating POST', async () => {
     const { tenant, work } = await requestInNewWork(ada);
-    const creations: Array<[string, TestUser | null, unknown]> = [
+    const invited = `invited-${randomUUID()}@example.com`;
+    const creations: Array<[string, TestUser | null, unknown, number?]> = [
       ['/v1/tenants', ada, { name: 'Idempotent tenant' }],
       [`/v1/tenants/${tenant.id}/works`, ada, { name: 'Idempotent work' }],
       [
@@ -76,21 +77,24 @@ describe('replay', () => {
         ada,
         { title: 'Once', recipient: { email: 'r@example.com' } },
       ],
-      [`/v1/tenants/${tenant.id}/members`, ada, { email: `m-${randomUUID()}@example.com`, role: 'member' }],
+      [`/v1/tenants/${tenant.id}/members`, ada, { email: (await server.createUser('joining')).email, role: 'member' }],
+      // An email with no user: the 202 invitation is replayed too, and invites once.
+      [`/v1/tenants/${tenant.id}/members`, ada, { email: invited, role: 'member' }, 202],
       ['/v1/api-keys', ada, { name: 'Idempotent key' }],
       ['/v1/admin/users', null, { email: `u-${randomUUID()}@example.com`, firstName: 'U', lastName: 'V' }],
     ];
-    for (const [path, user, body] of creations) {
+    for (const [path, user, body, status = 201] of creations) {
       const key = newKey();
       const first = await post(path, user, body, key);
-      expect([path, first.status]).toEqual([path, 201]);
+      expect([path, first.status]).toEqual([path, status]);
       const retry = await post(path, user, body, key);
-      expect([path, retry.status, retry.headers.get('idempotent-replayed')]).toEqual([path, 201, 'true']);
+      expect([path, retry.status, retry.headers.get('idempotent-replayed')]).toEqual([path, status, 'true']);
       expect(await retry.json()).toEqual(await first.json());
     }
     expect(await db().tenant.count({ where: { name: 'Idempotent tenant', ownerId: ada.id } })).toBe(1);
     expect(await db().request.count({ where: { workId: work.id, title: 'Once' } })).toBe(1);
     expect(await db().apiKey.count({ where: { userId: ada.id, name: 'Idempotent key' } })).toBe(1);
+    expect(await db().invitation.count({ where: { email: invited } })).toBe(1);
   });
 
   it('is a typed header parameter of the client', async () => {

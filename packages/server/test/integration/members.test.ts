@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { createTenant } from '../support/fixtures';
-import { addMember, type RoleFixture, tenantWithRoles } from '../support/roles';
+import { addMember, addNewMember, type RoleFixture, tenantWithRoles } from '../support/roles';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';
 
 /** Members: list, add by email, change role, remove; only owners touch the owner role; a tenant keeps an owner. */
@@ -14,8 +14,6 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-let emails = 0;
-const freshEmail = (name = 'new') => `${name}-${process.pid}-${++emails}-${Date.now()}@example.com`;
 
 const membersUrl = (tenantId = roles.tenant.id) => `/v1/tenants/${tenantId}/members`;
 const memberUrl = (userId: string, tenantId = roles.tenant.id) => `${membersUrl(tenantId)}/${userId}`;
@@ -39,7 +37,7 @@ async function roleOf(userId: string, tenantId = roles.tenant.id): Promise<strin
 }
 
 describe('GET /tenants/{id}/members', () => {
-  it('lists every member with their role and full user, the owner included', async () => {
+  it('lists every member with their role and user (not when their account was created), the owner included', async () => {
     const { status, body } = await call(roles.member, 'GET', membersUrl());
     expect(status).toBe(200);
     const nodes = body.members.edges.map((edge: { node: unknown }) => edge.node);
@@ -48,13 +46,7 @@ describe('GET /tenants/{id}/members', () => {
       expect.arrayContaining([
         {
           role: 'owner',
-          user: {
-            id: roles.owner.id,
-            firstName: 'owner',
-            lastName: 'Tester',
-            email: roles.owner.email,
-            createdAt: expect.stringMatching(iso),
-          },
+          user: { id: roles.owner.id, firstName: 'owner', lastName: 'Tester', email: roles.owner.email },
           createdAt: expect.stringMatching(iso),
         },
         expect.objectContaining({ role: 'admin', user: expect.objectContaining({ id: roles.admin.id }) }),
@@ -74,10 +66,11 @@ describe('GET /tenants/{id}/members/{user_id}', () => {
     server.call(memberUrl(userId), { method: 'PATCH', apiKey: by.apiKey, json: { role }, headers });
 
   it('returns the member as the list shows it, to every role, with a strong ETag (the one of its creation)', async () => {
+    const user = await server.createUser('read');
     const created = await server.call(membersUrl(), {
       method: 'POST',
       apiKey: roles.admin.apiKey,
-      json: { email: freshEmail('read'), role: 'member' },
+      json: { email: user.email, role: 'member' },
     });
     expect(created.status).toBe(201);
     const { member } = await created.json();
@@ -95,7 +88,7 @@ describe('GET /tenants/{id}/members/{user_id}', () => {
   });
 
   it('answers 304 to If-None-Match while the member is unchanged, 200 with a new tag once the role changed', async () => {
-    const target = (await addMember(roles.owner, roles.tenant.id, freshEmail(), 'member')).user.id;
+    const target = (await addNewMember(server, roles.owner, roles.tenant.id, 'member')).user.id;
     const tag = (await read(roles.member, memberUrl(target))).headers.get('etag')!;
     const cached = await read(roles.member, memberUrl(target), { 'If-None-Match': tag });
     expect(cached.status).toBe(304);
@@ -111,7 +104,7 @@ describe('GET /tenants/{id}/members/{user_id}', () => {
   });
 
   it('gives the ETag updateMember checks: it works as If-Match, and a stale one is 412 with nothing changed', async () => {
-    const target = (await addMember(roles.owner, roles.tenant.id, freshEmail(), 'member')).user.id;
+    const target = (await addNewMember(server, roles.owner, roles.tenant.id, 'member')).user.id;
     const tag = (await read(roles.admin, memberUrl(target))).headers.get('etag')!;
 
     const promoted = await patch(roles.admin, target, 'admin', { 'If-Match': tag });
@@ -167,16 +160,11 @@ describe('POST /tenants/{id}/members', () => {
     });
     expect(status).toBe(201);
     expect(headers.get('location')).toBe(memberUrl(user.id));
+    // Only what the tenant needs: not when the user's account was created (issue 23).
     expect(body).toEqual({
       member: {
         role: 'member',
-        user: {
-          id: user.id,
-          firstName: 'existing',
-          lastName: 'Tester',
-          email: user.email,
-          createdAt: expect.stringMatching(iso),
-        },
+        user: { id: user.id, firstName: 'existing', lastName: 'Tester', email: user.email },
         createdAt: expect.stringMatching(iso),
       },
     });
@@ -184,22 +172,13 @@ describe('POST /tenants/{id}/members', () => {
     expect((await call(user, 'GET', `/v1/tenants/${roles.tenant.id}`)).status).toBe(200);
   });
 
-  it('creates the user record for an unknown email, names defaulting to empty strings', async () => {
-    const named = await add(roles.owner, freshEmail(), 'admin', { firstName: ' Grace ', lastName: 'Hopper' });
-    expect(named.status).toBe(201);
-    expect(named.body.member.user).toMatchObject({ firstName: 'Grace', lastName: 'Hopper' });
-    const email = freshEmail('Unnamed');
-    const unnamed = await add(roles.owner, email, 'member');
-    expect(unnamed.status).toBe(201);
-    expect(unnamed.body.member).toMatchObject({
-      role: 'member',
-      user: { firstName: '', lastName: '', email: email.toLowerCase() },
-    });
-
-    // The same record is reused in another tenant.
+  it('reuses the one user record in every tenant they are added to', async () => {
+    const user = await server.createUser('shared');
+    const here = await add(roles.owner, user.email, 'admin');
     const other = await createTenant(roles.admin, 'Elsewhere');
-    const again = await add(roles.admin, email, 'member', {}, other.id);
-    expect(again.body.member.user.id).toBe(unnamed.body.member.user.id);
+    const there = await add(roles.admin, user.email.toUpperCase(), 'member', {}, other.id);
+    expect([here.status, there.status]).toEqual([201, 201]);
+    expect(there.body.member.user.id).toBe(here.body.member.user.id);
   });
 
   it('answers 409 already_member for someone who already is one', async () => {
@@ -210,10 +189,13 @@ describe('POST /tenants/{id}/members', () => {
   });
 
   it('shows the new member in the tenant’s members.nodes', async () => {
-    const email = freshEmail();
-    await add(roles.owner, email, 'member');
+    const user = await server.createUser('shown');
+    await add(roles.owner, user.email, 'member');
     const { body } = await call(roles.member, 'GET', `/v1/tenants/${roles.tenant.id}`);
-    expect(body.tenant.members.nodes).toContainEqual({ role: 'member', user: { firstName: '', lastName: '', email } });
+    expect(body.tenant.members.nodes).toContainEqual({
+      role: 'member',
+      user: { firstName: 'shown', lastName: 'Tester', email: user.email },
+    });
     expect(body.tenant.members.nodes).toContainEqual({
       role: 'owner',
       user: { firstName: 'owner', lastName: 'Tester', email: roles.owner.email },
@@ -221,16 +203,17 @@ describe('POST /tenants/{id}/members', () => {
   });
 
   it('lets only an owner add an owner', async () => {
-    const byAdmin = await add(roles.admin, freshEmail(), 'owner');
+    const user = await server.createUser('co-owner');
+    const byAdmin = await add(roles.admin, user.email, 'owner');
     expect(byAdmin.status).toBe(403);
     expect(byAdmin.body.code).toBe('forbidden');
-    const byOwner = await add(roles.owner, freshEmail(), 'owner');
+    const byOwner = await add(roles.owner, user.email, 'owner');
     expect(byOwner.status).toBe(201);
     expect(byOwner.body.member.role).toBe('owner');
   });
 
   it('refuses members (403) and non-members (404), adding nobody', async () => {
-    const email = freshEmail();
+    const { email } = await server.createUser('refused');
     expect((await add(roles.member, email, 'member')).status).toBe(403);
     expect((await add(roles.stranger, email, 'member')).status).toBe(404);
     const { body } = await call(roles.owner, 'GET', `${membersUrl()}?limit=100`);
@@ -243,7 +226,7 @@ describe('POST /tenants/{id}/members', () => {
 describe('PATCH /tenants/{id}/members/{user_id}', () => {
   let target: string;
   beforeEach(async () => {
-    target = (await addMember(roles.owner, roles.tenant.id, freshEmail(), 'member')).user.id;
+    target = (await addNewMember(server, roles.owner, roles.tenant.id, 'member')).user.id;
   });
 
   it('lets an admin move a member between member and admin, and answers with the member', async () => {
@@ -329,7 +312,7 @@ describe('DELETE /tenants/{id}/members/{user_id}', () => {
   });
 
   it('refuses members (403) and non-members (404)', async () => {
-    const target = (await addMember(roles.owner, roles.tenant.id, freshEmail(), 'member')).user.id;
+    const target = (await addNewMember(server, roles.owner, roles.tenant.id, 'member')).user.id;
     expect((await remove(roles.member, target)).status).toBe(403);
     expect((await remove(roles.stranger, target)).status).toBe(404);
     expect(await roleOf(target)).toBe('member');

@@ -1,6 +1,6 @@
 import { newId } from '../../src/db/ids';
 import { createRequest, createTenant, createWork, ok } from '../support/fixtures';
-import { addMember } from '../support/roles';
+import { addMember, addNewMember } from '../support/roles';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';
 
 /**
@@ -185,7 +185,7 @@ const lists: Array<{
     key: 'members',
     setUp: async () => {
       const tenant = await createTenant(ada, 'Members');
-      for (let i = 0; i < 4; i++) await addMember(ada, tenant.id, `member-${i}-${tenant.id}@example.com`, 'member');
+      for (let i = 0; i < 4; i++) await addNewMember(server, ada, tenant.id, 'member', `paged-${i}`);
       return { url: `/v1/tenants/${tenant.id}/members`, user: ada, count: 5 };
     },
   },

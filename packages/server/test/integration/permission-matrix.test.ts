@@ -1,7 +1,7 @@
 import type { OperationId } from '../../src/http/handler';
 import { loadSpec, type SpecOperation } from '../../src/http/spec';
 import { createRequest, createWork, ok } from '../support/fixtures';
-import { addMember, type RoleFixture, tenantWithRoles } from '../support/roles';
+import { addNewMember, inviteEmail, type RoleFixture, tenantWithRoles } from '../support/roles';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/server';
 import { freshEmail } from '../support/fixtures';
 
@@ -51,6 +51,8 @@ const expected: Record<OperationId, Row> = {
   getMember: byRole(200, 200, 200, 404),
   updateMember: byRole(200, 200, 403, 404),
   removeMember: byRole(204, 204, 403, 404),
+  listInvitations: byRole(200, 200, 403, 404),
+  deleteInvitation: byRole(204, 204, 403, 404),
   listWorks: byRole(200, 200, 200, 404),
   createWork: byRole(201, 201, 201, 404),
   getWork: byRole(200, 200, 200, 404),
@@ -115,7 +117,11 @@ const inputs: Record<OperationId, (caller: Caller) => Promise<Input>> = {
   getTenant: async () => ({ params: { tenant_id: shared.tenant_id } }),
   updateTenant: async () => ({ params: { tenant_id: shared.tenant_id }, body: { name: 'Roles Inc' } }),
   listMembers: async () => ({ params: { tenant_id: shared.tenant_id } }),
-  addMember: async () => ({ params: { tenant_id: shared.tenant_id }, body: { email: freshEmail(), role: 'member' } }),
+  // An existing user (201); an email with no user is an invitation (202: invitations.test.ts).
+  addMember: async () => ({
+    params: { tenant_id: shared.tenant_id },
+    body: { email: (await server.createUser('matrix-added')).email, role: 'member' },
+  }),
   // Another member than the caller: reading someone else is what the role allows (the owner, who is in every row).
   getMember: async () => ({ params: { tenant_id: shared.tenant_id, user_id: roles.owner.id } }),
   updateMember: async () => ({
@@ -123,6 +129,8 @@ const inputs: Record<OperationId, (caller: Caller) => Promise<Input>> = {
     body: { role: 'admin' },
   }),
   removeMember: async () => ({ params: { tenant_id: shared.tenant_id, user_id: await freshMember() } }),
+  listInvitations: async () => ({ params: { tenant_id: shared.tenant_id } }),
+  deleteInvitation: async () => ({ params: { tenant_id: shared.tenant_id, invitation_id: await freshInvitation() } }),
   listWorks: async () => ({ params: { tenant_id: shared.tenant_id } }),
   createWork: async () => ({
     params: { tenant_id: shared.tenant_id },
@@ -186,7 +194,11 @@ async function freshEndpoint() {
 }
 
 async function freshMember(): Promise<string> {
-  return (await addMember(roles.owner, shared.tenant_id, freshEmail(), 'member')).user.id;
+  return (await addNewMember(server, roles.owner, shared.tenant_id, 'member')).user.id;
+}
+
+async function freshInvitation(): Promise<string> {
+  return (await inviteEmail(roles.owner, shared.tenant_id, freshEmail(), 'member')).id;
 }
 
 async function freshWork(discarded: boolean): Promise<string> {
@@ -273,6 +285,9 @@ describe('the permission matrix', () => {
       'GET /tenants/{tenant_id}/members/{user_id}',
       'PATCH /tenants/{tenant_id}/members/{user_id}',
       'DELETE /tenants/{tenant_id}/members/{user_id}',
+      // Pending invitations: an email with no user is invited, not created (issue 23, overriding PRODUCT.md).
+      'GET /tenants/{tenant_id}/invitations',
+      'DELETE /tenants/{tenant_id}/invitations/{invitation_id}',
       'GET /tenants/{tenant_id}/works',
       'POST /tenants/{tenant_id}/works',
       `GET ${work}`,

@@ -2,6 +2,7 @@ import { authenticate } from '../../src/domain/api-keys/api-keys';
 import type { Actor } from '../../src/domain/access';
 import { ProblemError } from '../../src/domain/errors';
 import { addMember } from '../../src/domain/members/members';
+import { createUserWithKey } from '../../src/domain/users/users';
 import { createRequest } from '../../src/domain/requests/requests';
 import { discardWork } from '../../src/domain/works/works';
 import { createTenant, createWork } from '../support/fixtures';
@@ -12,8 +13,10 @@ import { startTestServer, type TestServer, type TestUser } from '../support/serv
  *
  * - a request sent while its work is being discarded either lands before the discard or is refused (409
  *   work_discarded); it never lands after it;
- * - two additions of the same new email at once both succeed when they are to different tenants (the second joins
- *   the user the first created), and to one tenant exactly one succeeds and the other is `already_member`.
+ * - two additions of the same new email at once both succeed when they are to different tenants (each an
+ *   invitation, no user), and to one tenant exactly one succeeds and the others are `already_invited`; the same
+ *   email added while the operator creates that user ends as a membership either way, never as an invitation
+ *   that nothing completes (and an existing user's additions to one tenant: one joins, the rest `already_member`).
  *
  * Each race runs in the domain layer with every call started in one tick (so on the embedded database, where a
  * request over HTTP rarely waits for real I/O, the calls still interleave at every query), and over HTTP.
@@ -137,7 +140,7 @@ describe('a request sent while its work is being discarded', () => {
 describe('two additions of the same new email at once', () => {
   const newEmail = (run: number) => `race-${process.pid}-${Date.now()}-${run}@example.com`;
 
-  it(`to two tenants: both join, as one user (${RUNS} races in the domain layer)`, async () => {
+  it(`to two tenants: both invite it, and no user is created (${RUNS} races in the domain layer)`, async () => {
     const [first, second] = await Promise.all([createTenant(ada, 'Join race 1'), createTenant(ada, 'Join race 2')]);
     for (let run = 0; run < RUNS; run++) {
       const email = newEmail(run);
@@ -145,23 +148,55 @@ describe('two additions of the same new email at once', () => {
         addMember(db(), actor, first.id, { email, role: 'member' }),
         addMember(db(), actor, second.id, { email, role: 'admin' }),
       ]);
-      expect(a.user.id).toBe(b.user.id);
-      expect(await db().user.count({ where: { email } })).toBe(1);
+      expect(['invitation' in a, 'invitation' in b]).toEqual([true, true]);
+      expect(await db().user.count({ where: { email } })).toBe(0);
+      expect(await db().invitation.count({ where: { email } })).toBe(2);
     }
   });
 
-  it(`to one tenant: one joins, the other is already_member (${RUNS} races in the domain layer)`, async () => {
+  it(`to one tenant: one is invited, the others are already_invited (${RUNS} races in the domain layer)`, async () => {
     const tenant = await createTenant(ada, 'Join race one tenant');
     for (let run = 0; run < RUNS; run++) {
       const email = newEmail(run);
       const outcomes = (
         await Promise.allSettled([0, 1, 2].map(() => addMember(db(), actor, tenant.id, { email, role: 'member' })))
       ).map(outcomeOf);
+      expect(outcomes.sort()).toEqual(['already_invited', 'already_invited', 'created']);
+    }
+  });
+
+  it(`of an existing user to one tenant: one joins, the others are already_member (${RUNS} races)`, async () => {
+    const tenant = await createTenant(ada, 'Join race existing user');
+    for (let run = 0; run < RUNS; run++) {
+      const { user } = await createUserWithKey(db(), { email: newEmail(run), firstName: 'R', lastName: 'U' });
+      const outcomes = (
+        await Promise.allSettled(
+          [0, 1, 2].map(() => addMember(db(), actor, tenant.id, { email: user.email, role: 'member' })),
+        )
+      ).map(outcomeOf);
       expect(outcomes.sort()).toEqual(['already_member', 'already_member', 'created']);
     }
   });
 
-  it(`over HTTP: both join two tenants, and one tenant gets exactly one member (${RUNS} races)`, async () => {
+  it(`while the operator creates that user: a membership either way, no invitation left (${RUNS} races)`, async () => {
+    const tenant = await createTenant(ada, 'Join race with the operator');
+    for (let run = 0; run < RUNS; run++) {
+      const email = newEmail(run);
+      const [added, created] = await Promise.all([
+        addMember(db(), actor, tenant.id, { email, role: 'admin' }),
+        createUserWithKey(db(), { email, firstName: 'Op', lastName: 'Created' }),
+      ]);
+      const membership = await db().membership.findUnique({
+        where: { tenantId_userId: { tenantId: tenant.id, userId: created.user.id } },
+      });
+      expect([membership?.role, await db().invitation.count({ where: { email } })]).toEqual(['admin', 0]);
+      // Whichever went first, the answer says what happened: a member (the user existed) or an invitation (it
+      // was then completed by the operator's transaction, which waited for it).
+      expect('member' in added || 'invitation' in added).toBe(true);
+    }
+  });
+
+  it(`over HTTP: two tenants invite it, one tenant gets exactly one invitation (${RUNS} races)`, async () => {
     const [first, second] = await Promise.all([createTenant(ada, 'Join race 3'), createTenant(ada, 'Join race 4')]);
     const add = (tenantId: string, email: string) =>
       server.call(`/v1/tenants/${tenantId}/members`, {
@@ -173,10 +208,9 @@ describe('two additions of the same new email at once', () => {
       const email = newEmail(run);
       const responses = await Promise.all([add(first.id, email), add(second.id, email), add(first.id, email)]);
       const [a, b, c] = await Promise.all(responses.map((res) => res.json()));
-      expect(responses.map((res) => res.status).sort()).toEqual([201, 201, 409]);
-      const joined = [a, b, c].filter((body) => body.member).map((body) => body.member.user.id);
-      expect(new Set(joined).size).toBe(1);
-      expect([a, b, c].find((body) => !body.member).code).toBe('already_member');
+      expect(responses.map((res) => res.status).sort()).toEqual([202, 202, 409]);
+      expect([a, b, c].find((body) => !body.invitation).code).toBe('already_invited');
+      expect(await db().user.count({ where: { email } })).toBe(0);
     }
   });
 });

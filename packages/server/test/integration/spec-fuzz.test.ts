@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { declaredProblems } from '../../src/http/declared-problems';
 import { loadSpec } from '../../src/http/spec';
 import { createRequest, createTenant, createWork } from '../support/fixtures';
-import { addMember } from '../support/roles';
+import { addMember, inviteEmail } from '../support/roles';
 import { ADMIN_TOKEN, startTestServer, type TestServer, type TestUser } from '../support/server';
 
 /**
@@ -159,6 +159,8 @@ interface FuzzRequest {
 let server: TestServer;
 let fuzzer: TestUser;
 let ids: Record<string, string>;
+/** A user who exists: the walk adds them (201) as often as it adds an email no user has (202, an invitation). */
+let existingEmail: string;
 
 beforeAll(async () => {
   const { generateSync } = await import('json-schema-faker');
@@ -170,6 +172,8 @@ beforeAll(async () => {
   const work = await createWork(fuzzer, tenant.id, 'Fuzzed work');
   const request = await createRequest(fuzzer, tenant.id, work.id);
   await addMember(fuzzer, tenant.id, other.email, 'member');
+  existingEmail = other.email;
+  const invitation = await inviteEmail(fuzzer, tenant.id, `fuzz-invited-${SEED}@example.com`, 'member');
   // A key to revoke: never the one the fuzzer calls with.
   const spare = await fuzzer.client.POST('/api-keys', { body: { name: 'spare' } });
   ids = {
@@ -178,6 +182,7 @@ beforeAll(async () => {
     id: request.id,
     user_id: other.id,
     api_key_id: spare.data!.apiKey.id,
+    invitation_id: invitation.id,
   };
 }, 120_000); // starting a server and its fixtures takes longer than 30 s on a loaded machine
 afterAll(() => server?.close());
@@ -414,6 +419,7 @@ async function fingerprint(): Promise<string> {
      SELECT md5(coalesce(string_agg(line, E'\\n' ORDER BY line), '')) AS digest FROM (
        SELECT concat_ws('|', 't', t.id, t.name, t.slug, t.updated_at) FROM tenants t WHERE t.id IN (SELECT tenant_id FROM mine)
        UNION ALL SELECT concat_ws('|', 'm', m.id, m.tenant_id, m.user_id, m.role) FROM memberships m WHERE m.tenant_id IN (SELECT tenant_id FROM mine)
+       UNION ALL SELECT concat_ws('|', 'i', i.id, i.email, i.role) FROM invitations i WHERE i.tenant_id IN (SELECT tenant_id FROM mine)
        UNION ALL SELECT concat_ws('|', 'w', w.id, w.name, w.description, w.discarded_at, w.updated_at) FROM works w WHERE w.tenant_id IN (SELECT tenant_id FROM mine)
        UNION ALL SELECT concat_ws('|', 'r', r.id, r.status, r.answer, r.cancel_reason, r.updated_at) FROM requests r JOIN works w ON w.id = r.work_id WHERE w.tenant_id IN (SELECT tenant_id FROM mine)
        UNION ALL SELECT concat_ws('|', 'e', e.id) FROM request_events e JOIN requests r ON r.id = e.request_id JOIN works w ON w.id = r.work_id WHERE w.tenant_id IN (SELECT tenant_id FROM mine)
@@ -598,7 +604,10 @@ describe('stateful: chains that follow the links', () => {
         // The example mostly, so that chains grow; the faker's bodies find the edges (names the server trims).
         body = next() < 0.75 ? structuredClone(schema.example ?? {}) : validValue(schema, Math.floor(next() * 2 ** 31));
         if (typeof body === 'object' && body !== null && 'email' in body)
-          (body as Record<string, Json>).email = `walk-${step}-${SEED}@example.com`;
+          // Alternately a user who exists (addMember: 201, then its member's links) and an email no user has (202,
+          // an invitation, then deleteInvitation).
+          (body as Record<string, Json>).email =
+            (called.get(operation.operationId) ?? 0) % 2 === 0 ? existingEmail : `walk-${step}-${SEED}@example.com`;
       }
       let expected: number | undefined;
       if (broken) {

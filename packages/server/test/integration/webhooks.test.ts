@@ -2,7 +2,7 @@ import { verifyWebhook, type WebhookEvent, WebhookVerificationError } from '@wor
 import { newId } from '../../src/db/ids';
 import { createRequest, createTenant, createWork, ok } from '../support/fixtures';
 import { type Receiver, startReceiver } from '../support/receiver';
-import { addMember } from '../support/roles';
+import { addNewMember } from '../support/roles';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';
 
 /** Real receivers on 127.0.0.1, the app's dispatcher delivering to them (woken by commits, as in production). */
@@ -98,7 +98,7 @@ describe('webhook events', () => {
     const discarded = ok(await owner.client.DELETE('/tenants/{tenant_id}/works/{work_id}', workPath)).work;
     ok(await owner.client.DELETE('/tenants/{tenant_id}/works/{work_id}', workPath)); // already discarded: no event
     const restored = ok(await owner.client.PUT('/tenants/{tenant_id}/works/{work_id}/undiscard', workPath)).work;
-    const member = await addMember(owner, tenant.id, `hooked-${Date.now()}@example.com`, 'member');
+    const member = await addNewMember(server, owner, tenant.id, 'member', 'hooked');
     // Adding them again is a 409 whose transaction rolls back: no event.
     const again = await owner.client.POST('/tenants/{tenant_id}/members', {
       params: { path: { tenant_id: tenant.id } },

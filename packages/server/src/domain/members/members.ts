@@ -1,26 +1,33 @@
 import type { Db } from '../../db/client';
 import { countMembersOf } from '../../db/counts';
-import { Prisma } from '../../db/generated/client';
+import type { Prisma } from '../../db/generated/client';
 import { isId, newId } from '../../db/ids';
 import { signalOutboxWrite } from '../../db/outbox-signal';
+import { signalMailQueued } from '../../mail/outbox';
 import { type Actor, authorize, type Membership, requirePermission, type Role } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import { checkPrecondition, type Precondition, preconditionFailed } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { isUniqueViolation } from '../unique';
-import { normalizeEmail, normalizeName, presentUser } from '../users/present';
+import { normalizeEmail, normalizeName, presentMemberUser } from '../users/present';
+import { DEFAULT_LIMITS } from '../limits';
 import { outboxRow } from '../webhooks/events';
+import { createInvitation, lockEmail } from './invitations';
 
 interface MemberRow {
   role: Role;
   createdAt: Date;
-  user: { id: string; email: string; firstName: string; lastName: string; createdAt: Date };
+  user: { id: string; email: string; firstName: string; lastName: string };
 }
 
+/**
+ * A member as the tenant sees them: the user's id, names and email, not when their account was created (issue
+ * 23: any owner can add a known email, and must learn nothing more about that person than what they gave).
+ */
 export const presentMember = (member: MemberRow): Schemas['Member'] => ({
   role: member.role,
-  user: presentUser(member.user),
+  user: presentMemberUser(member.user),
   createdAt: member.createdAt.toISOString(),
 });
 
@@ -78,32 +85,57 @@ export async function getMember(db: Db, actor: Actor, tenantId: string, userId: 
   return presentMember(member);
 }
 
+export type AddMemberResult = { member: Schemas['Member'] } | { invitation: Schemas['Invitation'] };
+
+/**
+ * Adds a member by email. An existing user becomes a member at once; an email that no user has becomes a pending
+ * invitation (issue 23): no user row, nothing outside the tenant, and an email to the address. Both in one
+ * transaction with what they write (the `member.added` outbox row, or the invitation's email).
+ */
 export async function addMember(
   db: Db,
   actor: Actor,
   tenantId: string,
   input: { email: string; role: Role; firstName?: string; lastName?: string },
-) {
+  maxInvitations: number = DEFAULT_LIMITS.invitationsPerTenant,
+): Promise<AddMemberResult> {
   checkRoleChange(await authorize(db, actor, tenantId, 'manageMembers'), undefined, input.role);
+  const email = normalizeEmail(input.email);
   try {
-    // The user (when new), the membership and its `member.added` outbox row commit together.
-    const member = await db.$transaction(async (tx) => {
+    const result = await db.$transaction(async (tx): Promise<AddMemberResult> => {
       checkRoleChange(await callerInTransaction(tx, actor, tenantId), undefined, input.role);
-      // Adding an email that has no user yet creates the user record (and joins one a concurrent add creates).
-      const user = await userWithEmail(tx, input);
-      const created = presentMember(
+      // Against the operator creating this user at the same moment (see lockEmail).
+      await lockEmail(tx, email);
+      const user = await tx.user.findUnique({ where: { email } });
+      if (!user) {
+        const invitation = await createInvitation(
+          tx,
+          actor,
+          tenantId,
+          {
+            email,
+            role: input.role,
+            firstName: normalizeName(input.firstName ?? ''),
+            lastName: normalizeName(input.lastName ?? ''),
+          },
+          maxInvitations,
+        );
+        return { invitation };
+      }
+      const member = presentMember(
         await tx.membership.create({
           data: { id: newId(), tenantId, userId: user.id, role: input.role },
           include: { user: true },
         }),
       );
       await tx.webhookEvent.create({
-        data: outboxRow('member.added', tenantId, { member: created }, new Date(created.createdAt)),
+        data: outboxRow('member.added', tenantId, { member }, new Date(member.createdAt)),
       });
-      return created;
+      return { member };
     });
-    signalOutboxWrite(db);
-    return member;
+    if ('member' in result) signalOutboxWrite(db);
+    else signalMailQueued(db);
+    return result;
   } catch (error) {
     if (isUniqueViolation(error)) throw new ProblemError('already_member', 'This user is already a member.');
     throw error;
@@ -111,86 +143,36 @@ export async function addMember(
 }
 
 /**
- * The user with this email, created (with the given names) when there is none. Atomic: of two requests adding the
- * same new email at once, one inserts and the other finds that row, rather than failing on the unique email (as
- * Prisma's upsert, a read then an insert, did). ON CONFLICT DO NOTHING waits for a concurrent insert of the email
- * to commit; the SELECT after it, a statement of its own, then sees that row.
+ * The member a role change or removal acts on, after every check, inside the change's transaction: the caller's
+ * role and the owner count are read under the tenant's membership lock (and the owner rows' locks), so two owners
+ * cannot demote each other at once and a caller demoted meanwhile cannot act on their old role. `newRole` is the
+ * role the member will have, or `null` for a removal.
  */
-async function userWithEmail(
-  db: Prisma.TransactionClient,
-  input: { email: string; firstName?: string; lastName?: string },
-) {
-  const email = normalizeEmail(input.email);
-  const columns = Prisma.sql`id, email, first_name AS "firstName", last_name AS "lastName", created_at AS "createdAt"`;
-  const [created] = await db.$queryRaw<UserRow[]>`
-    INSERT INTO users (id, email, first_name, last_name)
-    VALUES (${newId()}::uuid, ${email}, ${normalizeName(input.firstName ?? '')}, ${normalizeName(input.lastName ?? '')})
-    ON CONFLICT (email) DO NOTHING
-    RETURNING ${columns}`;
-  if (created) return created;
-  const [existing] = await db.$queryRaw<UserRow[]>`SELECT ${columns} FROM users WHERE email = ${email}`;
-  if (!existing) throw new Error(`the user ${email} conflicted on insert but cannot be read`);
-  return existing;
-}
-
-type UserRow = MemberRow['user'];
-
-/**
- * Changes a role or removes a member, keeping at least one owner. The caller's role and the owner count are
- * checked inside the transaction, under the tenant's membership lock (and the owner rows' locks), so two owners
- * cannot demote each other at once and a caller demoted meanwhile cannot act on their old role.
- */
-async function changeMembership(
-  db: Db,
+async function memberToChange(
+  tx: Prisma.TransactionClient,
   actor: Actor,
   tenantId: string,
   userId: string,
   newRole: Role | null,
   precondition?: Precondition<Schemas['Member']>,
 ) {
-  await authorize(db, actor, tenantId, 'manageMembers');
-  if (!isId(userId)) throw notFound('member');
-  const result = await db.$transaction(async (tx) => {
-    const caller = await callerInTransaction(tx, actor, tenantId);
-    const target = await tx.membership.findUnique({
-      where: { tenantId_userId: { tenantId, userId } },
-      include: { user: true },
-    });
-    if (!target) throw notFound('member');
-    checkPrecondition(precondition, () => presentMember(target));
-    checkRoleChange(caller, target.role, newRole ?? undefined);
-    if (target.role === 'owner' && newRole !== 'owner') {
-      const owners = await tx.$queryRaw<Array<{ user_id: string }>>`
-        SELECT user_id FROM memberships WHERE tenant_id = ${tenantId}::uuid AND role = 'owner' FOR UPDATE`;
-      if (owners.length <= 1) throw lastOwner();
-    }
-    if (newRole === null) {
-      await tx.membership.delete({ where: { id: target.id } });
-      // The member as it was, so receivers know who left and with which role.
-      await tx.webhookEvent.create({
-        data: outboxRow('member.removed', tenantId, { member: presentMember(target) }, new Date()),
-      });
-      return null;
-    }
-    if (precondition) {
-      // The role is all of a member that changes: write only if it is still the one If-Match was checked on.
-      const { count } = await tx.membership.updateMany({
-        where: { id: target.id, role: target.role },
-        data: { role: newRole },
-      });
-      if (count === 0) throw preconditionFailed();
-      return presentMember(
-        await tx.membership.findUniqueOrThrow({ where: { id: target.id }, include: { user: true } }),
-      );
-    }
-    return presentMember(
-      await tx.membership.update({ where: { id: target.id }, data: { role: newRole }, include: { user: true } }),
-    );
+  const caller = await callerInTransaction(tx, actor, tenantId);
+  const target = await tx.membership.findUnique({
+    where: { tenantId_userId: { tenantId, userId } },
+    include: { user: true },
   });
-  if (result === null) signalOutboxWrite(db);
-  return result;
+  if (!target) throw notFound('member');
+  checkPrecondition(precondition, () => presentMember(target));
+  checkRoleChange(caller, target.role, newRole ?? undefined);
+  if (target.role === 'owner' && newRole !== 'owner') {
+    const owners = await tx.$queryRaw<Array<{ user_id: string }>>`
+      SELECT user_id FROM memberships WHERE tenant_id = ${tenantId}::uuid AND role = 'owner' FOR UPDATE`;
+    if (owners.length <= 1) throw lastOwner();
+  }
+  return target;
 }
 
+/** Changes a member's role, keeping at least one owner; with `If-Match`, only if the member is still as read. */
 export async function updateMember(
   db: Db,
   actor: Actor,
@@ -198,10 +180,39 @@ export async function updateMember(
   userId: string,
   role: Role,
   precondition?: Precondition<Schemas['Member']>,
-) {
-  return (await changeMembership(db, actor, tenantId, userId, role, precondition))!;
+): Promise<Schemas['Member']> {
+  await authorize(db, actor, tenantId, 'manageMembers');
+  if (!isId(userId)) throw notFound('member');
+  return db.$transaction(async (tx) => {
+    const target = await memberToChange(tx, actor, tenantId, userId, role, precondition);
+    if (precondition) {
+      // The role is all of a member that changes: write only if it is still the one If-Match was checked on.
+      const { count } = await tx.membership.updateMany({
+        where: { id: target.id, role: target.role },
+        data: { role },
+      });
+      if (count === 0) throw preconditionFailed();
+      return presentMember(
+        await tx.membership.findUniqueOrThrow({ where: { id: target.id }, include: { user: true } }),
+      );
+    }
+    return presentMember(
+      await tx.membership.update({ where: { id: target.id }, data: { role }, include: { user: true } }),
+    );
+  });
 }
 
+/** Removes a member, keeping at least one owner, and writes its `member.removed` event in the same transaction. */
 export async function removeMember(db: Db, actor: Actor, tenantId: string, userId: string): Promise<void> {
-  await changeMembership(db, actor, tenantId, userId, null);
+  await authorize(db, actor, tenantId, 'manageMembers');
+  if (!isId(userId)) throw notFound('member');
+  await db.$transaction(async (tx) => {
+    const target = await memberToChange(tx, actor, tenantId, userId, null);
+    await tx.membership.delete({ where: { id: target.id } });
+    // The member as it was, so receivers know who left and with which role.
+    await tx.webhookEvent.create({
+      data: outboxRow('member.removed', tenantId, { member: presentMember(target) }, new Date()),
+    });
+  });
+  signalOutboxWrite(db);
 }

@@ -30,6 +30,16 @@ export const presentUser = (user: UserRow): Schemas['User'] => ({
   createdAt: user.createdAt.toISOString(),
 });
 
+/** A user as a tenant sees them (Member.user): no account creation time, nothing from outside the tenant. */
+export const presentMemberUser = (
+  user: Pick<UserRow, 'id' | 'email' | 'firstName' | 'lastName'>,
+): Schemas['MemberUser'] => ({
+  id: user.id,
+  firstName: user.firstName,
+  lastName: user.lastName,
+  email: user.email,
+});
+
 /** Emails compare case-insensitively: we store them lower-cased. */
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 

@@ -65,12 +65,10 @@ export async function createFixtures(baseUrl: string, adminToken: string, runId:
   const readTenantId = await tenant(`Bench reads ${runId}`);
   for (const [i, name] of ['Grace Hopper', 'Alan Turing', 'Edsger Dijkstra'].entries()) {
     const [firstName, lastName] = name.split(' ');
-    await call(
-      'POST',
-      `/v1/tenants/${readTenantId}/members`,
-      { email: `member${i}-${runId}@example.com`, role: 'member', firstName, lastName },
-      key,
-    );
+    const email = `member${i}-${runId}@example.com`;
+    // The user first (an email with no user would only be invited: a pending invitation, not a member).
+    await call('POST', '/v1/admin/users', { email, firstName, lastName }, adminToken);
+    await call('POST', `/v1/tenants/${readTenantId}/members`, { email, role: 'member' }, key);
   }
   let readWorkId = '';
   for (let i = 1; i <= READ_TENANT_WORKS; i++) readWorkId = await work(readTenantId, `Fixture work ${i}`);

@@ -1,20 +1,24 @@
 import type { Db } from './client';
 
 /**
- * An in-process nudge from the request path to the webhook dispatcher: a write that committed an outbox row calls
- * `signalOutboxWrite(db)`, and the dispatcher serving that database wakes at once instead of at its next poll.
- * Other processes find the row by polling; the nudge only makes the common case (the writer's own dispatcher) fast.
+ * An in-process nudge from the request path to an outbox worker: a write that committed an outbox row calls
+ * `signal(db)`, and the worker serving that database (`on(db, …)`) wakes at once instead of at its next poll.
+ * Other processes find the row by polling; the nudge only makes the common case (the writer's own worker) fast.
  */
-const listeners = new WeakMap<Db, Set<() => void>>();
-
-export function onOutboxWrite(db: Db, listener: () => void): () => void {
-  let set = listeners.get(db);
-  if (!set) listeners.set(db, (set = new Set()));
-  set.add(listener);
-  return () => set.delete(listener);
+export function outboxSignal() {
+  const listeners = new WeakMap<Db, Set<() => void>>();
+  const on = (db: Db, listener: () => void): (() => void) => {
+    let set = listeners.get(db);
+    if (!set) listeners.set(db, (set = new Set()));
+    set.add(listener);
+    return () => set.delete(listener);
+  };
+  const signal = (db: Db): void => {
+    const set = listeners.get(db);
+    if (set) for (const listener of set) listener();
+  };
+  return { on, signal };
 }
 
-export function signalOutboxWrite(db: Db): void {
-  const set = listeners.get(db);
-  if (set) for (const listener of set) listener();
-}
+/** The webhook outbox's: wakes the dispatcher. */
+export const { on: onOutboxWrite, signal: signalOutboxWrite } = outboxSignal();

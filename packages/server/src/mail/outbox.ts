@@ -1,4 +1,5 @@
 import type { Db } from '../db/client';
+import { outboxSignal } from '../db/outbox-signal';
 import { newId } from '../db/ids';
 import { plainQuery } from '../db/plain-statement';
 
@@ -35,17 +36,5 @@ export async function enqueueMail(db: Db, mail: PlainMail, now = new Date()): Pr
   return id;
 }
 
-/** Wakes this process's mail sender at once (others find the row by polling), like outbox-signal for webhooks. */
-const listeners = new WeakMap<Db, Set<() => void>>();
-
-export function onMailQueued(db: Db, listener: () => void): () => void {
-  let set = listeners.get(db);
-  if (!set) listeners.set(db, (set = new Set()));
-  set.add(listener);
-  return () => set.delete(listener);
-}
-
-export function signalMailQueued(db: Db): void {
-  const set = listeners.get(db);
-  if (set) for (const listener of set) listener();
-}
+/** Wakes this process's mail sender at once (others find the row by polling), as webhooks' outbox does. */
+export const { on: onMailQueued, signal: signalMailQueued } = outboxSignal();

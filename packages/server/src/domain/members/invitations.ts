@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client';
-import type { Prisma } from '../../db/generated/client';
+import type { Invitation, Prisma } from '../../db/generated/client';
 import { isId, newId } from '../../db/ids';
 import { enqueueMail } from '../../mail/outbox';
 import { renderInvitationMail } from '../../mail/render';
@@ -8,23 +8,19 @@ import { notFound, ProblemError } from '../errors';
 import { invitationLimitReached } from '../limits';
 import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import type { Schemas } from '../schemas';
-import { presentUserRecord } from '../users/present';
+import { type MemberUserRow, presentUserRecord, userRecord } from '../users/present';
 import { outboxRow, type OutboxRow } from '../webhooks/events';
+import type { MemberRow } from './members';
 
 /**
  * Pending invitations (issue 23, email squatting): adding an email that no user has creates nothing outside the
  * tenant. The invitation waits, inside its tenant, until the operator creates that user (`adminCreateUser`), which
  * turns every invitation for the email into a membership in the same transaction.
  */
-interface InvitationRow {
-  id: string;
-  email: string;
-  role: Role;
-  firstName: string;
-  lastName: string;
-  createdAt: Date;
-  inviter: { email: string; firstName: string; lastName: string };
-}
+const withInviter = { inviter: userRecord } as const;
+
+/** An invitation as read with its inviter's user record. */
+type InvitationRow = Prisma.InvitationGetPayload<{ include: typeof withInviter }>;
 
 export const presentInvitation = (row: InvitationRow): Schemas['Invitation'] => ({
   id: row.id,
@@ -35,8 +31,6 @@ export const presentInvitation = (row: InvitationRow): Schemas['Invitation'] => 
   invitedBy: presentUserRecord(row.inviter),
   createdAt: row.createdAt.toISOString(),
 });
-
-const withInviter = { inviter: { select: { email: true, firstName: true, lastName: true } } } as const;
 
 /**
  * Serialises, per email, the two transactions that must see each other: an invitation of an email that has no
@@ -122,14 +116,10 @@ export async function deleteInvitation(db: Db, actor: Actor, tenantId: string, i
  */
 export async function acceptInvitations(
   tx: Prisma.TransactionClient,
-  user: { id: string; email: string; firstName: string; lastName: string },
-  present: (membership: {
-    role: Role;
-    createdAt: Date;
-    user: { id: string; email: string; firstName: string; lastName: string };
-  }) => Schemas['Member'],
+  user: MemberUserRow,
+  present: (membership: MemberRow) => Schemas['Member'],
 ): Promise<number> {
-  const invitations = await tx.$queryRaw<Array<{ tenantId: string; role: Role }>>`
+  const invitations = await tx.$queryRaw<Array<Pick<Invitation, 'tenantId' | 'role'>>>`
     DELETE FROM invitations WHERE email = ${user.email}
     RETURNING tenant_id::text AS "tenantId", role::text AS role`;
   if (invitations.length === 0) return 0;
@@ -143,7 +133,7 @@ export async function acceptInvitations(
   }));
   await tx.membership.createMany({ data: rows });
   const events: OutboxRow[] = rows.map((row) =>
-    outboxRow('member.added', row.tenantId, { member: present({ role: row.role, createdAt, user }) }, createdAt),
+    outboxRow('member.added', row.tenantId, { member: present({ ...row, user }) }, createdAt),
   );
   await tx.webhookEvent.createMany({ data: events });
   return rows.length;

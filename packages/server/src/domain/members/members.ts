@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client';
 import { countMembersOf } from '../../db/counts';
-import type { Prisma } from '../../db/generated/client';
+import type { Membership as MembershipRow, Prisma } from '../../db/generated/client';
 import { isId, newId } from '../../db/ids';
 import { signalOutboxWrite } from '../../db/outbox-signal';
 import { signalMailQueued } from '../../mail/outbox';
@@ -10,16 +10,15 @@ import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import { checkPrecondition, type Precondition, preconditionFailed } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { isUniqueViolation } from '../unique';
-import { normalizeEmail, normalizeName, presentMemberUser } from '../users/present';
+import { memberUser, normalizeEmail, normalizeName, presentMemberUser } from '../users/present';
 import { DEFAULT_LIMITS } from '../limits';
 import { outboxRow } from '../webhooks/events';
 import { createInvitation, lockEmail } from './invitations';
 
-interface MemberRow {
-  role: Role;
-  createdAt: Date;
-  user: { id: string; email: string; firstName: string; lastName: string };
-}
+const withUser = { user: memberUser } as const;
+
+/** A membership as read with its user. */
+export type MemberRow = Prisma.MembershipGetPayload<{ include: typeof withUser }>;
 
 /**
  * A member as the tenant sees them: the user's id, names and email, not when their account was created (issue
@@ -49,7 +48,7 @@ function checkRoleChange(caller: Membership, from: Role | undefined, to: Role | 
  */
 async function callerInTransaction(tx: Prisma.TransactionClient, actor: Actor, tenantId: string): Promise<Membership> {
   await tx.$queryRaw`SELECT 1 FROM tenants WHERE id = ${tenantId}::uuid FOR NO KEY UPDATE`;
-  const [row] = await tx.$queryRaw<Array<{ role: Role }>>`
+  const [row] = await tx.$queryRaw<Array<Pick<MembershipRow, 'role'>>>`
     SELECT role::text AS role FROM memberships WHERE tenant_id = ${tenantId}::uuid AND user_id = ${actor.userId}::uuid`;
   if (!row) throw notFound('tenant');
   const caller = { tenantId, role: row.role };
@@ -62,7 +61,7 @@ export async function listMembers(db: Db, actor: Actor, tenantId: string, reques
   return readPage(request, {
     rows: (page: Page) => {
       const { where, ...window } = newestFirst(page, 'id');
-      return db.membership.findMany({ where: { tenantId, ...where }, include: { user: true }, ...window });
+      return db.membership.findMany({ where: { tenantId, ...where }, include: withUser, ...window });
     },
     totalCount: () => countMembersOf(db, tenantId),
     present: presentMember,
@@ -79,7 +78,7 @@ export async function getMember(db: Db, actor: Actor, tenantId: string, userId: 
   if (!isId(userId)) throw notFound('member');
   const member = await db.membership.findUnique({
     where: { tenantId_userId: { tenantId, userId } },
-    include: { user: true },
+    include: withUser,
   });
   if (!member) throw notFound('member');
   return presentMember(member);
@@ -125,7 +124,7 @@ export async function addMember(
       const member = presentMember(
         await tx.membership.create({
           data: { id: newId(), tenantId, userId: user.id, role: input.role },
-          include: { user: true },
+          include: withUser,
         }),
       );
       await tx.webhookEvent.create({
@@ -159,7 +158,7 @@ async function memberToChange(
   const caller = await callerInTransaction(tx, actor, tenantId);
   const target = await tx.membership.findUnique({
     where: { tenantId_userId: { tenantId, userId } },
-    include: { user: true },
+    include: withUser,
   });
   if (!target) throw notFound('member');
   checkPrecondition(precondition, () => presentMember(target));
@@ -192,13 +191,9 @@ export async function updateMember(
         data: { role },
       });
       if (count === 0) throw preconditionFailed();
-      return presentMember(
-        await tx.membership.findUniqueOrThrow({ where: { id: target.id }, include: { user: true } }),
-      );
+      return presentMember(await tx.membership.findUniqueOrThrow({ where: { id: target.id }, include: withUser }));
     }
-    return presentMember(
-      await tx.membership.update({ where: { id: target.id }, data: { role }, include: { user: true } }),
-    );
+    return presentMember(await tx.membership.update({ where: { id: target.id }, data: { role }, include: withUser }));
   });
 }
 

@@ -1,13 +1,5 @@
-import type { Prisma } from '../../db/generated/client';
+import type { Prisma, User } from '../../db/generated/client';
 import type { Schemas } from '../schemas';
-
-interface UserRow {
-  id: string;
-  email: string;
-  firstName: string;
-  lastName: string;
-  createdAt: Date;
-}
 
 /** What a user record is read with: the owner of a tenant, work or request, the actor of a request's event. */
 export const userRecord = { select: { firstName: true, lastName: true, email: true } } as const;
@@ -22,7 +14,7 @@ export const presentUserRecord = (user: UserRecordRow): Schemas['UserRecord'] =>
   email: user.email,
 });
 
-export const presentUser = (user: UserRow): Schemas['User'] => ({
+export const presentUser = (user: User): Schemas['User'] => ({
   id: user.id,
   firstName: user.firstName,
   lastName: user.lastName,
@@ -30,10 +22,14 @@ export const presentUser = (user: UserRow): Schemas['User'] => ({
   createdAt: user.createdAt.toISOString(),
 });
 
-/** A user as a tenant sees them (Member.user): no account creation time, nothing from outside the tenant. */
-export const presentMemberUser = (
-  user: Pick<UserRow, 'id' | 'email' | 'firstName' | 'lastName'>,
-): Schemas['MemberUser'] => ({
+/** What a member's user is read with: no account creation time, nothing from outside the tenant. */
+export const memberUser = { select: { id: true, email: true, firstName: true, lastName: true } } as const;
+
+/** A user read through `memberUser`. */
+export type MemberUserRow = Prisma.UserGetPayload<typeof memberUser>;
+
+/** A user as a tenant sees them (Member.user). */
+export const presentMemberUser = (user: MemberUserRow): Schemas['MemberUser'] => ({
   id: user.id,
   firstName: user.firstName,
   lastName: user.lastName,

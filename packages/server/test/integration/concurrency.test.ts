@@ -29,7 +29,7 @@ const outcome: Record<Exclude<RequestAction, 'confirm'>, { status: RequestStatus
 };
 
 const requestUrl = (id: string, tenantId = roles.tenant.id, work = workId) =>
-  `/v1/tenants/${tenantId}/works/${work}/requests/${id}`;
+  `/v1/tenants/${tenantId}/works/${work}/requests/${id}` as const;
 
 async function newRequest(status: 'pending' | 'confirmed', work = workId): Promise<string> {
   const request = await createRequest(roles.owner, roles.tenant.id, work);
@@ -223,7 +223,7 @@ describe('20 parallel actions on a pending request, where two transitions may fo
       } else {
         expect(result.status).toBe(409);
         expect(result.body.code).toBe('invalid_transition');
-        expect(result.body.allowedActions).toEqual(allowedActions(result.body.currentStatus));
+        expect(result.body.allowedActions).toEqual(allowedActions(result.body.currentStatus!));
         expect(result.body.allowedActions).not.toContain(result.action);
       }
     }

@@ -13,11 +13,16 @@ afterAll(() => server.close());
 
 const STRONG_TAG = /^"[A-Za-z0-9_-]{27}"$/;
 
-async function get(path: string, headers: Record<string, string> = {}) {
+async function get<Url extends string>(path: Url, headers: Record<string, string> = {}) {
   return server.call(path, { apiKey: ada.apiKey, headers });
 }
 
-function send(method: string, path: string, json?: unknown, headers: Record<string, string> = {}) {
+function send<Method extends string, Url extends string>(
+  method: Method,
+  path: Url,
+  json?: unknown,
+  headers: Record<string, string> = {},
+) {
   return server.call(path, { method, apiKey: ada.apiKey, json, headers });
 }
 
@@ -31,7 +36,7 @@ describe('ETag and If-None-Match', () => {
   it('tags single-resource reads strongly and answers 304 without a body while nothing changed', async () => {
     const tenant = await createTenant(ada);
     const work = await createWork(ada, tenant.id);
-    const path = `/v1/tenants/${tenant.id}/works/${work.id}`;
+    const path = `/v1/tenants/${tenant.id}/works/${work.id}` as const;
     const first = await get(path);
     const tag = first.headers.get('etag')!;
     expect(tag).toMatch(STRONG_TAG);
@@ -54,7 +59,7 @@ describe('ETag and If-None-Match', () => {
 
   it('gives a tenant a new tag when something it embeds changes, not only its own row', async () => {
     const tenant = await createTenant(ada);
-    const path = `/v1/tenants/${tenant.id}`;
+    const path = `/v1/tenants/${tenant.id}` as const;
     const tag = (await get(path)).headers.get('etag')!;
     await createWork(ada, tenant.id, 'A new work');
     const after = await get(path, { 'If-None-Match': tag });
@@ -71,7 +76,7 @@ describe('ETag and If-None-Match', () => {
     });
     const createdTag = created.headers.get('etag');
     const { request } = await created.json();
-    const path = `/v1/tenants/${tenant.id}/works/${work.id}/requests/${request.id}`;
+    const path = `/v1/tenants/${tenant.id}/works/${work.id}/requests/${request.id}` as const;
     expect((await get(path)).headers.get('etag')).toBe(createdTag);
 
     const confirmed = await send('PUT', `${path}/confirm`);
@@ -87,7 +92,7 @@ describe('ETag and If-None-Match', () => {
 describe('If-Match on request actions', () => {
   it('applies the action when the tag is current, and answers 412 with nothing changed when it is not', async () => {
     const { path } = await requestInNewWork(ada);
-    const url = `/v1/tenants/${path.tenant_id}/works/${path.work_id}/requests/${path.id}`;
+    const url = `/v1/tenants/${path.tenant_id}/works/${path.work_id}/requests/${path.id}` as const;
     const pendingTag = (await get(url)).headers.get('etag')!;
 
     const confirmed = await send('PUT', `${url}/confirm`, { answer: 'Yes' }, { 'If-Match': pendingTag });
@@ -112,14 +117,14 @@ describe('If-Match on request actions', () => {
 
   it('checks If-Match before the transition rules: a stale tag is 412 even for an action that would be refused', async () => {
     const { path } = await requestInNewWork(ada);
-    const url = `/v1/tenants/${path.tenant_id}/works/${path.work_id}/requests/${path.id}`;
+    const url = `/v1/tenants/${path.tenant_id}/works/${path.work_id}/requests/${path.id}` as const;
     await expectPreconditionFailed(await send('PUT', `${url}/validate`, undefined, { 'If-Match': '"stale"' }));
     expect((await send('PUT', `${url}/validate`)).status).toBe(409);
   });
 
   it('lets exactly one of two actions with the same tag through, the other gets 412', async () => {
     const { path } = await requestInNewWork(ada);
-    const url = `/v1/tenants/${path.tenant_id}/works/${path.work_id}/requests/${path.id}`;
+    const url = `/v1/tenants/${path.tenant_id}/works/${path.work_id}/requests/${path.id}` as const;
     const tag = (await get(url)).headers.get('etag')!;
     const [confirm, early] = await Promise.all([
       send('PUT', `${url}/confirm`, undefined, { 'If-Match': tag }),
@@ -134,7 +139,7 @@ describe('If-Match on PATCH', () => {
   it('updates a work only while its tag is current; a concurrent pair with one tag gives one 200 and one 412', async () => {
     const tenant = await createTenant(ada);
     const work = await createWork(ada, tenant.id);
-    const path = `/v1/tenants/${tenant.id}/works/${work.id}`;
+    const path = `/v1/tenants/${tenant.id}/works/${work.id}` as const;
     const tag = (await get(path)).headers.get('etag')!;
 
     const [one, two] = await Promise.all([
@@ -152,7 +157,7 @@ describe('If-Match on PATCH', () => {
   it('answers 412 before 409 for a discarded work with a stale tag, and 409 with a current one', async () => {
     const tenant = await createTenant(ada);
     const work = await createWork(ada, tenant.id);
-    const path = `/v1/tenants/${tenant.id}/works/${work.id}`;
+    const path = `/v1/tenants/${tenant.id}/works/${work.id}` as const;
     const keptTag = (await get(path)).headers.get('etag')!;
     const discarded = await send('DELETE', path);
     const discardedTag = discarded.headers.get('etag')!;
@@ -165,7 +170,7 @@ describe('If-Match on PATCH', () => {
 
   it('renames a tenant only while its tag is current', async () => {
     const tenant = await createTenant(ada);
-    const path = `/v1/tenants/${tenant.id}`;
+    const path = `/v1/tenants/${tenant.id}` as const;
     const tag = (await get(path)).headers.get('etag')!;
     const renamed = await send('PATCH', path, { name: 'Renamed' }, { 'If-Match': tag });
     expect(renamed.status).toBe(200);
@@ -183,7 +188,7 @@ describe('If-Match on PATCH', () => {
     expect(added.status).toBe(201);
     const addedTag = added.headers.get('etag')!;
     const { member } = await added.json();
-    const path = `/v1/tenants/${tenant.id}/members/${member.user.id}`;
+    const path = `/v1/tenants/${tenant.id}/members/${member!.user.id}` as const;
     const promoted = await send('PATCH', path, { role: 'admin' }, { 'If-Match': addedTag });
     expect(promoted.status).toBe(200);
     await expectPreconditionFailed(await send('PATCH', path, { role: 'member' }, { 'If-Match': addedTag }));
@@ -195,7 +200,7 @@ describe('If-Match on PATCH', () => {
   it('ignores If-Match where the contract does not take it, and PATCH works as before without it', async () => {
     const tenant = await createTenant(ada);
     const work = await createWork(ada, tenant.id);
-    const path = `/v1/tenants/${tenant.id}/works/${work.id}`;
+    const path = `/v1/tenants/${tenant.id}/works/${work.id}` as const;
     expect((await send('PATCH', path, { name: 'No precondition' })).status).toBe(200);
     expect((await send('DELETE', path, undefined, { 'If-Match': '"stale"' })).status).toBe(200);
   });

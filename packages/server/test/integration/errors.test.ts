@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { Problem } from '../support/roles';
 import { startTestServer, type TestResponse, type TestServer, type TestUser } from '../support/server';
 
 /** Every error is problem+json with a stable code, whoever raised it. */
@@ -14,7 +15,7 @@ afterAll(() => server.close());
 async function expectProblem(res: TestResponse, status: number, code: string) {
   expect(res.status).toBe(status);
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  const body = await res.json();
+  const body = await res.json<Problem>();
   expect(body).toMatchObject({ status, code, type: `https://works-api.dev/problems/${code}` });
   expect(typeof body.title).toBe('string');
   expect(typeof body.detail).toBe('string');

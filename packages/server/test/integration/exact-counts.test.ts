@@ -31,7 +31,7 @@ interface Connection {
 async function totalCount(path: string, apiKey = owner.apiKey): Promise<number> {
   const res = await server.call(`${path}${path.includes('?') ? '&' : '?'}limit=1`, { apiKey });
   expect(res.status).toBe(200);
-  const body = (await res.json()) as Record<string, Connection>;
+  const body = await res.json<Record<string, Connection>>();
   return Object.values(body)[0]!.totalCount;
 }
 

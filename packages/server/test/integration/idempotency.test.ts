@@ -24,7 +24,7 @@ afterAll(() => server.close());
 const db = () => server.database.prisma;
 const newKey = () => `key-${randomUUID()}`;
 
-function post(path: string, user: TestUser | null, json: unknown, key?: string) {
+function post<Url extends string>(path: Url, user: TestUser | null, json: unknown, key?: string) {
   const headers: Record<string, string> = {};
   if (user === null) headers.Authorization = `Bearer ${ADMIN_TOKEN}`;
   if (key !== undefined) headers['Idempotency-Key'] = key;

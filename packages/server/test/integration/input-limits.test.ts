@@ -314,7 +314,7 @@ describe('webhook endpoint descriptions: at most 500 characters, no control char
       path: '/body/description',
       send: async (v) => {
         const created = await post(endpointsPath(), { url: 'https://hooks.example.com/x', enabled: false });
-        const { id } = ((await created.json()) as { webhookEndpoint: { id: string } }).webhookEndpoint;
+        const { id } = (await created.json<{ webhookEndpoint: { id: string } }>()).webhookEndpoint;
         return patch(`${endpointsPath()}/${id}`, { description: v });
       },
       stored: (b) => (b.webhookEndpoint as Json).description,
@@ -461,7 +461,7 @@ describe('unknown properties are refused, at any depth', () => {
       'validation_failed',
       errorPath,
     );
-    const after = (await (await server.call(url, { apiKey: ada.apiKey })).json()) as { request: Json };
+    const after = await (await server.call(url, { apiKey: ada.apiKey })).json<{ request: Json }>();
     expect(after.request.status).toBe('pending');
   });
 

@@ -177,7 +177,7 @@ test('a tenant with the popular name takes a slug none of the loaded ones has', 
     json: { name: data.popularName },
   });
   expect(res.status).toBe(201);
-  const { tenant } = (await res.json()) as { tenant: Tenant };
+  const { tenant } = await res.json<{ tenant: Tenant }>();
   const suffix = new RegExp(`^${data.popularSlug}-(\\d+)$`).exec(tenant.slug);
   expect(Number(suffix?.[1])).toBeGreaterThan(shape.popularNameTenants);
 });

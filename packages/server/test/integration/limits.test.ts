@@ -14,7 +14,7 @@ afterAll(() => server.close());
 
 const statuses = (responses: TestResponse[]) => responses.map((res) => res.status).sort();
 
-const post = (user: TestUser, path: string, json: unknown) =>
+const post = <Url extends string>(user: TestUser, path: Url, json: unknown) =>
   server.call(path, { method: 'POST', apiKey: user.apiKey, json });
 
 describe('API keys per user', () => {
@@ -66,7 +66,7 @@ describe('tenants per user', () => {
     const ada = await server.createUser('ada');
     const bob = await server.createUser('bob');
     for (let i = 0; i < 3; i++) expect((await post(bob, '/v1/tenants', { name: `Bob ${i}` })).status).toBe(201);
-    const adaTenant = (await (await post(ada, '/v1/tenants', { name: 'Ada' })).json()).tenant.id as string;
+    const adaTenant = (await (await post(ada, '/v1/tenants', { name: 'Ada' })).json()).tenant.id;
     // Bob, at his cap, can still join Ada's tenant; Ada, a member of none of Bob's, still has two places.
     const added = await post(ada, `/v1/tenants/${adaTenant}/members`, { email: bob.email, role: 'member' });
     expect(added.status).toBe(201);
@@ -78,8 +78,8 @@ describe('tenants per user', () => {
 describe('webhook endpoints per tenant', () => {
   it('refuses an endpoint over the cap with 409 webhook_endpoint_limit_reached, concurrent or not, until one is deleted', async () => {
     const ada = await server.createUser('ada');
-    const tenantId = (await (await post(ada, '/v1/tenants', { name: 'Hooks' })).json()).tenant.id as string;
-    const path = `/v1/tenants/${tenantId}/webhook-endpoints`;
+    const tenantId = (await (await post(ada, '/v1/tenants', { name: 'Hooks' })).json()).tenant.id;
+    const path = `/v1/tenants/${tenantId}/webhook-endpoints` as const;
     const attempts = await Promise.all(
       Array.from({ length: 5 }, (_, i) => post(ada, path, { url: `http://127.0.0.1:9/hook-${i}` })),
     );
@@ -89,7 +89,7 @@ describe('webhook endpoints per tenant', () => {
       detail: 'This tenant already has 2 webhook endpoints, the most allowed; delete one first.',
     });
     // Disabled endpoints count too.
-    const first = (await attempts.find((res) => res.status === 201)!.json()).webhookEndpoint.id as string;
+    const first = (await attempts.find((res) => res.status === 201)!.json()).webhookEndpoint.id;
     const disabled = await server.call(`${path}/${first}`, {
       method: 'PATCH',
       apiKey: ada.apiKey,
@@ -101,7 +101,7 @@ describe('webhook endpoints per tenant', () => {
     expect((await post(ada, path, { url: 'http://127.0.0.1:9/after-delete' })).status).toBe(201);
 
     // Another tenant of the same owner has places of its own.
-    const other = (await (await post(ada, '/v1/tenants', { name: 'Other' })).json()).tenant.id as string;
+    const other = (await (await post(ada, '/v1/tenants', { name: 'Other' })).json()).tenant.id;
     expect((await post(ada, `/v1/tenants/${other}/webhook-endpoints`, { url: 'http://127.0.0.1:9/x' })).status).toBe(
       201,
     );

@@ -15,8 +15,8 @@ afterAll(() => server.close());
 
 const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-const membersUrl = (tenantId = roles.tenant.id) => `/v1/tenants/${tenantId}/members`;
-const memberUrl = (userId: string, tenantId = roles.tenant.id) => `${membersUrl(tenantId)}/${userId}`;
+const membersUrl = (tenantId = roles.tenant.id) => `/v1/tenants/${tenantId}/members` as const;
+const memberUrl = (userId: string, tenantId = roles.tenant.id) => `${membersUrl(tenantId)}/${userId}` as const;
 
 async function call(user: TestUser, method: string, url: string, json?: unknown) {
   const res = await server.call(url, { method, apiKey: user.apiKey, json });
@@ -60,7 +60,7 @@ describe('GET /tenants/{id}/members', () => {
 
 describe('GET /tenants/{id}/members/{user_id}', () => {
   const STRONG_TAG = /^"[A-Za-z0-9_-]{27}"$/;
-  const read = (by: TestUser, url: string, headers: Record<string, string> = {}) =>
+  const read = <Url extends string>(by: TestUser, url: Url, headers: Record<string, string> = {}) =>
     server.call(url, { apiKey: by.apiKey, headers });
   const patch = (by: TestUser, userId: string, role: string, headers: Record<string, string>) =>
     server.call(memberUrl(userId), { method: 'PATCH', apiKey: by.apiKey, json: { role }, headers });
@@ -75,7 +75,7 @@ describe('GET /tenants/{id}/members/{user_id}', () => {
     expect(created.status).toBe(201);
     const { member } = await created.json();
     // The Location of the creation is this operation's URL, and its ETag this read's.
-    expect(created.headers.get('location')).toBe(memberUrl(member.user.id));
+    expect(created.headers.get('location')).toBe(memberUrl(member!.user.id));
     for (const by of [roles.owner, roles.admin, roles.member]) {
       const res = await read(by, created.headers.get('location')!);
       expect(res.status).toBe(200);

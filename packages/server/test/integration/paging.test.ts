@@ -35,10 +35,10 @@ async function page(
 ): Promise<Connection> {
   const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
   const res = await server.call(`${url}${search.size > 0 ? `?${search.toString()}` : ''}`, { apiKey: user.apiKey });
-  const body = await res.json();
+  const body = await res.json<Record<string, Connection>>();
   if (res.status !== 200) throw new Error(`${url}: ${res.status} ${JSON.stringify(body)}`);
   expect(Object.keys(body)).toEqual([key]);
-  return body[key];
+  return body[key]!;
 }
 
 /** The identity of a node: its id, or for a member the user's id. */

@@ -207,9 +207,9 @@ describe('two additions of the same new email at once', () => {
     for (let run = 0; run < RUNS; run++) {
       const email = newEmail(run);
       const responses = await Promise.all([add(first.id, email), add(second.id, email), add(first.id, email)]);
-      const [a, b, c] = await Promise.all(responses.map((res) => res.json()));
+      const [a, b, c] = await Promise.all([responses[0].json(), responses[1].json(), responses[2].json()]);
       expect(responses.map((res) => res.status).sort()).toEqual([202, 202, 409]);
-      expect([a, b, c].find((body) => !body.invitation).code).toBe('already_invited');
+      expect([a, b, c].find((body) => !body.invitation)!.code).toBe('already_invited');
       expect(await db().user.count({ where: { email } })).toBe(0);
     }
   });
@@ -236,6 +236,6 @@ describe('many creations of one name at once', () => {
       ),
     );
     expect(works.map((res) => res.status)).toEqual(Array(20).fill(201));
-    expect(new Set(await Promise.all(works.map(async (res) => (await res.json()).work.slug as string))).size).toBe(20);
+    expect(new Set(await Promise.all(works.map(async (res) => (await res.json()).work.slug))).size).toBe(20);
   });
 });

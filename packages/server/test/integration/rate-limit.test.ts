@@ -43,7 +43,7 @@ describe('rate limit per API key (counted in the process)', () => {
     const bob = await server.createUser('bob'); // the operator's second request
     const created = await server.call('/v1/api-keys', { method: 'POST', apiKey: bob.apiKey, json: { name: 'second' } });
     expect(created.status).toBe(201);
-    const secondKey = (await created.json()).apiKey.secret as string;
+    const secondKey = (await created.json()).apiKey.secret;
     expect((await server.call('/v1/me', { apiKey: bob.apiKey })).status).toBe(200);
     expect((await server.call('/v1/me', { apiKey: secondKey })).status).toBe(200);
     // A new key is no new budget: both of Bob's keys are refused now.

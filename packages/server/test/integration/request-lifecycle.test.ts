@@ -17,12 +17,14 @@ async function act(path: string, action: string, json?: unknown) {
   return { status: res.status, body: await res.json() };
 }
 
-async function newRequestPath() {
+type RequestPath = `/v1/tenants/${string}/works/${string}/requests/${string}`;
+
+async function newRequestPath(): Promise<RequestPath> {
   const { tenant, work, request } = await requestInNewWork(ada);
   return `/v1/tenants/${tenant.id}/works/${work.id}/requests/${request.id}`;
 }
 
-async function events(path: string) {
+async function events(path: RequestPath) {
   return (await (await server.call(`${path}/events`, { apiKey: ada.apiKey })).json()).events;
 }
 
@@ -50,7 +52,7 @@ describe('request lifecycle', () => {
         note: 'All correct.',
       }),
     ]);
-    expect(trail.edges[0].node.actor).toEqual({ firstName: 'ada', lastName: 'Tester', email: ada.email });
+    expect(trail.edges[0]!.node.actor).toEqual({ firstName: 'ada', lastName: 'Tester', email: ada.email });
   });
 
   it('validates early from pending, and cancels with a reason', async () => {

@@ -28,7 +28,7 @@ async function storedText(): Promise<string> {
   return JSON.stringify([keys, endpoints]);
 }
 
-async function postTwice(path: string, json: unknown, authorization: string) {
+async function postTwice<Url extends string>(path: Url, json: unknown, authorization: string) {
   const headers = { Authorization: authorization, 'Idempotency-Key': `key-${randomUUID()}` };
   const first = await server.call(path, { method: 'POST', headers, json });
   const replay = await server.call(path, { method: 'POST', headers, json });
@@ -59,7 +59,7 @@ describe('secrets at rest', () => {
       apiKey: ada.apiKey,
     });
     expect(rotated.status).toBe(200);
-    const rotatedSecret = (await rotated.json()).webhookEndpoint.secret as string;
+    const rotatedSecret = (await rotated.json()).webhookEndpoint.secret;
 
     const stored = await storedText();
     for (const secret of [apiKey, operator.apiKey.secret, endpoint.secret, rotatedSecret]) {

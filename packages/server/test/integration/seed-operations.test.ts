@@ -82,7 +82,7 @@ describe('POST /v1/tenants/{tenant_id}/works', () => {
 
     const tenant = await (await server.call(`/v1/tenants/${tenantId}`, { apiKey: ada.apiKey })).json();
     expect(tenant.tenant.works.totalCount).toBe(1);
-    expect(tenant.tenant.works.edges[0].node).toEqual(work);
+    expect(tenant.tenant.works.edges[0]!.node).toEqual(work);
   });
 
   it('defaults the description to an empty string', async () => {

@@ -30,7 +30,7 @@ onPostgres('statement timeout on the pool (PostgreSQL)', () => {
   it('answers 503 service_unavailable with Retry-After when a statement runs past it, and serves again after', async () => {
     const ada = await server.createUser('ada');
     const created = await server.call('/v1/tenants', { method: 'POST', apiKey: ada.apiKey, json: { name: 'Locked' } });
-    const tenantId = (await created.json()).tenant.id as string;
+    const tenantId = (await created.json()).tenant.id;
 
     // Another session holds the tenant's row: the rename's UPDATE waits for it until the timeout cancels it.
     await locker.query('BEGIN');

@@ -57,7 +57,10 @@ export interface TestServer {
   /** A new user (unique email) with an API key, through the operator route. */
   createUser(name?: string): Promise<TestUser>;
   /** fetch() relative to the server, with an API key when given; `json()` is typed by the contract (`BodyAt`). */
-  call(path: string, init?: RequestInit & { apiKey?: string; json?: unknown }): Promise<TestResponse>;
+  call<Url extends string, Method extends string = 'GET'>(
+    path: Url,
+    init?: RequestInit & { method?: Method; apiKey?: string; json?: unknown },
+  ): Promise<TestResponse<BodyAt<Method, Url>>>;
   /**
    * One API call as `who` (a user, a bare API key or Authorization-less `undefined`), with a JSON body when given:
    * its status, its parsed body (undefined when empty), typed by the contract (`BodyAt`), and its headers.
@@ -72,9 +75,8 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** Raw HTTP tests read bodies loosely on purpose: the server's response validation has checked their shape. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type TestResponse = Omit<Response, 'json'> & { json(): Promise<any> };
+/** A response whose `json()` is the body the contract declares (`BodyAt`); `json<T>()` names another. */
+export type TestResponse<Body = unknown> = Omit<Response, 'json'> & { json<T = Body>(): Promise<T> };
 
 export interface CallResult<Body = unknown> {
   status: number;
@@ -117,8 +119,9 @@ type PathOf<Url extends string> =
   Segments<Url extends `${infer Path}?${string}` ? Path : Url> extends ['', 'v1', ...infer Rest extends string[]]
     ? ['', ...Rest]
     : never;
-/** The contract path (`/tenants/{tenant_id}/works`) `url` is an instance of; never when there is none. */
-export type RouteOf<Url extends string> = [PathOf<Url>] extends [never]
+/** The contract path (`/tenants/{tenant_id}/works`) `url` is an instance of (for a union, the union); never if none. */
+export type RouteOf<Url extends string> = Url extends unknown ? RouteOfOne<Url> : never;
+type RouteOfOne<Url extends string> = [PathOf<Url>] extends [never]
   ? never
   : {
       [P in Extract<keyof paths, string>]: SegmentsMatch<PathOf<Url>, Segments<P>> extends true ? P : never;
@@ -140,7 +143,17 @@ export type BodyAt<Method extends string, Url extends string> = [RouteOf<Url>] e
   ? JsonObject
   : [SuccessBody<OperationAt<RouteOf<Url>, Method>>] extends [never]
     ? Partial<Problem>
-    : OrProblem<SuccessBody<OperationAt<RouteOf<Url>, Method>>>;
+    : OrProblem<OneOf<SuccessBody<OperationAt<RouteOf<Url>, Method>>>>;
+type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+type KeysOfUnion<U> = U extends unknown ? keyof U : never;
+type ValueInUnion<U, K extends PropertyKey> = U extends unknown ? (K extends keyof U ? U[K] : never) : never;
+/**
+ * An operation with several success bodies (`{ member }` or `{ invitation }`) answers one of them: each key is
+ * optional, to be checked (`body.member!`) where the test expects that answer.
+ */
+type OneOf<Body> = [Body] extends [UnionToIntersection<Body>]
+  ? Body
+  : { [K in KeysOfUnion<Body>]?: ValueInUnion<Body, K> };
 /** A success body whose problem fields (those it does not have itself) are optional. */
 type OrProblem<Body> = Body extends unknown ? Body & Partial<Omit<Problem, keyof Body>> : never;
 
@@ -287,7 +300,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       body: json === undefined ? rest.body : JSON.stringify(json),
     });
     checkDocumented(rest.method ?? 'GET', path, res.status);
-    return res;
+    return res as TestResponse<never>;
   };
   const callAs: TestServer['callAs'] = async (who, method, path, json, headers = {}) => {
     const apiKey = typeof who === 'string' ? who : who?.apiKey;

@@ -1,4 +1,5 @@
 import { type components, type Problem, unwrap, type WorksApiClient } from '@works-api/client';
+import { freshEmail } from '../support/fixtures';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/server';
 import { ContractRecorder, contractClient, specOperationIds } from './support/contract';
 import { silentLogger } from '../../src/observability/logger';
@@ -38,7 +39,6 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const unique = (name: string) => `${name}-${process.pid}-${Date.now()}@example.com`;
 const tenantPath = () => ({ tenant_id: tenant.id });
 const workPath = () => ({ tenant_id: tenant.id, work_id: work.id });
 const requestPath = (id = request.id) => ({ tenant_id: tenant.id, work_id: work.id, id });
@@ -51,7 +51,7 @@ function problemOf(result: { error?: Problem; response: Response }): Problem {
 
 describe('Admin', () => {
   it('adminCreateUser: creates a user with a first API key whose secret works', async () => {
-    const email = unique('grace');
+    const email = freshEmail('grace');
     const result = await admin.adminCreateUser({ body: { email, firstName: 'Grace', lastName: 'Hopper' } });
     const { user, apiKey } = unwrap(result);
     expect(result.response.status).toBe(201);
@@ -63,7 +63,7 @@ describe('Admin', () => {
   });
 
   it('adminCreateUser: an API key is not the operator token (401)', async () => {
-    const result = await ada.adminCreateUser({ body: { email: unique('x'), firstName: 'X', lastName: 'Y' } });
+    const result = await ada.adminCreateUser({ body: { email: freshEmail('x'), firstName: 'X', lastName: 'Y' } });
     expect(problemOf(result)).toMatchObject({ status: 401, code: 'unauthenticated' });
   });
 });
@@ -160,7 +160,7 @@ describe('Members', () => {
   });
 
   it('addMember: an email with no user is invited (202), listed by listInvitations, withdrawn by deleteInvitation', async () => {
-    const email = unique('invited');
+    const email = freshEmail('invited');
     const result = await ada.addMember({ params: { path: tenantPath() }, body: { email, role: 'member' } });
     expect(result.response.status).toBe(202);
     const added = unwrap(result);
@@ -229,7 +229,7 @@ describe('Members', () => {
 
   it('removeMember: 204; the last owner cannot be removed (409)', async () => {
     const { user: newcomerUser } = unwrap(
-      await admin.adminCreateUser({ body: { email: unique('newcomer'), firstName: 'New', lastName: 'Comer' } }),
+      await admin.adminCreateUser({ body: { email: freshEmail('newcomer'), firstName: 'New', lastName: 'Comer' } }),
     );
     const newcomer = unwrap(
       await ada.addMember({ params: { path: tenantPath() }, body: { email: newcomerUser.email, role: 'member' } }),

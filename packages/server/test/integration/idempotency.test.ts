@@ -6,7 +6,7 @@ import {
   releaseIdempotencyKey,
 } from '../../src/db/idempotency-keys';
 import { canonicalJson, claimKey, IDEMPOTENCY_LOCK_TIMEOUT_MS } from '../../src/http/idempotency';
-import { createTenant, requestInNewWork } from '../support/fixtures';
+import { createTenant, freshEmail, requestInNewWork } from '../support/fixtures';
 import { ADMIN_TOKEN, startTestServer, type TestServer, type TestUser } from '../support/server';
 
 /** Idempotency-Key on every creating POST: replay, mismatch, concurrent use, scope, expiry. */
@@ -68,7 +68,7 @@ describe('replay', () => {
 
   it('works on every creating POST', async () => {
     const { tenant, work } = await requestInNewWork(ada);
-    const invited = `invited-${randomUUID()}@example.com`;
+    const invited = freshEmail('invited');
     const creations: Array<[string, TestUser | null, unknown, number?]> = [
       ['/v1/tenants', ada, { name: 'Idempotent tenant' }],
       [`/v1/tenants/${tenant.id}/works`, ada, { name: 'Idempotent work' }],
@@ -81,7 +81,7 @@ describe('replay', () => {
       // An email with no user: the 202 invitation is replayed too, and invites once.
       [`/v1/tenants/${tenant.id}/members`, ada, { email: invited, role: 'member' }, 202],
       ['/v1/api-keys', ada, { name: 'Idempotent key' }],
-      ['/v1/admin/users', null, { email: `u-${randomUUID()}@example.com`, firstName: 'U', lastName: 'V' }],
+      ['/v1/admin/users', null, { email: freshEmail('u'), firstName: 'U', lastName: 'V' }],
     ];
     for (const [path, user, body, status = 201] of creations) {
       const key = newKey();

@@ -1,5 +1,5 @@
 import { createClient } from '@works-api/client';
-import { createTenant } from '../support/fixtures';
+import { createTenant, freshEmail } from '../support/fixtures';
 import { inviteEmail, type RoleFixture, tenantWithRoles } from '../support/roles';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink';
 import { smtpTransport } from '../../src/mail/transport';
@@ -28,9 +28,6 @@ afterAll(async () => {
   await server.close();
   await sink.close();
 });
-
-let emails = 0;
-const freshEmail = (name = 'invited') => `${name}-${process.pid}-${++emails}-${Date.now()}@example.com`;
 
 async function call(user: TestUser, method: string, url: string, json?: unknown) {
   const res = await server.call(url, { method, apiKey: user.apiKey, json });
@@ -116,7 +113,7 @@ describe('POST /tenants/{id}/members with an email that has no user', () => {
   });
 
   it('joins every tenant that invited the email, and takes the oldest suggested names when the operator gives none', async () => {
-    const email = freshEmail();
+    const email = freshEmail('invited');
     const a = await freshTenant('Inviting A');
     const b = await freshTenant('Inviting B');
     await inviteEmail(a.owner, a.tenant.id, email, 'member', { firstName: 'Ada', lastName: 'L.' });
@@ -139,7 +136,7 @@ describe('POST /tenants/{id}/members with an email that has no user', () => {
 
   it('answers 409 already_invited for the same email again (any case), and nothing changes', async () => {
     const { owner, tenant } = await freshTenant('Twice');
-    const email = freshEmail();
+    const email = freshEmail('invited');
     await inviteEmail(owner, tenant.id, email, 'member');
     const again = await add(owner, tenant.id, { email: email.toUpperCase(), role: 'admin' });
     expect([again.status, again.body.code]).toEqual([409, 'already_invited']);
@@ -151,19 +148,19 @@ describe('POST /tenants/{id}/members with an email that has no user', () => {
   it(`refuses the invitation over MAX_INVITATIONS_PER_TENANT (${CAP} here) with 409 invitation_limit_reached, until one is deleted`, async () => {
     const { owner, tenant } = await freshTenant('Capped');
     const invited = [];
-    for (let i = 0; i < CAP; i++) invited.push(await inviteEmail(owner, tenant.id, freshEmail(), 'member'));
-    const over = await add(owner, tenant.id, { email: freshEmail(), role: 'member' });
+    for (let i = 0; i < CAP; i++) invited.push(await inviteEmail(owner, tenant.id, freshEmail('invited'), 'member'));
+    const over = await add(owner, tenant.id, { email: freshEmail('invited'), role: 'member' });
     expect([over.status, over.body.code]).toEqual([409, 'invitation_limit_reached']);
     expect(over.body.detail).toContain(`${CAP} pending invitations`);
     // Existing users are still added: the cap is on invitations only.
     const user = await server.createUser('capped-member');
     expect((await add(owner, tenant.id, { email: user.email, role: 'member' })).status).toBe(201);
     expect((await call(owner, 'DELETE', `${invitationsUrl(tenant.id)}/${invited[0]!.id}`)).status).toBe(204);
-    expect((await add(owner, tenant.id, { email: freshEmail(), role: 'member' })).status).toBe(202);
+    expect((await add(owner, tenant.id, { email: freshEmail('invited'), role: 'member' })).status).toBe(202);
   });
 
   it('lets only an owner invite an owner, and refuses members (403) and strangers (404), inviting nobody', async () => {
-    const email = freshEmail();
+    const email = freshEmail('invited');
     const byAdmin = await add(roles.admin, roles.tenant.id, { email, role: 'owner' });
     expect([byAdmin.status, byAdmin.body.code]).toEqual([403, 'forbidden']);
     expect((await add(roles.member, roles.tenant.id, { email, role: 'member' })).status).toBe(403);
@@ -204,7 +201,7 @@ describe('POST /tenants/{id}/members with an email that has no user', () => {
 
   it('queues no email when the invitation is refused', async () => {
     const { owner, tenant } = await freshTenant('No mail');
-    const email = freshEmail();
+    const email = freshEmail('invited');
     await inviteEmail(owner, tenant.id, email, 'member');
     expect((await add(owner, tenant.id, { email, role: 'member' })).status).toBe(409);
     expect(await server.database.prisma.mailMessage.count({ where: { to: email.toLowerCase() } })).toBe(1);
@@ -214,8 +211,8 @@ describe('POST /tenants/{id}/members with an email that has no user', () => {
 describe('GET and DELETE /tenants/{id}/invitations', () => {
   it('lists pending invitations newest first, paged like every list, to owners and admins only', async () => {
     const { owner, tenant } = await freshTenant('Listed');
-    const first = await inviteEmail(owner, tenant.id, freshEmail(), 'member');
-    const second = await inviteEmail(owner, tenant.id, freshEmail(), 'admin');
+    const first = await inviteEmail(owner, tenant.id, freshEmail('invited'), 'member');
+    const second = await inviteEmail(owner, tenant.id, freshEmail('invited'), 'admin');
     const page1 = await call(owner, 'GET', `${invitationsUrl(tenant.id)}?limit=1`);
     expect(page1.status).toBe(200);
     expect(page1.body.invitations).toMatchObject({
@@ -239,7 +236,7 @@ describe('GET and DELETE /tenants/{id}/invitations', () => {
   });
 
   it('deletes an invitation (204): the operator’s creation then joins nothing; members 403, strangers 404', async () => {
-    const email = freshEmail();
+    const email = freshEmail('invited');
     const invitation = await inviteEmail(roles.owner, roles.tenant.id, email, 'member');
     const url = `${invitationsUrl(roles.tenant.id)}/${invitation.id}`;
     expect((await call(roles.member, 'DELETE', url)).status).toBe(403);
@@ -258,7 +255,7 @@ describe('GET and DELETE /tenants/{id}/invitations', () => {
   });
 
   it('lets only an owner withdraw an invitation to the owner role', async () => {
-    const invitation = await inviteEmail(roles.owner, roles.tenant.id, freshEmail(), 'owner');
+    const invitation = await inviteEmail(roles.owner, roles.tenant.id, freshEmail('invited'), 'owner');
     const url = `${invitationsUrl(roles.tenant.id)}/${invitation.id}`;
     const byAdmin = await call(roles.admin, 'DELETE', url);
     expect([byAdmin.status, byAdmin.body.code]).toEqual([403, 'forbidden']);
@@ -267,7 +264,7 @@ describe('GET and DELETE /tenants/{id}/invitations', () => {
 
   it('answers 404 for an invitation of another tenant, and deletes nothing', async () => {
     const { owner, tenant } = await freshTenant('Foreign');
-    const theirs = await inviteEmail(owner, tenant.id, freshEmail(), 'member');
+    const theirs = await inviteEmail(owner, tenant.id, freshEmail('invited'), 'member');
     const res = await call(roles.owner, 'DELETE', `${invitationsUrl(roles.tenant.id)}/${theirs.id}`);
     expect([res.status, res.body.detail]).toEqual([404, 'No invitation with this id.']);
     expect(await server.database.prisma.invitation.count({ where: { id: theirs.id } })).toBe(1);

@@ -5,7 +5,7 @@ import { addMember } from '../../src/domain/members/members';
 import { createUserWithKey } from '../../src/domain/users/users';
 import { createRequest } from '../../src/domain/requests/requests';
 import { discardWork } from '../../src/domain/works/works';
-import { createTenant, createWork } from '../support/fixtures';
+import { createTenant, createWork, freshEmail } from '../support/fixtures';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';
 
 /**
@@ -138,7 +138,7 @@ describe('a request sent while its work is being discarded', () => {
 });
 
 describe('two additions of the same new email at once', () => {
-  const newEmail = (run: number) => `race-${process.pid}-${Date.now()}-${run}@example.com`;
+  const newEmail = (run: number) => freshEmail(`race-${run}`);
 
   it(`to two tenants: both invite it, and no user is created (${RUNS} races in the domain layer)`, async () => {
     const [first, second] = await Promise.all([createTenant(ada, 'Join race 1'), createTenant(ada, 'Join race 2')]);

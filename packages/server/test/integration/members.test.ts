@@ -18,29 +18,23 @@ const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const membersUrl = (tenantId = roles.tenant.id) => `/v1/tenants/${tenantId}/members` as const;
 const memberUrl = (userId: string, tenantId = roles.tenant.id) => `${membersUrl(tenantId)}/${userId}` as const;
 
-async function call(user: TestUser, method: string, url: string, json?: unknown) {
-  const res = await server.call(url, { method, apiKey: user.apiKey, json });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
-}
-
 const add = (by: TestUser, email: string, role: string, extra: object = {}, tenantId = roles.tenant.id) =>
-  call(by, 'POST', membersUrl(tenantId), { email, role, ...extra });
+  server.callAs(by, 'POST', membersUrl(tenantId), { email, role, ...extra });
 const setRole = (by: TestUser, userId: string, role: string, tenantId = roles.tenant.id) =>
-  call(by, 'PATCH', memberUrl(userId, tenantId), { role });
+  server.callAs(by, 'PATCH', memberUrl(userId, tenantId), { role });
 const remove = (by: TestUser, userId: string, tenantId = roles.tenant.id) =>
-  call(by, 'DELETE', memberUrl(userId, tenantId));
+  server.callAs(by, 'DELETE', memberUrl(userId, tenantId));
 
 async function roleOf(userId: string, tenantId = roles.tenant.id): Promise<string | undefined> {
-  const { body } = await call(roles.owner, 'GET', `${membersUrl(tenantId)}?limit=100`);
+  const { body } = await server.callAs(roles.owner, 'GET', `${membersUrl(tenantId)}?limit=100`);
   return body.members.edges.find((edge: { node: { user: { id: string } } }) => edge.node.user.id === userId)?.node.role;
 }
 
 describe('GET /tenants/{id}/members', () => {
   it('lists every member with their role and user (not when their account was created), the owner included', async () => {
-    const { status, body } = await call(roles.member, 'GET', membersUrl());
+    const { status, body } = await server.callAs(roles.member, 'GET', membersUrl());
     expect(status).toBe(200);
-    const nodes = body.members.edges.map((edge: { node: unknown }) => edge.node);
+    const nodes = body.members.edges.map((edge) => edge.node);
     expect(body.members.totalCount).toBe(3);
     expect(nodes).toEqual(
       expect.arrayContaining([
@@ -54,7 +48,7 @@ describe('GET /tenants/{id}/members', () => {
       ]),
     );
     // Newest first: the owner joined first, so comes last.
-    expect(nodes.at(-1).role).toBe('owner');
+    expect(nodes.at(-1)!.role).toBe('owner');
   });
 });
 
@@ -83,7 +77,7 @@ describe('GET /tenants/{id}/members/{user_id}', () => {
       expect(res.headers.get('etag')).toMatch(STRONG_TAG);
       expect(res.headers.get('etag')).toBe(created.headers.get('etag'));
     }
-    const { body } = await call(roles.member, 'GET', `${membersUrl()}?limit=100`);
+    const { body } = await server.callAs(roles.member, 'GET', `${membersUrl()}?limit=100`);
     expect(body.members.edges.map((edge: { node: unknown }) => edge.node)).toContainEqual(member);
   });
 
@@ -131,19 +125,19 @@ describe('GET /tenants/{id}/members/{user_id}', () => {
     expect((await remove(roles.owner, removed.id)).status).toBe(204);
     const unknown = '0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0';
     for (const userId of [unknown, roles.stranger.id, removed.id, 'not-an-id']) {
-      const { status, body } = await call(roles.member, 'GET', memberUrl(userId));
+      const { status, body } = await server.callAs(roles.member, 'GET', memberUrl(userId));
       expect([userId, status, body.code, body.detail]).toEqual([userId, 404, 'not_found', 'No member with this id.']);
     }
     // An id with characters no id has breaks the contract (400), as on every path.
-    const { status, body } = await call(roles.member, 'GET', memberUrl('a.b'));
+    const { status, body } = await server.callAs(roles.member, 'GET', memberUrl('a.b'));
     expect([status, body.code]).toEqual([400, 'validation_failed']);
   });
 
   it('answers 404 to outsiders, members or not, exactly as for a tenant that does not exist', async () => {
     const answers = await Promise.all([
-      call(roles.stranger, 'GET', memberUrl(roles.member.id)),
-      call(roles.stranger, 'GET', memberUrl(roles.stranger.id)),
-      call(roles.stranger, 'GET', memberUrl(roles.member.id, '0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b')),
+      server.callAs(roles.stranger, 'GET', memberUrl(roles.member.id)),
+      server.callAs(roles.stranger, 'GET', memberUrl(roles.stranger.id)),
+      server.callAs(roles.stranger, 'GET', memberUrl(roles.member.id, '0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b')),
     ]);
     for (const { status, body, headers } of answers) {
       expect([status, body.code, body.detail]).toEqual([404, 'not_found', 'No tenant with this id.']);
@@ -169,7 +163,7 @@ describe('POST /tenants/{id}/members', () => {
       },
     });
     // The new member now sees the tenant.
-    expect((await call(user, 'GET', `/v1/tenants/${roles.tenant.id}`)).status).toBe(200);
+    expect((await server.callAs(user, 'GET', `/v1/tenants/${roles.tenant.id}`)).status).toBe(200);
   });
 
   it('reuses the one user record in every tenant they are added to', async () => {
@@ -178,7 +172,7 @@ describe('POST /tenants/{id}/members', () => {
     const other = await createTenant(roles.admin, 'Elsewhere');
     const there = await add(roles.admin, user.email.toUpperCase(), 'member', {}, other.id);
     expect([here.status, there.status]).toEqual([201, 201]);
-    expect(there.body.member.user.id).toBe(here.body.member.user.id);
+    expect(there.body.member!.user.id).toBe(here.body.member!.user.id);
   });
 
   it('answers 409 already_member for someone who already is one', async () => {
@@ -191,7 +185,7 @@ describe('POST /tenants/{id}/members', () => {
   it('shows the new member in the tenant’s members.nodes', async () => {
     const user = await server.createUser('shown');
     await add(roles.owner, user.email, 'member');
-    const { body } = await call(roles.member, 'GET', `/v1/tenants/${roles.tenant.id}`);
+    const { body } = await server.callAs(roles.member, 'GET', `/v1/tenants/${roles.tenant.id}`);
     expect(body.tenant.members.nodes).toContainEqual({
       role: 'member',
       user: { firstName: 'shown', lastName: 'Tester', email: user.email },
@@ -209,14 +203,14 @@ describe('POST /tenants/{id}/members', () => {
     expect(byAdmin.body.code).toBe('forbidden');
     const byOwner = await add(roles.owner, user.email, 'owner');
     expect(byOwner.status).toBe(201);
-    expect(byOwner.body.member.role).toBe('owner');
+    expect(byOwner.body.member!.role).toBe('owner');
   });
 
   it('refuses members (403) and non-members (404), adding nobody', async () => {
     const { email } = await server.createUser('refused');
     expect((await add(roles.member, email, 'member')).status).toBe(403);
     expect((await add(roles.stranger, email, 'member')).status).toBe(404);
-    const { body } = await call(roles.owner, 'GET', `${membersUrl()}?limit=100`);
+    const { body } = await server.callAs(roles.owner, 'GET', `${membersUrl()}?limit=100`);
     expect(body.members.edges.map((edge: { node: { user: { email: string } } }) => edge.node.user.email)).not.toContain(
       email,
     );
@@ -279,7 +273,7 @@ describe('the last owner', () => {
     }
     const removed = await remove(owner, owner.id, tenant.id);
     expect([removed.status, removed.body.code]).toEqual([409, 'last_owner']);
-    expect((await call(owner, 'GET', `/v1/tenants/${tenant.id}`)).body.tenant.members.nodes).toEqual([
+    expect((await server.callAs(owner, 'GET', `/v1/tenants/${tenant.id}`)).body.tenant.members.nodes).toEqual([
       { role: 'owner', user: expect.objectContaining({ email: owner.email }) },
     ]);
 
@@ -297,14 +291,14 @@ describe('DELETE /tenants/{id}/members/{user_id}', () => {
   it('removes the member (204, no body): the tenant no longer exists for them', async () => {
     const user = await server.createUser('leaving');
     await addMember(roles.owner, roles.tenant.id, user.email, 'admin');
-    expect((await call(user, 'GET', `/v1/tenants/${roles.tenant.id}`)).status).toBe(200);
+    expect((await server.callAs(user, 'GET', `/v1/tenants/${roles.tenant.id}`)).status).toBe(200);
 
     const res = await server.call(memberUrl(user.id), { method: 'DELETE', apiKey: roles.admin.apiKey });
     expect(res.status).toBe(204);
     expect(await res.text()).toBe('');
     expect(await roleOf(user.id)).toBeUndefined();
-    expect((await call(user, 'GET', `/v1/tenants/${roles.tenant.id}`)).status).toBe(404);
-    expect((await call(user, 'GET', '/v1/tenants')).body.tenants.edges).toEqual([]);
+    expect((await server.callAs(user, 'GET', `/v1/tenants/${roles.tenant.id}`)).status).toBe(404);
+    expect((await server.callAs(user, 'GET', '/v1/tenants')).body.tenants.edges).toEqual([]);
 
     // Removing again: no such member. Adding back works.
     expect((await remove(roles.admin, user.id)).status).toBe(404);

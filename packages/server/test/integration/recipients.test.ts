@@ -2,6 +2,7 @@ import { createClient } from '@works-api/client';
 import { DevMailbox, smtpTransport } from '../../src/mail/transport';
 import { silentLogger } from '../../src/observability/logger';
 import { createTenant, createWork, freshEmail, ok } from '../support/fixtures';
+import { eventually } from '../support/load';
 import { type SmtpSink, startSmtpSink } from '../support/smtp-sink';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';
 
@@ -71,18 +72,6 @@ const tokenIn = (text: string): string => {
 };
 
 const recipientClient = (token: string) => createClient({ baseUrl: server.baseUrl, apiKey: token, retry: false });
-
-async function eventually(assertion: () => Promise<void>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await assertion();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
 
 describe('the email to the recipient', () => {
   it('reaches a real SMTP server with headers, text and HTML parts and the answer link', async () => {

@@ -1,6 +1,7 @@
 import { verifyWebhook, type WebhookEvent, WebhookVerificationError } from '@works-api/client';
 import { newId } from '../../src/db/ids';
 import { createRequest, createTenant, createWork, ok } from '../support/fixtures';
+import { eventually } from '../support/load';
 import { type Receiver, startReceiver } from '../support/receiver';
 import { addNewMember } from '../support/roles';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';
@@ -35,19 +36,6 @@ async function subscribe(user: TestUser, tenantId: string, url: string, eventTyp
       body: { url, ...(eventTypes && { eventTypes }) },
     }),
   ).webhookEndpoint;
-}
-
-/** Retries an assertion until it holds (or fails with its last error after `timeoutMs`). */
-async function eventually(assertion: () => Promise<void>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await assertion();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-  }
 }
 
 const eventsOf = (received: Receiver['received'], secret: string, options?: Parameters<typeof verifyWebhook>[3]) =>
@@ -142,23 +130,26 @@ describe('webhook events', () => {
     // The webhook-id header is the event id; the deliveries list shows them all delivered, first attempt.
     for (const { headers, body } of received) expect(headers['webhook-id']).toBe(JSON.parse(body).id);
     // The dispatcher records an attempt just after the receiver answered it: wait for the records, not a time.
-    await eventually(async () => {
-      const deliveries = ok(
-        await owner.client.GET('/tenants/{tenant_id}/webhook-endpoints/{endpoint_id}/deliveries', {
-          params: { path: { tenant_id: tenant.id, endpoint_id: endpoint.id }, query: { limit: 100 } },
-        }),
-      ).deliveries;
-      expect(deliveries.totalCount).toBe(expected.length);
-      for (const { node } of deliveries.edges) {
-        expect(node).toMatchObject({
-          status: 'delivered',
-          attempts: 1,
-          lastStatusCode: 200,
-          lastError: null,
-          nextAttemptAt: null,
-        });
-      }
-    });
+    await eventually(
+      async () => {
+        const deliveries = ok(
+          await owner.client.GET('/tenants/{tenant_id}/webhook-endpoints/{endpoint_id}/deliveries', {
+            params: { path: { tenant_id: tenant.id, endpoint_id: endpoint.id }, query: { limit: 100 } },
+          }),
+        ).deliveries;
+        expect(deliveries.totalCount).toBe(expected.length);
+        for (const { node } of deliveries.edges) {
+          expect(node).toMatchObject({
+            status: 'delivered',
+            attempts: 1,
+            lastStatusCode: 200,
+            lastError: null,
+            nextAttemptAt: null,
+          });
+        }
+      },
+      { pauseMs: 0 },
+    );
     expect(receiver.received).toHaveLength(expected.length);
   });
 

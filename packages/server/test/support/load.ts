@@ -56,3 +56,23 @@ export function startLoad<T>(
     },
   };
 }
+
+/**
+ * Retries an assertion until it holds, or fails with its last error after `timeoutMs`. Between tries it sleeps
+ * `pauseMs` (another process or a socket is doing the work), or with 0 only yields to the event loop (work done in
+ * this process, such as a dispatcher's).
+ */
+export async function eventually(
+  assertion: () => Promise<void>,
+  { timeoutMs = 10_000, pauseMs = 50 }: { timeoutMs?: number; pauseMs?: number } = {},
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await assertion();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => (pauseMs > 0 ? setTimeout(resolve, pauseMs) : setImmediate(resolve)));
+    }
+  }
+}

@@ -197,11 +197,16 @@ export class MailSender {
    * lease is the email sent again (at least once).
    */
   private async recordWithinLease(mail: Claimed, outcome: SendOutcome): Promise<void> {
-    for (;;) {
+    for (let attempt = 1; ; attempt++) {
       try {
         return await this.record(mail, outcome);
       } catch (error) {
         if (Date.now() + RECORD_RETRY_MS >= mail.leaseEndsAt || this.loop.stopped) throw error;
+        if (attempt === 1)
+          this.options.logger.warn(
+            { err: error, mailId: mail.id },
+            'mail: recording the outcome failed; retrying while the lease holds',
+          );
         await new Promise((resolve) => setTimeout(resolve, RECORD_RETRY_MS));
       }
     }

@@ -187,14 +187,17 @@ export class Dispatcher {
     return inTime;
   }
 
-  /** Clean-up when due, fan-out, the attempts that finished, then as many due deliveries as there is room for. */
+  /**
+   * The attempts that finished (first: what went out must be written even if the rest of the round fails), clean-up
+   * when due, fan-out, then as many due deliveries as there is room for.
+   */
   private async round(): Promise<boolean> {
+    await this.recordFinished();
     if (Date.now() - this.lastCleanup >= this.options.cleanupIntervalMs) {
       this.lastCleanup = Date.now();
       await this.cleanUp();
     }
     let busy = (await this.fanOut()) === FAN_OUT_BATCH;
-    await this.recordFinished();
     const free = this.loop.free;
     if (free > 0 && !this.loop.stopped) {
       const claimed = await this.claim(free);

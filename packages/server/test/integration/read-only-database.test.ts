@@ -80,6 +80,42 @@ onPostgres('a database that takes no writes (a standby, mid-failover)', () => {
     }
   });
 
+  it('gives back the Idempotency-Key of a write the outage cut off once the database is back, not a minute later', async () => {
+    // The write and then the key's release both meet the read-only server (a trigger raises its error, 25006, for
+    // exactly these two statements); the client retries with the same key, as it should after a 503.
+    await plainQuery(
+      database.prisma,
+      `CREATE FUNCTION refuse_write() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+         RAISE EXCEPTION 'cannot execute % in a read-only transaction', TG_OP USING ERRCODE = 'read_only_sql_transaction';
+       END $$`,
+      [],
+    );
+    await plainQuery(
+      database.prisma,
+      'CREATE TRIGGER refuse BEFORE INSERT ON tenants FOR EACH ROW EXECUTE FUNCTION refuse_write()',
+      [],
+    );
+    await plainQuery(
+      database.prisma,
+      'CREATE TRIGGER refuse BEFORE DELETE ON idempotency_keys FOR EACH ROW EXECUTE FUNCTION refuse_write()',
+      [],
+    );
+    const server = await startTestServer({ database, keepDatabase: true });
+    try {
+      const user = await server.createUser('retry');
+      const create = () =>
+        server.callAs(user, 'POST', '/v1/tenants', { name: 'Retried' }, { 'Idempotency-Key': 'failover-1' });
+      expect((await create()).status).toBe(503);
+      await plainQuery(database.prisma, 'DROP TRIGGER refuse ON tenants', []);
+      await plainQuery(database.prisma, 'DROP TRIGGER refuse ON idempotency_keys', []);
+      await eventually(async () => expect((await create()).status).toBe(201), { timeoutMs: 5_000, pauseMs: 200 });
+      expect(server.bugs).toEqual([]);
+    } finally {
+      await server.close();
+      await plainQuery(database.prisma, 'DROP FUNCTION IF EXISTS refuse_write() CASCADE', []);
+    }
+  });
+
   it('never hands out a connection to a read-only server: it is closed at once, and the query fails as an outage', async () => {
     await demote();
     const error = await plainQuery(database.prisma, 'SELECT 1', []).catch((e: unknown) => e);

@@ -98,7 +98,14 @@ export function idempotentCreation(
     const id: IdempotencyKeyId = { scope: req.actor?.userId ?? 'operator', key };
     const request = `${req.method} ${req.originalUrl.split('?')[0]}`;
     const bodyHash = hash('sha256', canonicalJson(req.body ?? null), 'hex');
-    const claim = await claimKey(db, id, request, bodyHash);
+    const claimedAt = new Date();
+    const claim = await claimKey(db, id, request, bodyHash, claimedAt).catch(async (error: unknown) => {
+      // The claim may have committed with its answer lost (a failover): give back the hold it may have taken,
+      // once the database is back, so the retry is not refused as in use for a minute. Nothing ran under it.
+      if (await options.outage.explains(error))
+        saveWhileHeld(() => releaseIdempotencyKey(db, id, claimedAt), claimedAt);
+      throw error;
+    });
     switch (claim.kind) {
       case 'in_use':
         throw httpProblem(

@@ -3,6 +3,7 @@ import { type Database, openDatabase } from '../../src/db/client';
 import { isDatabaseOutage } from '../../src/db/outage';
 import { plainQuery } from '../../src/db/plain-statement';
 import { parseEncryptionKeys } from '../../src/db/secret-box';
+import { eventually } from '../support/load';
 import { type OwnPostgres, ownPostgresUnavailable, startOwnPostgres } from '../support/own-postgres';
 import { startTestServer, TEST_ENCRYPTION_KEYS } from '../support/server';
 
@@ -45,6 +46,12 @@ withOwnPostgres('a commit the synchronous standby never confirms', () => {
     await admin.query(`ALTER SYSTEM SET synchronous_standby_names = 'never_connects'`);
     await admin.query('SELECT pg_reload_conf()');
   };
+  /** The standby is back (here: no synchronous standby asked for any more); waiting commits complete. */
+  const standbyBack = async () => {
+    await admin.query('ALTER SYSTEM RESET synchronous_standby_names');
+    await admin.query('SELECT pg_reload_conf()');
+  };
+  afterEach(standbyBack);
   const backendPid = async () =>
     (await plainQuery<{ pid: number }>(database.prisma, 'SELECT pg_backend_pid() AS pid', []))[0]!.pid;
 
@@ -68,6 +75,25 @@ withOwnPostgres('a commit the synchronous standby never confirms', () => {
       expect(created.status).toBe(503);
       expect(created.headers.get('retry-after')).toBe('5');
       expect(performance.now() - started).toBeLessThan(5_000);
+      expect(server.bugs).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('gives back an Idempotency-Key whose claim committed unconfirmed, once the standby is back: no minute of 409', async () => {
+    const server = await startTestServer({ database, keepDatabase: true });
+    try {
+      const user = await server.createUser('claim');
+      expect((await server.callAs(user, 'GET', '/v1/me')).status).toBe(200); // its key's last use is written now
+      await awaitAStandbyThatNeverComes();
+      const create = () =>
+        server.callAs(user, 'POST', '/v1/tenants', { name: 'Claimed' }, { 'Idempotency-Key': 'unconfirmed-claim' });
+      // The key's claim is the first write: committed on this server, unconfirmed, answered 503.
+      expect((await create()).status).toBe(503);
+      expect((await admin.query(`SELECT 1 FROM idempotency_keys WHERE key = 'unconfirmed-claim'`)).rowCount).toBe(1);
+      await standbyBack();
+      await eventually(async () => expect((await create()).status).toBe(201), { timeoutMs: 5_000, pauseMs: 200 });
       expect(server.bugs).toEqual([]);
     } finally {
       await server.close();

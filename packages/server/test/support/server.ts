@@ -250,7 +250,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     lifecycle,
     ping: () => database.ping(),
     // Tests talk to receivers on 127.0.0.1, as WEBHOOK_ALLOW_PRIVATE_URLS=true allows.
-    webhooks: { allowPrivateUrls: options.webhooks?.allowPrivateUrls ?? true },
+    webhooks: {
+      allowPrivateUrls: options.webhooks?.allowPrivateUrls ?? true,
+      ...(options.webhooks?.lookup && { lookup: options.webhooks.lookup }),
+    },
     ...(options.telemetry && { telemetry: options.telemetry }),
     ...(options.devMailbox && { devMailbox: options.devMailbox }),
     ...(options.recipientRateLimit && { recipientRateLimit: options.recipientRateLimit }),

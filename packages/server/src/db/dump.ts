@@ -19,7 +19,7 @@ import type { DatabaseTarget } from './client';
 import { recountRows } from './counts';
 import { applyMigrations, type Migration, readMigrations, type SqlSession } from './migrate';
 import { lockPgliteFolder, type PgliteLock } from './pglite-lock';
-import { secretBoxFor } from './secret-box';
+import { SEALED_LIKE, secretBoxFor } from './secret-box';
 
 /**
  * `pnpm db:dump <file>` and `pnpm db:restore <file>`: the data of a works-api database, moved between PGlite and
@@ -198,7 +198,7 @@ async function sealingKeyIds(session: Session): Promise<string[]> {
        SELECT secret AS value FROM public.webhook_endpoints
        UNION ALL SELECT previous_secret FROM public.webhook_endpoints
        UNION ALL SELECT body FROM public.idempotency_keys) sealed
-     WHERE value LIKE 'sealed:v1:%' ORDER BY id`,
+     WHERE value LIKE '${SEALED_LIKE}' ORDER BY id`,
   );
   return rows.map((row) => row.id);
 }

@@ -25,6 +25,7 @@ const UNPAIRED_SURROGATE = /\p{Cs}/u;
  * The control characters every text schema refuses (their `not: pattern`): C0 and C1 but tab, line feed and
  * carriage return. ANSI escape sequences start with one (ESC), so none can be stored.
  */
+// eslint-disable-next-line no-control-regex -- naming control characters is the point
 export const CONTROL_CHARACTERS = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]/g;
 
 /** LongText's limit, in code points. */

@@ -71,7 +71,7 @@ export function rateLimitPerUser({
 export interface FailedAuthenticationOptions {
   /** Failed authentications per minute per client address (RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE). */
   perMinute: number;
-  /** Where the counts live (Redis, or the cluster's primary), shared by every process; this process's alone when absent. */
+  /** Where the counts live, shared by every process (Redis, or the cluster's primary); this process's when absent. */
   store?: Store;
   logger: Logger;
   onRejected?: (budget: RateLimitBudget) => void;
@@ -184,10 +184,6 @@ export class FailedAuthentications {
       'rate_limited',
       `Too many requests from your address failed authentication (${this.options.perMinute} a minute); retry after ${seconds} seconds.`,
     );
-  }
-
-  shutdown(): void {
-    this.own.shutdown();
   }
 }
 

@@ -285,7 +285,9 @@ it('refuses a file that is not a complete works-api dump', async () => {
 });
 
 it('creates the dump exclusively with mode 0600, never through a symlink, and replaces a file only with --force', async () => {
+  // A migrated embedded folder (migrated here: without DATABASE_URL's template run it starts empty).
   const folder = { PGLITE_DIR: await newPgliteFolder() };
+  await (await openDatabase({ kind: 'pglite', dataDir: folder.PGLITE_DIR })).close();
   const out = file('exclusive.sql');
   const partial = `${out}.partial`;
   const victim = file('victim.txt');

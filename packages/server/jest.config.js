@@ -26,6 +26,10 @@ module.exports = {
   testTimeout: 30_000,
   // Each file starts its own server and database; PGlite is CPU-bound, so more workers than cores only adds contention.
   maxWorkers: process.env.CI ? 2 : '50%',
+  // A worker that holds more than this after a test file is replaced. PGlite's WebAssembly heaps are not given back
+  // within one process, so running every file in one process (what Jest does with one worker) grew past 10 GB.
+  // Setting a limit also makes Jest use a worker process even when there is only one.
+  workerIdleMemoryLimit: '1.5GB',
   projects: [
     { ...base, displayName: 'unit', roots: ['<rootDir>/src'] },
     {

@@ -2033,8 +2033,8 @@ export interface components {
          *     }
          */
         AnswerRequestBody: {
-            /** @description The recipient's answer (1 to 5,000 characters). */
-            answer: string;
+            /** @description The recipient's answer, 1 to 5,000 characters, held to LongText's rules (no control characters but line breaks and tabs). */
+            answer: components["schemas"]["LongText"];
         };
         /**
          * @description One transition of a request.

@@ -18,7 +18,7 @@ import { HEALTH_PATHS, healthRoutes } from './http/health';
 import { type Logger, silentLogger } from './observability/logger';
 import { repeatedSingletonHeader } from './http/duplicate-headers';
 import { MAX_BODY_BYTES, notFoundHandler, problemHandler, type ProblemLocals, sendProblem } from './http/problems';
-import { rateLimitPerUser, unauthenticatedBudget } from './http/rate-limit';
+import { countingFailures, FailedAuthentications, forwardedForWarning, rateLimitPerUser } from './http/rate-limit';
 import { recipientPageRoutes } from './http/recipient-page';
 import {
   RECIPIENT_RATE_LIMITS,
@@ -59,8 +59,9 @@ export interface AppOptions {
   /** Requests per minute per API key, counted in `store` (Redis, shared) or in this process. Off when absent or 0. */
   rateLimit?: { perMinute: number; store?: Store };
   /**
-   * Failed authentications per minute per client address, refused before any key is looked up (off when absent
-   * or 0), counted in `store` (Redis) or in this process.
+   * Failed authentications per minute per client address (off when absent or 0): over it, failures are 429 and
+   * valid keys still pass. Counted in `store` (Redis, or the cluster's primary), or in this process when it is
+   * absent or failing.
    */
   unauthenticatedRateLimit?: { perMinute: number; store?: Store };
   /** Express's `trust proxy` (TRUST_PROXY): which X-Forwarded-For hops give the client's address. Off by default. */
@@ -87,8 +88,8 @@ export interface AppOptions {
  * The middleware order is the design: request id, access log and shutdown tracking first, in one layer (so every
  * response, even a refusal, has an id and a log line; every Express layer costs several µs per request), security
  * headers, a repeated singleton header refused, CORS, health probes (cheap, unauthenticated), then for `/v1`:
- * authentication → rate limit by API key → body parsing (UTF-8 JSON only) → contract validation → the
- * operation's route. Requests Node's parser refuses (huge headers) are answered by client-errors.ts.
+ * authentication (its failures counted per client address) → rate limit by API key → body parsing (UTF-8 JSON
+ * only) → contract validation → the operation's route. Requests Node's parser refuses (huge headers) are answered by client-errors.ts.
  */
 export function createApp(options: AppOptions): express.Express {
   const spec = options.spec ?? loadSpec();
@@ -110,8 +111,10 @@ export function createApp(options: AppOptions): express.Express {
   const logAccess = accessLog(logger, routeOf);
   const { metrics, tracing, endpoint } = options.telemetry ?? {};
   const labels = requestLabeler(spec, routeOf);
+  const warnForwardedFor = forwardedForWarning(options.trustProxy, logger);
   app.use((req, res, next) => {
     assignRequestId(req, res);
+    warnForwardedFor?.(req);
     logAccess(req, res);
     lifecycle.track(res);
     if (metrics) {
@@ -135,7 +138,17 @@ export function createApp(options: AppOptions): express.Express {
   const outage = new OutageMonitor(ping, logger);
   metrics?.watchOutage(() => outage.down);
   app.use(healthRoutes(ping, lifecycle));
-  if (endpoint) app.use(metricsRoute(endpoint.token, endpoint.scrape, logger));
+  // One budget of failed authentications per client address, for every credential: API keys (/v1, the dev
+  // mailbox), the operator and metrics tokens, the recipient's missing token.
+  const failures =
+    options.unauthenticatedRateLimit && options.unauthenticatedRateLimit.perMinute > 0
+      ? new FailedAuthentications({
+          ...options.unauthenticatedRateLimit,
+          logger,
+          ...(metrics && { onRejected: (budget) => metrics.rateLimited(budget) }),
+        })
+      : undefined;
+  if (endpoint) app.use(metricsRoute(endpoint.token, endpoint.scrape, logger, failures));
 
   if (options.validateResponses) {
     // A problem an operation does not declare (its status, its code, a required property) is a bug, like a
@@ -149,9 +162,9 @@ export function createApp(options: AppOptions): express.Express {
   const operationFor = operationMatcher(spec);
   const isOperatorPath = operatorPathMatcher(spec);
   const isRecipientPath = recipientPathMatcher(spec);
-  const apiKeyAuth = requireApiKey(db);
-  const adminAuth = requireAdminToken(options.adminToken);
-  const recipientAuth = requireRecipientToken();
+  const apiKeyAuth = countingFailures(requireApiKey(db), failures);
+  const adminAuth = countingFailures(requireAdminToken(options.adminToken), failures, { refuseWhileOver: true });
+  const recipientAuth = countingFailures(requireRecipientToken(), failures);
   const authenticate: RequestHandler = (req, res, next) =>
     (isOperatorPath(req.path) ? adminAuth : isRecipientPath(req.path) ? recipientAuth : apiKeyAuth)(req, res, next);
 
@@ -165,16 +178,6 @@ export function createApp(options: AppOptions): express.Express {
   });
   app.use(recipientPageRoutes(db, recipientLimits)); // GET/POST /r/:token: the recipient's page, no account
   if (options.devMailbox) app.use(devMailboxRoutes(options.devMailbox, db, apiKeyAuth));
-  if (options.unauthenticatedRateLimit && options.unauthenticatedRateLimit.perMinute > 0) {
-    app.use(
-      spec.basePath,
-      unauthenticatedBudget({
-        ...options.unauthenticatedRateLimit,
-        logger,
-        ...(metrics && { onRejected: (budget) => metrics.rateLimited(budget) }),
-      }),
-    );
-  }
   app.use(spec.basePath, authenticate);
   const limitedAsRecipient = Router().use(recipientLimits);
   app.use(spec.basePath, (req, res, next) => (isRecipientPath(req.path) ? limitedAsRecipient(req, res, next) : next()));

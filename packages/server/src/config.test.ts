@@ -34,7 +34,11 @@ describe('loadConfig', () => {
         sender: true,
         pollIntervalMs: 1000,
       },
-      tracing: { enabled: false, description: 'off (set OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER)' },
+      tracing: {
+        enabled: false,
+        description: 'off (set OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER)',
+        trustIncoming: false,
+      },
     });
   });
 
@@ -174,6 +178,18 @@ describe('loadConfig', () => {
       tracingSettings({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }).enabled,
     ).toBe(false);
     expect(tracingSettings({ OTEL_SDK_DISABLED: 'true', OTEL_TRACES_EXPORTER: 'otlp' }).enabled).toBe(false);
+  });
+
+  it('continues an incoming traceparent only when TRUST_TRACEPARENT=true, and says which at start-up', () => {
+    const otlp = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
+    expect(loadConfig(otlp).tracing.trustIncoming).toBe(false);
+    expect(describeConfig(loadConfig(otlp)).traces).toBe(
+      'otlp http/protobuf to http://collector:4318; an incoming traceparent is linked, not continued',
+    );
+    const trusted = loadConfig({ ...otlp, TRUST_TRACEPARENT: 'true' });
+    expect(trusted.tracing.trustIncoming).toBe(true);
+    expect(describeConfig(trusted).traces).toMatch(/; an incoming traceparent is continued \(TRUST_TRACEPARENT\)$/);
+    expect(() => loadConfig({ TRUST_TRACEPARENT: 'yes' })).toThrow('TRUST_TRACEPARENT must be true or false');
   });
 
   it('takes only true or false for webhook switches', () => {

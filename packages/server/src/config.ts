@@ -137,6 +137,7 @@ const environment = z.object({
   REMINDER_BEFORE: duration.default(24 * DURATION_UNITS_MS.h),
   MAIL_SENDER: flag.default(true),
   MAIL_POLL_INTERVAL_MS: wholeNumber(50, 600_000).default(1000),
+  TRUST_TRACEPARENT: flag.default(false),
 });
 
 export interface Config {
@@ -195,6 +196,11 @@ export interface TracingSettings {
   enabled: boolean;
   /** Where spans go, for the start-up line: `otlp http/protobuf to http://collector:4318`, or why they are off. */
   description: string;
+  /**
+   * TRUST_TRACEPARENT: an incoming `traceparent` is continued (the edge in front vets it); otherwise a request
+   * starts a new trace that links the incoming one.
+   */
+  trustIncoming: boolean;
 }
 
 /**
@@ -203,7 +209,7 @@ export interface TracingSettings {
  * default exporter is OTLP to localhost:4318; we do not send there unasked, so a plain start costs nothing.
  * OTEL_SDK_DISABLED=true turns them off whatever else is set.
  */
-export function tracingSettings(env: NodeJS.ProcessEnv): TracingSettings {
+export function tracingSettings(env: NodeJS.ProcessEnv): Omit<TracingSettings, 'trustIncoming'> {
   const value = (name: string) => env[name]?.trim() || undefined;
   if (value('OTEL_SDK_DISABLED')?.toLowerCase() === 'true')
     return { enabled: false, description: 'off (OTEL_SDK_DISABLED=true)' };
@@ -297,7 +303,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       sender: vars.MAIL_SENDER,
       pollIntervalMs: vars.MAIL_POLL_INTERVAL_MS,
     },
-    tracing: tracingSettings(present),
+    tracing: { ...tracingSettings(present), trustIncoming: vars.TRUST_TRACEPARENT },
   };
 }
 
@@ -366,6 +372,10 @@ export function describeConfig(config: Config, { clustered = false }: { clustere
     metrics: config.metricsToken
       ? 'GET /metrics, with the METRICS_TOKEN bearer token'
       : 'off (METRICS_TOKEN is not set)',
-    traces: config.tracing.description,
+    traces: config.tracing.enabled
+      ? `${config.tracing.description}; an incoming traceparent is ${
+          config.tracing.trustIncoming ? 'continued (TRUST_TRACEPARENT)' : 'linked, not continued'
+        }`
+      : config.tracing.description,
   };
 }

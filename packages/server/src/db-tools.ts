@@ -3,11 +3,12 @@ import { ConfigError, describeDatabase, loadConfig } from './config';
 import { DumpError, dumpDatabase, recountDatabase, restoreDatabase, type TableRows } from './db/dump';
 
 /**
- * `pnpm db:dump <file>`, `pnpm db:restore <file> [--force]` and `pnpm db:recount`, on the database the server
- * would use: DATABASE_URL (PostgreSQL) when set, else the embedded PGlite in PGLITE_DIR (default .data/pglite).
+ * `pnpm db:dump <file> [--force]`, `pnpm db:restore <file> [--force]` and `pnpm db:recount`, on the database the
+ * server would use: DATABASE_URL (PostgreSQL) when set, else the embedded PGlite in PGLITE_DIR (default
+ * .data/pglite).
  * See src/db/dump.ts for the file and what a restore checks, src/db/counts.ts for the counts.
  */
-const USAGE = 'usage: pnpm db:dump <file> | pnpm db:restore <file> [--force] | pnpm db:recount';
+const USAGE = 'usage: pnpm db:dump <file> [--force] | pnpm db:restore <file> [--force] | pnpm db:recount';
 
 async function run(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -24,15 +25,14 @@ async function run(argv: string[]): Promise<void> {
   }
   const force = rest.includes('--force');
   const files = rest.filter((arg) => arg !== '--force');
-  if ((command !== 'dump' && command !== 'restore') || files.length !== 1 || (force && command === 'dump'))
-    throw new DumpError(USAGE);
+  if ((command !== 'dump' && command !== 'restore') || files.length !== 1) throw new DumpError(USAGE);
   // pnpm runs scripts from the repository root; a relative path means the directory the command was typed in.
   const file = path.resolve(process.env.INIT_CWD ?? process.cwd(), files[0]!);
   const { database } = loadConfig(process.env);
   const where = describeDatabase(database);
   if (command === 'dump') {
     const started = Date.now();
-    const tables = await dumpDatabase(database, file);
+    const tables = await dumpDatabase(database, file, { force });
     print(`Dumped ${where} to ${file} in ${Date.now() - started} ms:`, tables);
     return;
   }

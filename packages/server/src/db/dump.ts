@@ -1,5 +1,16 @@
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, existsSync, renameSync, rmSync } from 'node:fs';
+import {
+  constants,
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  linkSync,
+  lstatSync,
+  openSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+} from 'node:fs';
 import { createInterface } from 'node:readline';
 import { PGlite } from '@electric-sql/pglite';
 import { Client } from 'pg';
@@ -8,7 +19,7 @@ import type { DatabaseTarget } from './client';
 import { recountRows } from './counts';
 import { applyMigrations, type Migration, readMigrations, type SqlSession } from './migrate';
 import { lockPgliteFolder, type PgliteLock } from './pglite-lock';
-import { secretBoxFor } from './secret-box';
+import { SEALED_LIKE, secretBoxFor } from './secret-box';
 
 /**
  * `pnpm db:dump <file>` and `pnpm db:restore <file>`: the data of a works-api database, moved between PGlite and
@@ -61,13 +72,30 @@ export class DumpError extends Error {
 }
 
 /**
- * Writes every table's rows to `file` (through `<file>.partial`, renamed at the end, mode 0600: it holds API key
- * hashes and webhook secrets). On PostgreSQL the whole dump reads one REPEATABLE READ snapshot, so it is
- * consistent while servers keep writing; an embedded folder must not be held by a running server.
+ * Writes every table's rows to `file` (mode 0600: it holds API key hashes and sealed secrets). On PostgreSQL the
+ * whole dump reads one REPEATABLE READ snapshot, so it is consistent while servers keep writing; an embedded
+ * folder must not be held by a running server.
+ *
+ * The rows go to `<file>.partial`, created exclusively (never an existing file, never through a symlink, so
+ * neither its mode nor its target is someone else's choice), which takes the name `file` once complete. An
+ * existing `file` (a symlink included) is kept unless `force`; with `force` it is replaced, never written through.
  */
-export async function dumpDatabase(target: DatabaseTarget, file: string): Promise<TableRows[]> {
-  const session = await openSession(target, 'dump');
+export async function dumpDatabase(
+  target: DatabaseTarget,
+  file: string,
+  { force = false }: { force?: boolean } = {},
+): Promise<TableRows[]> {
+  if (!force && pathExists(file)) throw new DumpError(`${file} exists: pass --force to replace it`);
   const partial = `${file}.partial`;
+  if (pathExists(partial)) {
+    if (!force)
+      throw new DumpError(
+        `${partial} exists (a dump that did not finish, or another file): remove it, or pass --force to replace it`,
+      );
+    unlinkSync(partial); // a symlink itself, not what it points to
+  }
+  const session = await openSession(target, 'dump');
+  let created = false;
   try {
     await session.exec('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     const migrations = await appliedMigrations(session);
@@ -80,7 +108,8 @@ export async function dumpDatabase(target: DatabaseTarget, file: string): Promis
       migrations,
       secrets: { sealedWith: 'aes-256-gcm', keyIds: await sealingKeyIds(session) },
     };
-    const out = createWriteStream(partial, { mode: 0o600 });
+    const out = createWriteStream(partial, { fd: createExclusively(partial), flush: true });
+    created = true;
     const write = async (text: string | Buffer) => {
       if (!out.write(text)) await once(out, 'drain');
     };
@@ -109,14 +138,57 @@ export async function dumpDatabase(target: DatabaseTarget, file: string): Promis
     out.end();
     await once(out, 'finish');
     await session.exec('COMMIT');
-    renameSync(partial, file);
+    moveInto(partial, file, force);
     return counts;
   } catch (error) {
-    rmSync(partial, { force: true });
+    if (created) rmSync(partial, { force: true });
     throw error;
   } finally {
     await session.close();
   }
+}
+
+/** True when `file` names anything, a dangling symlink included. */
+function pathExists(file: string): boolean {
+  try {
+    lstatSync(file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+}
+
+/** A new file, mode 0600, opened for writing; fails if the name exists (a symlink included). */
+function createExclusively(file: string): number {
+  const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
+  try {
+    return openSync(file, O_WRONLY | O_CREAT | O_EXCL | (O_NOFOLLOW ?? 0), 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new DumpError(`${file} appeared while the dump started: another dump to the same file?`);
+    throw error;
+  }
+}
+
+/**
+ * The complete dump takes its name. Without `force` by a hard link, which fails if the name exists (even one
+ * made since the check at the start), then the partial name goes; with `force` by a rename, which replaces what
+ * is there (a symlink is replaced, not followed).
+ */
+function moveInto(partial: string, file: string, force: boolean): void {
+  if (force) return renameSync(partial, file);
+  try {
+    linkSync(partial, file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw new DumpError(`${file} exists: pass --force to replace it`);
+    // A file system without hard links: the check at the start stands.
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw error;
+    if (pathExists(file)) throw new DumpError(`${file} exists: pass --force to replace it`);
+    return renameSync(partial, file);
+  }
+  unlinkSync(partial);
 }
 
 /** The keys that sealed the secrets in the data (read in the dump's snapshot). */
@@ -126,7 +198,7 @@ async function sealingKeyIds(session: Session): Promise<string[]> {
        SELECT secret AS value FROM public.webhook_endpoints
        UNION ALL SELECT previous_secret FROM public.webhook_endpoints
        UNION ALL SELECT body FROM public.idempotency_keys) sealed
-     WHERE value LIKE 'sealed:v1:%' ORDER BY id`,
+     WHERE value LIKE '${SEALED_LIKE}' ORDER BY id`,
   );
   return rows.map((row) => row.id);
 }

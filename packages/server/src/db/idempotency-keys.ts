@@ -1,5 +1,5 @@
 import type { Db } from './client';
-import { secretBoxOf } from './secret-box';
+import { idempotencyKeySlot, secretBoxOf } from './secret-box';
 
 /**
  * The `idempotency_keys` table: one row per (scope, key). A request takes a key by inserting its row (locked:
@@ -70,7 +70,7 @@ export async function claimIdempotencyKey<Refusal>(
         status: row.status ?? 0,
         contentType: row.contentType ?? 'application/json',
         location: row.location,
-        body: row.body === null ? '' : secretBoxOf(db).open(row.body, 'idempotent-response'),
+        body: row.body === null ? '' : secretBoxOf(db).open(row.body, idempotencyKeySlot(id.scope, id.key)),
       }),
     });
     if (verdict !== 'retake') return verdict;
@@ -88,7 +88,7 @@ export async function claimIdempotencyKey<Refusal>(
 export async function completeIdempotencyKey(db: Db, id: IdempotencyKeyId, lockedAt: Date, response: StoredResponse) {
   await db.idempotencyKey.updateMany({
     where: { ...id, lockedAt, status: null },
-    data: { ...response, body: secretBoxOf(db).seal(response.body, 'idempotent-response') },
+    data: { ...response, body: secretBoxOf(db).seal(response.body, idempotencyKeySlot(id.scope, id.key)) },
   });
 }
 

@@ -16,14 +16,52 @@ import type { PrismaClient } from './generated/client';
  * PGlite, when ENCRYPTION_KEYS is unset, keeps one generated key in a file beside its folder (`<PGLITE_DIR>.key`,
  * mode 0600), so a new user needs nothing.
  *
- * A sealed value is text: `sealed:v1:<key id>:<base64url of iv(12) | ciphertext | tag(16)>`, where the key id is
- * the first 8 hex digits of the key's SHA-256, so the right key is found and a missing one named. The purpose
- * (`webhook-secret`, `idempotent-response`) is authenticated too: a value moved to another column does not open.
+ * A sealed value is text: `sealed:v2:<key id>:<base64url of iv(12) | ciphertext | tag(16)>`, where the key id is
+ * the first 8 hex digits of the key's SHA-256, so the right key is found and a missing one named. Where the value
+ * lives is authenticated too (AES-GCM's associated data): its table, column and row. A value moved to another
+ * row or column does not open, so someone who can write to the database but not read the key cannot make the API
+ * hand out another row's secret (a stored replay moved under their own idempotency key, say).
+ *
+ * The first form, `sealed:v1:`, was bound only to its purpose (`webhook-secret`, `idempotent-response`). It still
+ * opens, so data from before and the values processes of the previous release write during a rolling upgrade stay
+ * readable; every start re-seals the webhook secrets into the row-bound form (seal-at-rest.ts), and stored replays
+ * in the first form expire within 24 hours.
  */
-const PREFIX = 'sealed:v1:';
+const PREFIX = 'sealed:v2:';
+const LEGACY_PREFIX = 'sealed:v1:';
 const KEY_BYTES = 32;
 
-export type SealPurpose = 'webhook-secret' | 'idempotent-response';
+/** Where a sealed value lives: it opens only there. */
+export interface SealedSlot {
+  table: 'webhook_endpoints' | 'idempotency_keys';
+  column: 'secret' | 'previous_secret' | 'body';
+  /** The row's id (for a composite key, its parts in one string, as `idempotencyKeySlot` writes them). */
+  row: string;
+}
+
+/** A webhook endpoint's signing secret (`secret`) or the one it replaces during a rotation (`previous_secret`). */
+export const webhookSecretSlot = (endpointId: string, column: 'secret' | 'previous_secret'): SealedSlot => ({
+  table: 'webhook_endpoints',
+  column,
+  row: endpointId,
+});
+
+/** The response stored for an idempotency key: its row is the key within its scope. */
+export const idempotencyKeySlot = (scope: string, key: string): SealedSlot => ({
+  table: 'idempotency_keys',
+  column: 'body',
+  row: JSON.stringify([scope, key]),
+});
+
+/** The associated data of a slot: unambiguous (JSON), and never equal to a first-form purpose. */
+const associatedData = (slot: SealedSlot): Buffer =>
+  Buffer.from(JSON.stringify(['works-api sealed v2', slot.table, slot.column, slot.row]));
+
+/** What the first form authenticated instead of the slot. */
+const LEGACY_PURPOSE: Record<SealedSlot['table'], string> = {
+  webhook_endpoints: 'webhook-secret',
+  idempotency_keys: 'idempotent-response',
+};
 
 export class SecretKeyError extends Error {
   override name = 'SecretKeyError';
@@ -72,18 +110,22 @@ export class SecretBox {
     return this.keys.some((key) => key.id === keyId);
   }
 
-  seal(plaintext: string, purpose: SealPurpose): string {
+  seal(plaintext: string, slot: SealedSlot): string {
     const key = this.keys[0]!;
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', key.bytes, iv);
-    cipher.setAAD(Buffer.from(purpose));
+    cipher.setAAD(associatedData(slot));
     const sealed = Buffer.concat([iv, cipher.update(plaintext, 'utf8'), cipher.final(), cipher.getAuthTag()]);
     return `${PREFIX}${key.id}:${sealed.toString('base64url')}`;
   }
 
-  /** The plaintext of a sealed value. A value written before sealing existed (not sealed) is returned as it is. */
-  open(value: string, purpose: SealPurpose): string {
-    if (!isSealed(value)) return value;
+  /**
+   * The plaintext of a value sealed for `slot` (or, in the first form, for its purpose). Throws when it was
+   * sealed for another place or altered. A value written before sealing existed (not sealed) is returned as it is.
+   */
+  open(value: string, slot: SealedSlot): string {
+    const legacy = value.startsWith(LEGACY_PREFIX);
+    if (!legacy && !value.startsWith(PREFIX)) return value;
     const [keyId, data] = value.slice(PREFIX.length).split(':') as [string, string | undefined];
     const key = this.keys.find((candidate) => candidate.id === keyId);
     if (!key || data === undefined)
@@ -92,22 +134,38 @@ export class SecretBox {
       );
     const bytes = Buffer.from(data, 'base64url');
     const decipher = createDecipheriv('aes-256-gcm', key.bytes, bytes.subarray(0, 12));
-    decipher.setAAD(Buffer.from(purpose));
+    decipher.setAAD(legacy ? Buffer.from(LEGACY_PURPOSE[slot.table]) : associatedData(slot));
     decipher.setAuthTag(bytes.subarray(bytes.length - 16));
-    return Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()]).toString('utf8');
+    try {
+      return Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()]).toString('utf8');
+    } catch {
+      throw new SealedValueError(
+        `a sealed value in ${slot.table}.${slot.column} does not open in its row: it was sealed for another row or column, or altered`,
+      );
+    }
   }
 
-  /** True when the value is sealed with the sealing key (else it is re-sealed at start-up). */
+  /** Re-sealed at start-up unless it is in the row-bound form and sealed with the sealing key. */
   sealedWithCurrentKey(value: string): boolean {
     return value.startsWith(`${PREFIX}${this.sealingKeyId}:`);
   }
 }
 
-export const isSealed = (value: string): boolean => value.startsWith(PREFIX);
+/** A sealed value that does not open where it is: moved from another row or column, or altered. */
+export class SealedValueError extends Error {
+  override name = 'SealedValueError';
+}
+
+/** True for a sealed value, in either form. */
+export const isSealed = (value: string): boolean => value.startsWith(PREFIX) || value.startsWith(LEGACY_PREFIX);
 
 /** The key id a sealed value names, or null for plaintext. */
 export const keyIdOfSealed = (value: string): string | null =>
   isSealed(value) ? (value.slice(PREFIX.length).split(':')[0] ?? null) : null;
+
+/** SQL LIKE patterns: a value sealed in either form (for dumps), and one in the row-bound form with a given key. */
+export const SEALED_LIKE = 'sealed:v_:%';
+export const sealedWithKeyLike = (keyId: string): string => `${PREFIX}${keyId}:%`;
 
 /**
  * The embedded database's key, when ENCRYPTION_KEYS is unset: read from `<dataDir>.key`, or made on the first

@@ -1,4 +1,7 @@
-import { textViolation } from './text';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { CONTROL_CHARACTERS, LONG_TEXT_MAX, longTextViolation, textViolation } from './text';
 
 describe('textViolation', () => {
   it('counts a name in code points after trimming any Unicode white space', () => {
@@ -21,5 +24,28 @@ describe('textViolation', () => {
       expect(textViolation(schema, '\udfff\ud800')).toMatch(/unpaired surrogate/);
       expect(textViolation(schema, 'e\u0301 \u200f👩🏽‍🔬')).toBeUndefined();
     }
+  });
+});
+
+describe('longTextViolation (text that does not come through the validator)', () => {
+  it('refuses every control character but tab, line feed and carriage return, as the schemas do', () => {
+    for (const control of ['\u0000', '\u001b[31m', '\u0007', '\u000b', '\u000c', '\u007f', '\u0085', '\u009b'])
+      expect(longTextViolation(`a${control}b`)).toMatch(/control characters/);
+    expect(longTextViolation('line one\r\nline two\tend')).toBeUndefined();
+  });
+
+  it('refuses an unpaired surrogate, and counts 5,000 in code points', () => {
+    expect(longTextViolation('a\ud800')).toMatch(/unpaired surrogate/);
+    expect(longTextViolation('😀'.repeat(5000))).toBeUndefined();
+    expect(longTextViolation('a'.repeat(5001))).toMatch(/at most 5,000 characters/);
+  });
+
+  it("is the contract's LongText pattern, character for character", () => {
+    const spec = parse(readFileSync(path.resolve(__dirname, '../../../../openapi/api.yaml'), 'utf8')) as {
+      components: { schemas: { LongText: { not: { pattern: string }; maxLength: number } } };
+    };
+    const { not, maxLength } = spec.components.schemas.LongText;
+    expect(CONTROL_CHARACTERS.source).toBe(not.pattern);
+    expect(LONG_TEXT_MAX).toBe(maxLength);
   });
 });

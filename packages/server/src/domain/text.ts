@@ -21,6 +21,28 @@ export const isTextSchema = (name: string): name is TextSchema => Object.hasOwn(
 // In Unicode mode a paired surrogate is read as one astral code point, so only an unpaired one is \p{Cs}.
 const UNPAIRED_SURROGATE = /\p{Cs}/u;
 
+/**
+ * The control characters every text schema refuses (their `not: pattern`): C0 and C1 but tab, line feed and
+ * carriage return. ANSI escape sequences start with one (ESC), so none can be stored.
+ */
+// eslint-disable-next-line no-control-regex -- naming control characters is the point
+export const CONTROL_CHARACTERS = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]/g;
+
+/** LongText's limit, in code points. */
+export const LONG_TEXT_MAX = 5000;
+
+/**
+ * Every rule of LongText (the schema's and the server's), for text that reaches the service without the contract's
+ * validator: the recipient page's form. Why `value` breaks them, or undefined.
+ */
+export function longTextViolation(value: string): string | undefined {
+  if (new RegExp(CONTROL_CHARACTERS.source).test(value))
+    return 'must not contain control characters (escape codes, NUL, ...) other than line breaks and tabs';
+  if (UNPAIRED_SURROGATE.test(value)) return 'must not contain an unpaired surrogate';
+  if ([...value].length > LONG_TEXT_MAX) return `must be at most ${LONG_TEXT_MAX.toLocaleString('en')} characters`;
+  return undefined;
+}
+
 /** Why `value` breaks the rest of `schema`'s rules, or undefined when it keeps them. */
 export function textViolation(schema: TextSchema, value: string): string | undefined {
   if (UNPAIRED_SURROGATE.test(value)) return 'must not contain an unpaired surrogate';

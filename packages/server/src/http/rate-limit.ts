@@ -1,7 +1,8 @@
 import { createClient } from '@redis/client';
-import type { Request, RequestHandler } from 'express';
-import { ipKeyGenerator, MemoryStore, rateLimit, type Store } from 'express-rate-limit';
+import type { Request, RequestHandler, Response } from 'express';
+import { type ClientRateLimitInfo, ipKeyGenerator, MemoryStore, rateLimit, type Store } from 'express-rate-limit';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
+import { ProblemError } from '../domain/errors';
 import { httpProblem } from './problem-codes';
 import type { Logger } from '../observability/logger';
 
@@ -67,75 +68,181 @@ export function rateLimitPerUser({
   });
 }
 
-export interface UnauthenticatedBudgetOptions {
+export interface FailedAuthenticationOptions {
   /** Failed authentications per minute per client address (RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE). */
   perMinute: number;
-  /** Where the counts live (Redis, shared); in this process when absent. */
+  /** Where the counts live, shared by every process (Redis, or the cluster's primary); this process's when absent. */
   store?: Store;
   logger: Logger;
   onRejected?: (budget: RateLimitBudget) => void;
 }
 
+/** A shared count that takes longer than this is taken as failed: the process's own counter takes over. */
+export const SHARED_COUNT_TIMEOUT_MS = 500;
 /** An address's blocks are pruned once this many are held, so a spray of addresses cannot grow the map for long. */
 const MAX_BLOCKED_ADDRESSES = 10_000;
+/** While the shared store fails, its warning is logged at most this often. */
+const STORE_WARNING_EVERY_MS = 60_000;
 
 /**
- * A budget of failed authentications (401: missing, malformed, unknown or revoked API key, wrong operator token)
- * per client address, checked BEFORE authentication: once an address has spent it, every request from it is
- * refused with 429 until the window ends, without looking its key up, so a stream of invented keys costs no
- * database lookups and the operator token cannot be guessed at speed. Requests that authenticate spend nothing.
- * The address is the connection's peer, or what X-Forwarded-For says through the proxies TRUST_PROXY names;
- * IPv6 addresses count by their /56 (one customer's network), as express-rate-limit advises.
+ * The budget of failed authentications (401: a missing, malformed, unknown or revoked API key, a wrong operator or
+ * metrics token, a recipient call without its token) per client address. Only failures are counted, and only
+ * failures are refused: once an address has failed `perMinute` times in the window, its next failures are 429
+ * instead of 401 until the window ends, while a request from it whose API key is valid passes (one client behind
+ * a NAT, or behind a load balancer without TRUST_PROXY, cannot lock everyone else behind it out).
  *
- * Counting happens when a 401 is sent; the refusal is decided from this process's memory of the addresses over
- * budget, so a request that authenticates costs no store round trip. With a shared store (Redis) another process
- * learns of an address at its own first failure from it.
+ * What a failure costs stays small: a malformed key (its prefix tells) is refused without any lookup, a
+ * well-formed one costs the one indexed read every authentication costs, and an address this process knows to
+ * be over budget costs no store round trip. The address is the connection's peer, or what X-Forwarded-For says
+ * through the proxies TRUST_PROXY names; IPv6 addresses count by their /56 (one customer's network).
+ *
+ * The counts live in `store` (Redis, or the cluster's primary) so that every process shares them. When that store
+ * fails or does not answer within SHARED_COUNT_TIMEOUT_MS (Redis down), this budget does not fail open, unlike the
+ * others: the process counts in its own memory until the store is back, each process then allowing the budget on
+ * its own.
  */
-export function unauthenticatedBudget({
-  perMinute,
-  store,
-  logger,
-  onRejected,
-}: UnauthenticatedBudgetOptions): RequestHandler {
-  const counts: Store = store ?? new MemoryStore();
-  void Promise.resolve(counts.init?.({ windowMs: WINDOW_MS } as Parameters<NonNullable<Store['init']>>[0])).catch(
-    (error: unknown) => logger.error({ err: error }, 'rate limit: the unauthenticated budget store failed to start'),
-  );
-  const blockedUntil = new Map<string, number>();
-  const block = (address: string, until: number) => {
-    if (blockedUntil.size >= MAX_BLOCKED_ADDRESSES) {
-      const now = Date.now();
-      for (const [key, end] of blockedUntil) if (end <= now) blockedUntil.delete(key);
-    }
-    if (blockedUntil.size < MAX_BLOCKED_ADDRESSES) blockedUntil.set(address, until);
-  };
-  return (req, res, next) => {
+export class FailedAuthentications {
+  private readonly shared: Store | undefined;
+  private readonly own = new MemoryStore();
+  private readonly blockedUntil = new Map<string, number>();
+  private lastStoreWarning = 0;
+
+  constructor(private readonly options: FailedAuthenticationOptions) {
+    const init = { windowMs: WINDOW_MS } as Parameters<NonNullable<Store['init']>>[0];
+    this.own.init(init);
+    this.shared = options.store;
+    void Promise.resolve(this.shared?.init?.(init)).catch((error: unknown) =>
+      options.logger.error({ err: error }, 'rate limit: the failed-authentication store failed to start'),
+    );
+  }
+
+  /** The 429 for a request from an address that is over budget now (as this process knows), else undefined. */
+  refusal(req: Request, res: Response): ProblemError<string> | undefined {
     const address = clientAddress(req);
-    const until = blockedUntil.get(address);
-    if (until !== undefined) {
-      const seconds = Math.ceil((until - Date.now()) / 1000);
-      if (seconds > 0) {
-        onRejected?.('unauthenticated');
-        res.setHeader('Retry-After', String(seconds));
-        return next(
-          httpProblem(
-            'rate_limited',
-            `Too many requests from your address failed authentication (${perMinute} a minute); retry after ${seconds} seconds.`,
-          ),
-        );
-      }
-      blockedUntil.delete(address);
+    const until = this.blockedUntil.get(address);
+    if (until === undefined) return undefined;
+    if (until <= Date.now()) {
+      this.blockedUntil.delete(address);
+      return undefined;
     }
-    res.once('finish', () => {
-      if (res.statusCode !== 401) return;
-      Promise.resolve(counts.increment(address)).then(
-        ({ totalHits, resetTime }) => {
-          if (totalHits >= perMinute) block(address, resetTime?.getTime() ?? Date.now() + WINDOW_MS);
-        },
-        (error: unknown) => logger.warn({ err: error }, 'rate limit: counting a failed authentication failed'),
-      );
-    });
-    next();
+    return this.refuse(res, until);
+  }
+
+  /** Counts a failed authentication: resolves to the 401 it was, or to a 429 once the address is over budget. */
+  async failed(req: Request, res: Response, unauthenticated: ProblemError<string>): Promise<ProblemError<string>> {
+    const known = this.refusal(req, res);
+    if (known) return known;
+    const address = clientAddress(req);
+    const { totalHits, resetTime } = await this.count(address);
+    if (totalHits <= this.options.perMinute) return unauthenticated;
+    const until = resetTime?.getTime() ?? Date.now() + WINDOW_MS;
+    this.block(address, until);
+    return this.refuse(res, until);
+  }
+
+  private async count(address: string): Promise<ClientRateLimitInfo> {
+    if (this.shared) {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        return await Promise.race([
+          this.shared.increment(address),
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(
+              () => reject(new Error(`no answer within ${SHARED_COUNT_TIMEOUT_MS} ms`)),
+              SHARED_COUNT_TIMEOUT_MS,
+            );
+          }),
+        ]);
+      } catch (error) {
+        if (Date.now() - this.lastStoreWarning >= STORE_WARNING_EVERY_MS) {
+          this.lastStoreWarning = Date.now();
+          this.options.logger.warn(
+            { err: error },
+            'rate limit: the shared store cannot count failed authentications; this process counts them itself until it is back',
+          );
+        }
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    return this.own.increment(address);
+  }
+
+  private block(address: string, until: number): void {
+    if (this.blockedUntil.size >= MAX_BLOCKED_ADDRESSES) {
+      const now = Date.now();
+      for (const [key, end] of this.blockedUntil) if (end <= now) this.blockedUntil.delete(key);
+    }
+    if (this.blockedUntil.size < MAX_BLOCKED_ADDRESSES) this.blockedUntil.set(address, until);
+  }
+
+  private refuse(res: Response, until: number): ProblemError<string> {
+    const seconds = Math.max(1, Math.ceil((until - Date.now()) / 1000));
+    this.options.onRejected?.('unauthenticated');
+    res.setHeader('Retry-After', String(seconds));
+    return httpProblem(
+      'rate_limited',
+      `Too many requests from your address failed authentication (${this.options.perMinute} a minute); retry after ${seconds} seconds.`,
+    );
+  }
+}
+
+const isUnauthenticated = (error: unknown): error is ProblemError<string> =>
+  error instanceof ProblemError && error.code === 'unauthenticated';
+
+/**
+ * `authenticate` (a middleware that fails with 401 `unauthenticated`) with its failures counted by `budget`. A
+ * request whose credential is valid passes whatever its address's count. With `refuseWhileOver`, an address over
+ * budget is refused before its credential is even compared: for the operator and metrics tokens, secrets people
+ * choose, whose guessing the budget must keep slow (a valid API key carries 256 random bits: nobody guesses one).
+ */
+export function countingFailures(
+  authenticate: RequestHandler,
+  budget: FailedAuthentications | undefined,
+  { refuseWhileOver = false }: { refuseWhileOver?: boolean } = {},
+): RequestHandler {
+  if (!budget) return authenticate;
+  return (req, res, next) => {
+    if (refuseWhileOver) {
+      const refusal = budget.refusal(req, res);
+      if (refusal) return next(refusal);
+    }
+    const done = (error?: unknown) => {
+      if (!isUnauthenticated(error)) return next(error);
+      budget.failed(req, res, error).then(next, next);
+    };
+    try {
+      void Promise.resolve(authenticate(req, res, done)).catch(done);
+    } catch (error) {
+      done(error);
+    }
+  };
+}
+
+/**
+ * Logs once when a request carries X-Forwarded-For while TRUST_PROXY is unset: the service then sits behind a
+ * proxy but counts every client behind it as the proxy's one address (one failed-authentication budget, one
+ * recipient-link budget for all). Returns undefined when TRUST_PROXY is set.
+ */
+export function forwardedForWarning(
+  trustProxy: boolean | number | string[] | undefined,
+  logger: Logger,
+): ((req: Request) => void) | undefined {
+  if (
+    trustProxy !== undefined &&
+    trustProxy !== false &&
+    trustProxy !== 0 &&
+    !(Array.isArray(trustProxy) && trustProxy.length === 0)
+  )
+    return undefined;
+  let warned = false;
+  return (req) => {
+    if (warned || req.headers['x-forwarded-for'] === undefined) return;
+    warned = true;
+    logger.warn(
+      { peer: req.socket.remoteAddress },
+      "requests carry X-Forwarded-For but TRUST_PROXY is not set: every client behind that proxy counts as its address (one budget of failed authentications for all of them); set TRUST_PROXY to the proxies' addresses or hop count",
+    );
   };
 }
 

@@ -3,6 +3,7 @@ import express, { type RequestHandler, Router } from 'express';
 import type { Db } from '../db/client';
 import { answerRecipientRequest, getRecipientRequest } from '../domain/recipients/recipients';
 import { ProblemError } from '../domain/errors';
+import { CONTROL_CHARACTERS, LONG_TEXT_MAX, longTextViolation } from '../domain/text';
 import { isProblemCode, problemCodes } from './problem-codes';
 import type { Schemas } from '../domain/schemas';
 import { escapeHtml as e, formatDue } from '../mail/render';
@@ -118,6 +119,23 @@ function send(res: express.Response, status: number, html: string): void {
 
 const tokenOf = (req: express.Request): string => String(req.params.token ?? '');
 
+/**
+ * The form's answer, held to the API's rules for long text (domain/text.ts): what breaks them is a 400 page that
+ * says why and gives the draft back, without the characters that cannot be kept (so it can be sent as it is).
+ */
+function answerProblem(answer: string): { text: string; draft: string } | undefined {
+  if (answer === '') return { text: 'Write an answer before sending it.', draft: '' };
+  const violation = longTextViolation(answer);
+  if (violation === undefined) return undefined;
+  const draft = answer.replace(CONTROL_CHARACTERS, '').replace(/\p{Cs}/gu, '');
+  if (draft !== answer)
+    return {
+      text: 'Your answer held invisible control characters (such as escape codes), which cannot be kept. They are removed below: check the answer and send it again.',
+      draft,
+    };
+  return { text: `An answer is at most ${LONG_TEXT_MAX.toLocaleString('en')} characters.`, draft };
+}
+
 const problemOf = (error: unknown) => (error instanceof ProblemError ? (error as ProblemError<string>) : undefined);
 const isGone = (error: unknown) => problemOf(error)?.code === 'not_found';
 
@@ -138,10 +156,10 @@ export function recipientPageRoutes(db: Db, limits: RequestHandler[]): Router {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const answer = typeof body.answer === 'string' ? body.answer.trim() : '';
     try {
-      if (answer === '' || answer.length > 5000) {
+      const problem = answerProblem(answer);
+      if (problem) {
         const request = await getRecipientRequest(db, token);
-        const text = answer === '' ? 'Write an answer before sending it.' : 'An answer is at most 5,000 characters.';
-        return send(res, 400, requestPage(request, { kind: 'error', text }, answer));
+        return send(res, 400, requestPage(request, { kind: 'error', text: problem.text }, problem.draft));
       }
       await answerRecipientRequest(db, token, answer);
       // Post/redirect/get: a reload shows the answered page instead of posting again.

@@ -6,6 +6,8 @@ import { sendProblem } from '../http/problems';
 import type { RouteOf } from '../http/access-log';
 import { operationMatcher, type Spec } from '../http/spec';
 import type { RequestLabels } from './tracing';
+import { ProblemError } from '../domain/errors';
+import type { FailedAuthentications } from '../http/rate-limit';
 
 export const METRICS_PATH = '/metrics';
 
@@ -42,12 +44,15 @@ export function requestLabeler(spec: Spec, routeOf: RouteOf): (req: Request) => 
 
 /**
  * GET /metrics for Prometheus: only with `Authorization: Bearer <METRICS_TOKEN>` (compared in constant time);
- * 401 otherwise. Outside `/v1` and the contract, like the health probes: no API key, no rate limit.
+ * 401 otherwise. Outside `/v1` and the contract, like the health probes: no API key, no per-user rate limit; its
+ * failures count toward the client address's budget of failed authentications (`failures`), and while that
+ * address is over it even the right token waits, so the token cannot be guessed at speed.
  */
 export function metricsRoute(
   token: string,
   scrape: () => Promise<{ text: string; contentType: string }>,
   logger: Logger,
+  failures?: Pick<FailedAuthentications, 'refusal' | 'failed'>,
 ): RequestHandler {
   const expected = digest(token);
   return (req, res, next) => {
@@ -56,9 +61,13 @@ export function metricsRoute(
       res.setHeader('Allow', 'GET, HEAD');
       return sendProblem(res, 'method_not_allowed', 'Use GET for the metrics.', req.path);
     }
+    const refusal = failures?.refusal(req, res);
+    if (refusal) return next(refusal);
     const presented = bearerToken(req);
     if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
-      return sendProblem(res, 'unauthenticated', 'Send the METRICS_TOKEN as a Bearer token.', req.path);
+      const unauthenticated = new ProblemError('unauthenticated', 'Send the METRICS_TOKEN as a Bearer token.');
+      if (!failures) return next(unauthenticated);
+      return void failures.failed(req, res, unauthenticated).then(next, next);
     }
     scrape().then(
       ({ text, contentType }) => {

@@ -32,7 +32,7 @@ export async function startTelemetry(
   let tracing: Tracing | undefined;
   if (config.tracing.enabled) {
     const { startTracing } = await import('./tracing.js');
-    tracing = await startTracing(env);
+    tracing = await startTracing(env, { trustIncoming: config.tracing.trustIncoming });
     tracePlainStatements((text, run) => tracing!.statement(text, run));
   }
   let metrics: Metrics | undefined;

@@ -7,11 +7,15 @@ import type { AttemptOutcome } from '../webhooks/send';
  * not pay for it (README: the same-run A/B). What a trace holds:
  *
  * - one SERVER span per request, named after its operationId, with the route template (`http.route`), never the
- *   raw path with its ids; an incoming W3C `traceparent` is continued (propagators: OTEL_PROPAGATORS);
+ *   raw path with its ids. An incoming W3C `traceparent` (propagators: OTEL_PROPAGATORS) is continued only when
+ *   TRUST_TRACEPARENT says the edge in front of us vets it; otherwise any client could join its requests to
+ *   another's trace, force sampling on, or send baggage, so the request starts a new trace that links the one it
+ *   came with;
  * - Prisma's own spans under it (`prisma:client:operation` → `prisma:client:db_query`, with the SQL), which work
  *   the same on PGlite and PostgreSQL through Prisma 7's driver adapters (the pg driver's instrumentation would
  *   see PostgreSQL only), and a `db.query` span for each statement sent around Prisma (plain-statement.ts);
- * - one CLIENT span per webhook delivery attempt, whose context goes to the receiver as `traceparent`.
+ * - one CLIENT span per webhook delivery attempt, whose context goes to the receiver as `traceparent`; its URL
+ *   attribute keeps the scheme and host, never the path or query (where receivers put tokens).
  *
  * The SDK reads the rest of the standard variables itself: exporter, endpoint, protocol, headers, sampler,
  * service name and resource attributes, batch settings.
@@ -47,13 +51,24 @@ export interface DeliveryAttempt {
 /** Spans Prisma makes that say little in a request's trace: argument serialisation, and the pool's own connect. */
 const QUIET_PRISMA_SPANS = ['prisma:client:serialize', 'prisma:client:connect', 'prisma:client:disconnect'];
 
-export async function startTracing(env: NodeJS.ProcessEnv): Promise<Tracing> {
+export interface TracingOptions {
+  /** TRUST_TRACEPARENT: continue an incoming trace context instead of only linking it. */
+  trustIncoming: boolean;
+}
+
+/** A webhook URL as a span may show it: scheme, host and port, the path and query replaced (they may hold tokens). */
+export function redactedUrl(url: URL): string {
+  const path = url.pathname === '/' ? '/' : '/REDACTED';
+  return `${url.protocol}//${url.host}${path}${url.search === '' ? '' : '?REDACTED'}`;
+}
+
+export async function startTracing(env: NodeJS.ProcessEnv, { trustIncoming }: TracingOptions): Promise<Tracing> {
   const [api, { NodeSDK }, { PrismaInstrumentation }] = await Promise.all([
     import('@opentelemetry/api'),
     import('@opentelemetry/sdk-node'),
     import('@prisma/instrumentation'),
   ]);
-  const { context, propagation, trace, SpanKind, SpanStatusCode, ROOT_CONTEXT } = api;
+  const { context, isSpanContextValid, propagation, trace, SpanKind, SpanStatusCode, ROOT_CONTEXT } = api;
   const sdk = new NodeSDK({
     // The service is `works-api` unless OTEL_SERVICE_NAME (or OTEL_RESOURCE_ATTRIBUTES) names it.
     ...(!env.OTEL_SERVICE_NAME && !/(^|,)\s*service\.name=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '')
@@ -69,10 +84,16 @@ export async function startTracing(env: NodeJS.ProcessEnv): Promise<Tracing> {
 
   return {
     serveRequest(req, res, next, describe) {
-      const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+      const incoming = propagation.extract(ROOT_CONTEXT, req.headers);
+      const parent = trustIncoming ? incoming : ROOT_CONTEXT;
+      const came = trustIncoming ? undefined : trace.getSpanContext(incoming);
       const span = tracer.startSpan(
         req.method,
-        { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method, 'url.scheme': 'http' } },
+        {
+          kind: SpanKind.SERVER,
+          attributes: { 'http.request.method': req.method, 'url.scheme': 'http' },
+          ...(came && isSpanContextValid(came) && { links: [{ context: came }] }),
+        },
         parent,
       );
       res.once('close', () => {
@@ -100,8 +121,8 @@ export async function startTracing(env: NodeJS.ProcessEnv): Promise<Tracing> {
           root: true,
           attributes: {
             'http.request.method': 'POST',
-            // Scheme, host and path only: a query string could hold a receiver's token.
-            'url.full': `${target.protocol}//${target.host}${target.pathname}`,
+            // Scheme and host only: a receiver's path or query may hold its token.
+            'url.full': redactedUrl(target),
             'server.address': target.hostname,
             'server.port': Number(target.port || (target.protocol === 'https:' ? 443 : 80)),
             'works.webhook.delivery_id': attempt.deliveryId,

@@ -11,7 +11,7 @@ import type { DeliveryOutcome, Metrics } from '../observability/metrics';
 import type { Tracing } from '../observability/tracing';
 import { type AttemptOutcome, sendEvent } from './send';
 import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../db/generated/client';
-import { secretBoxOf } from '../db/secret-box';
+import { secretBoxOf, webhookSecretSlot } from '../db/secret-box';
 
 export interface DispatcherOptions {
   db: Db;
@@ -207,17 +207,33 @@ export class Dispatcher {
     return busy;
   }
 
-  /** The signing secrets in plaintext: they are stored sealed (db/secret-box.ts). */
-  private openSecrets(sealed: readonly string[]): string[] {
+  /** The signing secrets in plaintext: they are stored sealed, each bound to its column (db/secret-box.ts). */
+  private openSecrets(delivery: Claimed, at: Date): string[] {
     const box = secretBoxOf(this.db);
-    return sealed.map((secret) => box.open(secret, 'webhook-secret'));
+    return activeSecrets(delivery, at).map((secret, index) =>
+      box.open(secret, webhookSecretSlot(delivery.endpointId, index === 0 ? 'secret' : 'previous_secret')),
+    );
   }
 
   private launch(delivery: Claimed): void {
     const at = this.options.clock();
-    const headers: Record<string, string> = {
-      ...signedHeaders(delivery.eventId, delivery.body, this.openSecrets(activeSecrets(delivery, at)), at),
-    };
+    let secrets: string[];
+    try {
+      secrets = this.openSecrets(delivery, at);
+    } catch (error) {
+      // A secret that does not open (moved from another row, altered, or its key gone) fails this attempt alone:
+      // nothing is sent unsigned, and the other deliveries of the round go out.
+      this.logger.error({ err: error, endpointId: delivery.endpointId }, 'webhooks: a signing secret does not open');
+      const outcome = { ok: false, statusCode: null, excerpt: null, durationMs: 0 } as const;
+      this.finished.push({
+        delivery,
+        outcome: { ...outcome, error: 'the signing secret could not be read' },
+        at,
+        keepUntil: this.leaseEnd(delivery, at),
+      });
+      return;
+    }
+    const headers: Record<string, string> = { ...signedHeaders(delivery.eventId, delivery.body, secrets, at) };
     if (delivery.attempts === 1)
       this.metrics?.firstAttemptLag((at.getTime() - new Date(delivery.eventCreatedAt).getTime()) / 1000);
     const send = () =>
@@ -242,10 +258,14 @@ export class Dispatcher {
     this.loop.track(
       traced.then((outcome) => {
         const at = this.options.clock();
-        const keepUntil = Date.now() + (new Date(delivery.leasedUntil).getTime() - at.getTime());
-        this.finished.push({ delivery, outcome, at, keepUntil });
+        this.finished.push({ delivery, outcome, at, keepUntil: this.leaseEnd(delivery, at) });
       }),
     );
+  }
+
+  /** When the lease of `delivery` ends, in real time (Date.now()), seen at `at` on the dispatcher's clock. */
+  private leaseEnd(delivery: Claimed, at: Date): number {
+    return Date.now() + (new Date(delivery.leasedUntil).getTime() - at.getTime());
   }
 
   /**

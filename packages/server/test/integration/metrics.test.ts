@@ -18,7 +18,7 @@ const tenants: string[] = [];
 
 beforeAll(async () => {
   telemetry = await startTelemetry(
-    { metricsToken: TOKEN, tracing: { enabled: false, description: 'off' } },
+    { metricsToken: TOKEN, tracing: { enabled: false, description: 'off', trustIncoming: false } },
     {},
     { queueGaugesMaxAgeMs: 0 },
   );
@@ -131,7 +131,10 @@ describe('HTTP', () => {
   it('counts rate-limit rejections', async () => {
     const limited = await startTestServer({
       rateLimitPerMinute: 2,
-      telemetry: await startTelemetry({ metricsToken: TOKEN, tracing: { enabled: false, description: 'off' } }, {}),
+      telemetry: await startTelemetry(
+        { metricsToken: TOKEN, tracing: { enabled: false, description: 'off', trustIncoming: false } },
+        {},
+      ),
     });
     try {
       const user = await limited.createUser('limited');

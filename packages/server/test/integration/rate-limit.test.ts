@@ -1,6 +1,9 @@
+import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { createClient } from '@redis/client';
 import { connectRedis, type RedisConnection } from '../../src/http/rate-limit';
+import { DevMailbox } from '../../src/mail/transport';
 import { silentLogger } from '../../src/observability/logger';
+import { startTelemetry } from '../../src/observability/telemetry';
 import { freshEmail } from '../support/fixtures';
 import { ADMIN_TOKEN, startTestServer, type TestServer, type TestUser } from '../support/server';
 
@@ -79,15 +82,18 @@ describe('failed authentications per client address (before authentication)', ()
       json: { email: freshEmail('eve'), firstName: 'Eve', lastName: 'Tester' },
     });
 
-  it('refuses an address with 429 once it failed 3 times in a minute, valid key or not, without a lookup', async () => {
+  it('refuses only failures: over budget, a valid key still passes, and an invented one costs no lookup', async () => {
     const server = await startTestServer({ rateLimitUnauthenticatedPerMinute: 3 });
     try {
       const ada = await server.createUser('ada');
-      expect((await server.call('/v1/me', { apiKey: ada.apiKey })).status).toBe(200);
-      for (const authorization of ['Bearer wk_inventedkey_0123456789', 'Basic YWRhOnB3', 'Bearer wk_abcdefghij_nope']) {
-        expect((await server.call('/v1/me', { headers: { Authorization: authorization } })).status).toBe(401);
-      }
-      const refused = await server.call('/v1/me', { apiKey: ada.apiKey });
+      const me = (authorization?: string) =>
+        server.call('/v1/me', authorization === undefined ? {} : { headers: { Authorization: authorization } });
+      const unknownKey = `wk_abcdefghij_${'x'.repeat(43)}`; // well-formed: its prefix is looked up
+      const statuses = [];
+      for (const authorization of [undefined, 'Basic YWRhOnB3', 'Bearer wk_inventedkey_0123456789', unknownKey])
+        statuses.push((await me(authorization)).status);
+      expect(statuses).toEqual([401, 401, 401, 429]);
+      const refused = await me(unknownKey); // counted and refused
       expect(refused.status).toBe(429);
       const retryAfter = Number(refused.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThan(0);
@@ -96,11 +102,72 @@ describe('failed authentications per client address (before authentication)', ()
         code: 'rate_limited',
         detail: expect.stringMatching(/^Too many requests from your address failed authentication \(3 a minute\)/),
       });
-      // Refused before any key is looked up: with the database gone, an invented key is still a 429, not a 503.
+      // The same address, with a valid key: served, however many failures came from it (a NAT's other users).
+      for (let i = 0; i < 3; i++) expect((await me(`Bearer ${ada.apiKey}`)).status).toBe(200);
+      const second = await ada.client.POST('/api-keys', { body: { name: 'second' } });
+      expect(second.response.status).toBe(201);
+      expect((await me(`Bearer ${second.data!.apiKey.secret}`)).status).toBe(200);
+      // A malformed key is refused from the prefix alone: with the database gone it is a 429, not a 503.
       await server.database.close();
-      expect((await server.call('/v1/me', { headers: { Authorization: 'Bearer wk_inventedkey_x' } })).status).toBe(429);
+      expect((await me('Bearer wk_inventedkey_x')).status).toBe(429);
+      expect((await me()).status).toBe(429);
     } finally {
       await server.close();
+    }
+  });
+
+  it('counts /metrics and /dev/mailbox toward the same budget; the metrics token waits while over it', async () => {
+    const metricsToken = 'metrics-token-0123456789';
+    const server = await startTestServer({
+      rateLimitUnauthenticatedPerMinute: 2,
+      telemetry: await startTelemetry(
+        { metricsToken, tracing: { enabled: false, description: 'off', trustIncoming: false } },
+        {},
+      ),
+      devMailbox: new DevMailbox(silentLogger()),
+    });
+    try {
+      const ada = await server.createUser('ada');
+      const metrics = (token: string) => server.call('/metrics', { headers: { Authorization: `Bearer ${token}` } });
+      const mailbox = (key: string) => server.call('/dev/mailbox', { headers: { Authorization: `Bearer ${key}` } });
+      expect((await metrics(metricsToken)).status).toBe(200);
+      expect((await metrics('wrong-token')).status).toBe(401);
+      expect((await mailbox('wrong-key')).status).toBe(401);
+      const refused = await metrics('wrong-token');
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect((await mailbox('wrong-key')).status).toBe(429);
+      expect((await server.call('/v1/me', { headers: { Authorization: 'Bearer wrong' } })).status).toBe(429);
+      // A chosen secret cannot be guessed at speed: over budget, even the right metrics token waits...
+      expect((await metrics(metricsToken)).status).toBe(429);
+      // ...while an API key, 256 random bits, passes.
+      expect((await mailbox(ada.apiKey)).status).toBe(200);
+      expect(server.bugs).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('warns once when requests carry X-Forwarded-For and TRUST_PROXY is not set', async () => {
+    const warning = /requests carry X-Forwarded-For but TRUST_PROXY is not set/;
+    const direct = await startTestServer();
+    try {
+      expect((await direct.call('/healthz')).status).toBe(200);
+      expect(direct.logs.filter((line) => warning.test(String(line.msg)))).toEqual([]);
+      for (let i = 0; i < 3; i++)
+        await direct.call('/healthz', { headers: { 'X-Forwarded-For': `203.0.113.${i + 1}` } });
+      expect(direct.logs.filter((line) => warning.test(String(line.msg)))).toEqual([
+        expect.objectContaining({ level: 'warn', peer: expect.stringMatching(/127\.0\.0\.1/) }),
+      ]);
+    } finally {
+      await direct.close();
+    }
+    const proxied = await startTestServer({ trustProxy: ['loopback'] });
+    try {
+      await proxied.call('/healthz', { headers: { 'X-Forwarded-For': '203.0.113.1' } });
+      expect(proxied.logs.filter((line) => warning.test(String(line.msg)))).toEqual([]);
+    } finally {
+      await proxied.close();
     }
   });
 
@@ -181,6 +248,66 @@ withRedis('rate limit shared through Redis', () => {
       const refused = await server.call('/v1/me', { apiKey: ada.apiKey });
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+  });
+});
+
+/** A TCP relay to Redis that the test can cut, as a Redis that goes away looks to its clients. */
+async function cuttableRelay(url: string): Promise<{ url: string; cut(): Promise<void> }> {
+  const target = new URL(url);
+  const sockets = new Set<Socket>();
+  const relay = createServer((client) => {
+    const upstream = connect(Number(target.port || 6379), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  const { port } = relay.address() as AddressInfo;
+  return {
+    url: `redis://127.0.0.1:${port}${target.pathname}`,
+    cut: async () => {
+      const closed = new Promise((resolve) => relay.close(resolve));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+  };
+}
+
+withRedis('rate limits while Redis is down', () => {
+  it('counts failed authentications in the process instead; the per-user budget lets requests pass', async () => {
+    const prefix = `works-api-test-http:${process.pid}:${Date.now()}:down:`;
+    const relay = await cuttableRelay(REDIS_URL!);
+    const redis = await connectRedis(relay.url, silentLogger());
+    const server = await startTestServer({
+      rateLimitPerMinute: 2,
+      rateLimitStore: redis.store(`${prefix}rl:`),
+      rateLimitUnauthenticatedPerMinute: 2,
+      rateLimitUnauthenticatedStore: redis.store(`${prefix}rl-unauth:`),
+    });
+    try {
+      const ada = await server.createUser('ada');
+      await relay.cut();
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++)
+        statuses.push((await server.call('/v1/me', { headers: { Authorization: 'Bearer wrong' } })).status);
+      // Not open: the process's own count refuses after the budget, as Redis would have.
+      expect(statuses).toEqual([401, 401, 429, 429]);
+      expect(
+        server.logs.filter((line) => /this process counts them itself until it is back/.test(String(line.msg))),
+      ).toHaveLength(1); // once, not per request
+      // The per-user budget fails open: a valid key passes beyond it rather than every request failing.
+      for (let i = 0; i < 3; i++) expect((await server.call('/v1/me', { apiKey: ada.apiKey })).status).toBe(200);
+      expect(server.bugs).toEqual([]);
+    } finally {
+      await server.close();
+      await redis.close();
     }
   });
 });

@@ -1,9 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { newId } from '../../src/db/ids';
 import { sealAtRest } from '../../src/db/seal-at-rest';
-import { secretBoxOf } from '../../src/db/secret-box';
-import { createTenant, freshEmail } from '../support/fixtures';
-import { ADMIN_TOKEN, startTestServer, type TestServer, type TestUser } from '../support/server';
+import { openDatabase } from '../../src/db/client';
+import {
+  idempotencyKeySlot,
+  parseEncryptionKeys,
+  SealedValueError,
+  secretBoxOf,
+  webhookSecretSlot,
+} from '../../src/db/secret-box';
+import { LEGACY, LEGACY_KEY, LEGACY_REPLAY_BODY, LEGACY_WEBHOOK_SECRET } from '../support/legacy-sealed';
+import { type Receiver, startReceiver } from '../support/receiver';
+import { verifyWebhook } from '@works-api/client';
+import { createTenant, freshEmail, ok } from '../support/fixtures';
+import { ADMIN_TOKEN, startTestServer, testDatabaseTarget, type TestServer, type TestUser } from '../support/server';
 
 /**
  * Secrets at rest (db/secret-box.ts): the responses stored for idempotent replays and the webhook signing secrets
@@ -71,13 +81,13 @@ describe('secrets at rest', () => {
       if (randomPart.length >= 16) expect(stored).not.toContain(randomPart);
     }
     const row = await db().webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
-    expect(row.secret).toMatch(/^sealed:v1:[0-9a-f]{8}:/);
-    expect(row.previousSecret).toMatch(/^sealed:v1:[0-9a-f]{8}:/);
+    expect(row.secret).toMatch(/^sealed:v2:[0-9a-f]{8}:/);
+    expect(row.previousSecret).toMatch(/^sealed:v2:[0-9a-f]{8}:/);
     const box = secretBoxOf(db());
-    expect([box.open(row.secret, 'webhook-secret'), box.open(row.previousSecret!, 'webhook-secret')]).toEqual([
-      rotatedSecret,
-      endpoint.secret,
-    ]);
+    expect([
+      box.open(row.secret, webhookSecretSlot(row.id, 'secret')),
+      box.open(row.previousSecret!, webhookSecretSlot(row.id, 'previous_secret')),
+    ]).toEqual([rotatedSecret, endpoint.secret]);
   });
 
   it('seals at start-up what a release before sealing stored in plaintext', async () => {
@@ -121,9 +131,150 @@ describe('secrets at rest', () => {
     expect(left.body).toBe('{"apiKey":{"secret":"wk_legacy_expired"}}');
     const row = await db().webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
     const replay = await db().idempotencyKey.findUniqueOrThrow({ where: { scope_key: key } });
-    expect(row.secret).toMatch(/^sealed:v1:/);
-    expect(replay.body).toMatch(/^sealed:v1:/);
-    expect(secretBoxOf(db()).open(row.secret, 'webhook-secret')).toBe(secret);
-    expect(secretBoxOf(db()).open(replay.body!, 'idempotent-response')).toContain('wk_legacy_plaintext');
+    expect(row.secret).toMatch(/^sealed:v2:/);
+    expect(replay.body).toMatch(/^sealed:v2:/);
+    expect(secretBoxOf(db()).open(row.secret, webhookSecretSlot(row.id, 'secret'))).toBe(secret);
+    expect(secretBoxOf(db()).open(replay.body!, idempotencyKeySlot(key.scope, key.key))).toContain(
+      'wk_legacy_plaintext',
+    );
+  });
+
+  it('binds each sealed value to its row: a replay moved under another key does not hand its secret out', async () => {
+    const bob = await server.createUser('bob');
+    const headers = (user: TestUser, key: string) => ({
+      Authorization: `Bearer ${user.apiKey}`,
+      'Idempotency-Key': key,
+    });
+    const adaKey = { scope: ada.id, key: `ada-${randomUUID()}` };
+    const created = await server.call('/v1/api-keys', {
+      method: 'POST',
+      headers: headers(ada, adaKey.key),
+      json: { name: 'Mine' },
+    });
+    expect(created.status).toBe(201);
+    const adaSecret = (await created.json()).apiKey.secret;
+    const bobKey = { scope: bob.id, key: `bob-${randomUUID()}` };
+    const own = await server.call('/v1/api-keys', {
+      method: 'POST',
+      headers: headers(bob, bobKey.key),
+      json: { name: 'Mine' },
+    });
+    expect(own.status).toBe(201);
+
+    // Someone who can write to the database, not read the key, puts Ada's sealed response under Bob's key.
+    const { body } = await db().idempotencyKey.findUniqueOrThrow({ where: { scope_key: adaKey } });
+    await db().idempotencyKey.update({ where: { scope_key: bobKey }, data: { body } });
+    const replay = await server.call('/v1/api-keys', {
+      method: 'POST',
+      headers: headers(bob, bobKey.key),
+      json: { name: 'Mine' },
+    });
+    expect(await replay.text()).not.toContain(adaSecret);
+    expect(replay.status).toBe(500); // an integrity failure, logged as one
+    expect(server.bugs.splice(0)).toEqual([expect.any(SealedValueError)]);
+    expect(() => secretBoxOf(db()).open(body!, idempotencyKeySlot(bobKey.scope, bobKey.key))).toThrow(SealedValueError);
+  });
+});
+
+describe('values sealed before they were bound to their row', () => {
+  let legacy: TestServer;
+  let receiver: Receiver;
+  const tenants: string[] = [];
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    // The suite's keys, and the one the previous release sealed these values with.
+    const target = testDatabaseTarget();
+    const encryptionKeys = [...(target.encryptionKeys ?? []), ...parseEncryptionKeys(LEGACY_KEY)];
+    legacy = await startTestServer({
+      database: await openDatabase({ ...target, encryptionKeys }),
+      webhooks: { manual: true, onlyTenants: () => tenants },
+    });
+  });
+  afterAll(async () => {
+    await legacy.close();
+    await receiver.close();
+  });
+
+  it('keep opening (replays, signatures), and every start re-seals the webhook secrets bound to their row', async () => {
+    const user = await legacy.createUser('legacy');
+    const tenant = await createTenant(user, 'Legacy Seal');
+    tenants.push(tenant.id);
+    const ldb = legacy.database.prisma;
+
+    // A replay the previous release stored: served as it was.
+    const key = { scope: user.id, key: `legacy-${randomUUID()}` };
+    const headers = { Authorization: `Bearer ${user.apiKey}`, 'Idempotency-Key': key.key };
+    expect((await legacy.call('/v1/api-keys', { method: 'POST', headers, json: { name: 'Legacy' } })).status).toBe(201);
+    await ldb.idempotencyKey.update({ where: { scope_key: key }, data: { body: LEGACY.replay } });
+    const replay = await legacy.call('/v1/api-keys', { method: 'POST', headers, json: { name: 'Legacy' } });
+    expect([replay.status, replay.headers.get('idempotent-replayed')]).toEqual([201, 'true']);
+    expect(await replay.json()).toEqual(LEGACY_REPLAY_BODY);
+
+    // A webhook secret the previous release sealed: deliveries are signed with it.
+    const endpoint = ok(
+      await user.client.POST('/tenants/{tenant_id}/webhook-endpoints', {
+        params: { path: { tenant_id: tenant.id } },
+        body: { url: receiver.url },
+      }),
+    ).webhookEndpoint;
+    await ldb.webhookEndpoint.update({ where: { id: endpoint.id }, data: { secret: LEGACY.webhookSecret } });
+    ok(
+      await user.client.POST('/tenants/{tenant_id}/webhook-endpoints/{endpoint_id}/test', {
+        params: { path: { tenant_id: tenant.id, endpoint_id: endpoint.id } },
+      }),
+    );
+    expect(await legacy.dispatcher!.runOnce()).toBe(1);
+    const [first] = await receiver.waitFor(1);
+    expect(verifyWebhook(first!.body, first!.headers, LEGACY_WEBHOOK_SECRET)).toMatchObject({
+      type: 'webhook_endpoint.test',
+    });
+
+    // The next start re-seals it, bound to its row, with the first key; the replay is left to expire.
+    const box = secretBoxOf(ldb);
+    await sealAtRest(ldb, box);
+    const row = await ldb.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+    expect(row.secret).toMatch(new RegExp(`^sealed:v2:${box.sealingKeyId}:`));
+    expect(box.open(row.secret, webhookSecretSlot(endpoint.id, 'secret'))).toBe(LEGACY_WEBHOOK_SECRET);
+    expect((await ldb.idempotencyKey.findUniqueOrThrow({ where: { scope_key: key } })).body).toBe(LEGACY.replay);
+  });
+
+  it("fails only the attempt whose secret was moved from another endpoint's row; the others are signed and sent", async () => {
+    const user = await legacy.createUser('moved');
+    const tenant = await createTenant(user, 'Moved Secret');
+    tenants.push(tenant.id);
+    const create = async () =>
+      ok(
+        await user.client.POST('/tenants/{tenant_id}/webhook-endpoints', {
+          params: { path: { tenant_id: tenant.id } },
+          body: { url: receiver.url },
+        }),
+      ).webhookEndpoint;
+    const [victim, moved] = [await create(), await create()];
+    const ldb = legacy.database.prisma;
+    const { secret } = await ldb.webhookEndpoint.findUniqueOrThrow({ where: { id: victim.id } });
+    await ldb.webhookEndpoint.update({ where: { id: moved.id }, data: { secret } });
+    const before = receiver.received.length;
+    for (const endpoint of [moved, victim])
+      ok(
+        await user.client.POST('/tenants/{tenant_id}/webhook-endpoints/{endpoint_id}/test', {
+          params: { path: { tenant_id: tenant.id, endpoint_id: endpoint.id } },
+        }),
+      );
+    expect(await legacy.dispatcher!.runOnce()).toBe(2);
+    const received = await receiver.waitFor(before + 1);
+    expect(received.slice(before)).toHaveLength(1);
+    expect(verifyWebhook(received[before]!.body, received[before]!.headers, victim.secret)).toMatchObject({
+      data: { webhookEndpoint: { id: victim.id } },
+    });
+    const { deliveries } = ok(
+      await user.client.GET('/tenants/{tenant_id}/webhook-endpoints/{endpoint_id}/deliveries', {
+        params: { path: { tenant_id: tenant.id, endpoint_id: moved.id } },
+      }),
+    );
+    expect(deliveries.edges[0]!.node).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      lastError: 'the signing secret could not be read',
+    });
   });
 });

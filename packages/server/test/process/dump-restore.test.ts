@@ -1,6 +1,16 @@
 import { spawn } from 'node:child_process';
 import { PGlite } from '@electric-sql/pglite';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createClient, verifyWebhook } from '@works-api/client';
@@ -272,6 +282,57 @@ it('refuses a file that is not a complete works-api dump', async () => {
   expect(truncated.stderr).toMatch(/the dump is incomplete/);
   const usage = await tools(['dump'], folder);
   expect(usage.stderr).toMatch(/usage: pnpm db:dump <file>/);
+});
+
+it('creates the dump exclusively with mode 0600, never through a symlink, and replaces a file only with --force', async () => {
+  // A migrated embedded folder (migrated here: without DATABASE_URL's template run it starts empty).
+  const folder = { PGLITE_DIR: await newPgliteFolder() };
+  await (await openDatabase({ kind: 'pglite', dataDir: folder.PGLITE_DIR })).close();
+  const out = file('exclusive.sql');
+  const partial = `${out}.partial`;
+  const victim = file('victim.txt');
+  writeFileSync(victim, 'not yours');
+  const victimUntouched = () => {
+    expect(readFileSync(victim, 'utf8')).toBe('not yours');
+    expect(statSync(victim).mode & 0o777).toBe(0o644);
+  };
+  chmodSync(victim, 0o644);
+
+  // A world-readable partial file in the way is neither written through nor reused with its mode.
+  writeFileSync(partial, 'left over');
+  chmodSync(partial, 0o644);
+  const blocked = await tools(['dump', out], folder);
+  expect(blocked.code).toBe(1);
+  expect(blocked.stderr).toContain(`${partial} exists`);
+  expect(readFileSync(partial, 'utf8')).toBe('left over');
+  // Nor a symlink there, pointing at someone else's file.
+  rmSync(partial);
+  symlinkSync(victim, partial);
+  expect((await tools(['dump', out], folder)).code).toBe(1);
+  victimUntouched();
+  // --force removes the link itself; the dump is a new file, 0600, whatever the old one was.
+  const forced = await tools(['dump', out, '--force'], folder);
+  expect(forced.stderr).toBe('');
+  victimUntouched();
+  expect(existsSync(partial)).toBe(false);
+  expect(statSync(out).mode & 0o777).toBe(0o600);
+  expect(readFileSync(out, 'utf8')).toContain('-- works-api-dump-end: ');
+
+  // An existing dump is kept unless told.
+  const written = readFileSync(out, 'utf8');
+  const again = await tools(['dump', out], folder);
+  expect(again.code).toBe(1);
+  expect(again.stderr).toContain(`${out} exists: pass --force to replace it`);
+  expect(readFileSync(out, 'utf8')).toBe(written);
+
+  // A symlink where the dump goes: refused, and with --force replaced by the dump, its target untouched.
+  const link = file('link.sql');
+  symlinkSync(victim, link);
+  expect((await tools(['dump', link], folder)).code).toBe(1);
+  expect((await tools(['dump', link, '--force'], folder)).code).toBe(0);
+  victimUntouched();
+  expect(lstatSync(link).isSymbolicLink()).toBe(false);
+  expect(statSync(link).mode & 0o777).toBe(0o600);
 });
 
 it('rebuilds the kept counts after a restore, and on demand with db:recount', async () => {

@@ -22,6 +22,7 @@ interface ExportedSpan {
   name: string;
   kind: number;
   attributes: Record<string, string | number | boolean>;
+  links?: Array<{ traceId: string; spanId: string }>;
   service: string;
 }
 
@@ -104,10 +105,8 @@ async function startCollector(): Promise<Collector> {
 let collector: Collector;
 let hooks: Receiver;
 let server: ServerProcess;
-beforeAll(async () => {
-  collector = await startCollector();
-  hooks = await startReceiver();
-  server = await spawnServer({
+const tracedServer = async (env: Record<string, string> = {}) =>
+  spawnServer({
     ...(await databaseEnv()),
     ADMIN_TOKEN,
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
@@ -117,11 +116,19 @@ beforeAll(async () => {
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     OTEL_SERVICE_NAME: 'works-api-under-test',
     OTEL_BSP_SCHEDULE_DELAY: '50',
+    ...env,
   });
+const stop = async (spawned: ServerProcess) => {
+  spawned.child.kill('SIGTERM');
+  await spawned.exited;
+};
+beforeAll(async () => {
+  collector = await startCollector();
+  hooks = await startReceiver();
+  server = await tracedServer();
 });
 afterAll(async () => {
-  server.child.kill('SIGTERM');
-  await server.exited;
+  await stop(server);
   await collector.close();
   await hooks.close();
   removeDataDirs();
@@ -130,9 +137,9 @@ afterAll(async () => {
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT_ID = '00f067aa0ba902b7';
 
-it('traces a request in one server span named after its operationId, continuing the incoming traceparent', async () => {
+it('traces a request in one server span named after its operationId, in a new trace that links an incoming one', async () => {
   expect(server.lines.find((line) => line.msg === 'works-api starting')?.config).toMatchObject({
-    traces: `otlp http/json to ${collector.url}`,
+    traces: `otlp http/json to ${collector.url}; an incoming traceparent is linked, not continued`,
   });
   const api = (await createUserAt(server.baseUrl, 'traced')).client;
   const { tenant } = unwrap(
@@ -143,12 +150,17 @@ it('traces a request in one server span named after its operationId, continuing 
   );
   unwrap(await api.getTenant({ params: { path: { tenant_id: tenant.id } } }));
 
+  // Any client can send a traceparent: it is not continued (that would let a client join another's trace, or
+  // turn sampling on), but linked, so a trace the client shows us still leads here.
   const createSpan = await collector.waitFor((spans) =>
-    spans.find((s) => s.traceId === TRACE_ID && s.kind === SPAN_KIND_SERVER),
+    spans.find((s) => s.links?.some((link) => link.traceId === TRACE_ID) && s.kind === SPAN_KIND_SERVER),
   );
+  expect(createSpan.traceId).not.toBe(TRACE_ID);
+  expect(createSpan.parentSpanId ?? '').toBe('');
+  expect(createSpan.links).toEqual([expect.objectContaining({ traceId: TRACE_ID, spanId: PARENT_ID })]);
+  expect(collector.spans.filter((s) => s.traceId === TRACE_ID)).toEqual([]);
   expect(createSpan).toMatchObject({
     name: 'createTenant',
-    parentSpanId: PARENT_ID,
     service: 'works-api-under-test',
     attributes: {
       'http.request.method': 'POST',
@@ -158,7 +170,7 @@ it('traces a request in one server span named after its operationId, continuing 
     },
   });
   // Its database statements are its descendants, in the same trace, each with its SQL.
-  const inTrace = collector.spans.filter((s) => s.traceId === TRACE_ID);
+  const inTrace = collector.spans.filter((s) => s.traceId === createSpan.traceId);
   const statements = inTrace.filter((s) => typeof s.attributes['db.query.text'] === 'string');
   expect(statements.length).toBeGreaterThan(0);
   const byId = new Map(inTrace.map((s) => [s.spanId, s]));
@@ -173,13 +185,16 @@ it('traces a request in one server span named after its operationId, continuing 
   const getSpan = await collector.waitFor((spans) =>
     spans.find((s) => s.name === 'getTenant' && s.kind === SPAN_KIND_SERVER),
   );
-  expect(getSpan.traceId).not.toBe(TRACE_ID);
+  expect(getSpan.traceId).not.toBe(createSpan.traceId);
   expect(getSpan.parentSpanId ?? '').toBe('');
+  expect(getSpan.links ?? []).toEqual([]);
   expect(getSpan.attributes['http.route']).toBe('/v1/tenants/{tenant_id}');
   expect(JSON.stringify(getSpan.attributes)).not.toContain(tenant.id);
 
-  // A webhook delivery attempt: a client span whose context the receiver gets as `traceparent`.
-  unwrap(await api.createWebhookEndpoint({ params: { path: { tenant_id: tenant.id } }, body: { url: hooks.url } }));
+  // A webhook delivery attempt: a client span whose context the receiver gets as `traceparent`. Receivers put
+  // tokens in the path and the query: neither reaches a span.
+  const secretUrl = `${hooks.url}/T0001/s3cretPathToken?token=s3cretQueryToken`;
+  unwrap(await api.createWebhookEndpoint({ params: { path: { tenant_id: tenant.id } }, body: { url: secretUrl } }));
   const { work } = unwrap(await api.createWork({ params: { path: { tenant_id: tenant.id } }, body: { name: 'W' } }));
   unwrap(
     await api.createRequest({
@@ -199,9 +214,34 @@ it('traces a request in one server span named after its operationId, continuing 
     attributes: {
       'http.request.method': 'POST',
       'http.response.status_code': 200,
-      'url.full': hooks.url,
+      'url.full': `${new URL(hooks.url).origin}/REDACTED?REDACTED`,
       'works.webhook.attempt': 1,
       'works.webhook.event_id': delivered!.headers['webhook-id'],
     },
   });
+  expect(JSON.stringify(collector.spans)).not.toMatch(/s3cret/);
+});
+
+it('continues an incoming traceparent when TRUST_TRACEPARENT says the edge in front vets it', async () => {
+  const trusting = await tracedServer({ TRUST_TRACEPARENT: 'true' });
+  try {
+    expect(trusting.lines.find((line) => line.msg === 'works-api starting')?.config).toMatchObject({
+      traces: `otlp http/json to ${collector.url}; an incoming traceparent is continued (TRUST_TRACEPARENT)`,
+    });
+    const traceId = '5bf92f3577b34da6a3ce929d0e0e4736';
+    const api = (await createUserAt(trusting.baseUrl, 'trusted')).client;
+    unwrap(
+      await api.createTenant({
+        body: { name: 'Trusted Edge' },
+        headers: { traceparent: `00-${traceId}-${PARENT_ID}-01` },
+      }),
+    );
+    const span = await collector.waitFor((spans) =>
+      spans.find((s) => s.traceId === traceId && s.kind === SPAN_KIND_SERVER),
+    );
+    expect(span).toMatchObject({ name: 'createTenant', parentSpanId: PARENT_ID });
+    expect(span.links ?? []).toEqual([]);
+  } finally {
+    await stop(trusting);
+  }
 });

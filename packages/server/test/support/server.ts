@@ -196,6 +196,8 @@ export interface TestServerOptions {
   trustProxy?: boolean | number | string[];
   /** Where rate-limit counters live (a Redis store); in the process by default. */
   rateLimitStore?: Store;
+  /** Where the failed-authentication counts live (a Redis store); in the process by default. */
+  rateLimitUnauthenticatedStore?: Store;
   corsOrigins?: string[];
   /** Caps on what one user or tenant may hold (the defaults when absent). */
   limits?: Partial<Limits>;
@@ -243,14 +245,20 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     onBug: (error) => bugs.push(error),
     logger: createLogger('debug', logStream),
     rateLimit: { perMinute: options.rateLimitPerMinute ?? 1_000_000, store: options.rateLimitStore },
-    unauthenticatedRateLimit: { perMinute: options.rateLimitUnauthenticatedPerMinute ?? 1_000_000 },
+    unauthenticatedRateLimit: {
+      perMinute: options.rateLimitUnauthenticatedPerMinute ?? 1_000_000,
+      store: options.rateLimitUnauthenticatedStore,
+    },
     ...(options.trustProxy !== undefined && { trustProxy: options.trustProxy }),
     corsOrigins: options.corsOrigins,
     ...(options.limits && { limits: options.limits }),
     lifecycle,
     ping: () => database.ping(),
     // Tests talk to receivers on 127.0.0.1, as WEBHOOK_ALLOW_PRIVATE_URLS=true allows.
-    webhooks: { allowPrivateUrls: options.webhooks?.allowPrivateUrls ?? true },
+    webhooks: {
+      allowPrivateUrls: options.webhooks?.allowPrivateUrls ?? true,
+      ...(options.webhooks?.lookup && { lookup: options.webhooks.lookup }),
+    },
     ...(options.telemetry && { telemetry: options.telemetry }),
     ...(options.devMailbox && { devMailbox: options.devMailbox }),
     ...(options.recipientRateLimit && { recipientRateLimit: options.recipientRateLimit }),

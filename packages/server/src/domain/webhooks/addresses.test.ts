@@ -41,8 +41,25 @@ describe('isPublicAddress', () => {
     '2002:c0a8:101::1',
     '64:ff9b:1::7f00:1', // NAT64, local-use prefix (RFC 8215), carrying 127.0.0.1
     '64:ff9b:1::a9fe:a9fe', // … carrying 169.254.169.254
-    '64:ff9b:1:7f00:1::', // the IPv4 address at the /48 position: any reading but the /96 one is refused
+    '64:ff9b:1:7f00:1::', // the IPv4 address at the /48 position
     '64:ff9b:1:ffff:ffff:ffff:ffff:ffff',
+    '64:ff9b:1::808:808', // the local-use prefix is refused whole: where it leads is the local network's choice
+    '::ffff:0:7f00:1', // SIIT's IPv4-translated form (::ffff:0:0:0/96), carrying 127.0.0.1
+    '::ffff:0:808:808', // … refused whole, whatever it carries
+    '3fff::1', // documentation (RFC 9637)
+    '3fff:fff:ffff::1',
+    '5f00::1', // segment routing SIDs (RFC 9602)
+    '5f00:ffff::1',
+    '2001:2::1', // benchmarking
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2', // Teredo
+    '2001:20::1', // ORCHIDv2
+    '2620:4f:8000::1', // AS112
+    '::8.8.8.8', // IPv4-compatible (deprecated): outside 2000::/3
+    '::808:808',
+    '4000::1', // unallocated: outside 2000::/3
+    '192.31.196.1', // AS112
+    '192.175.48.1',
+    '192.52.193.1', // AMT
   ])('refuses %s', (address) => expect(isPublicAddress(address)).toBe(false));
 
   it.each([
@@ -56,7 +73,9 @@ describe('isPublicAddress', () => {
     '::ffff:8.8.8.8',
     '64:ff9b::808:808',
     '2002:808:808::1',
-    '64:ff9b:1::808:808',
+    '2001:4860:4860::8888',
+    '3ffe::1', // just below 3fff::/20
+    '3fff:1000::1', // just above it
   ])('allows %s', (address) => expect(isPublicAddress(address)).toBe(true));
 
   it('refuses what is not an address', () => expect(isPublicAddress('example.com')).toBe(false));
@@ -103,11 +122,15 @@ describe('resolveDeliveryAddress', () => {
 
   it('refuses a host when any of its addresses is private (a rebinding answer mixes them)', async () => {
     const url = new URL('https://rebind.example.com/x');
-    await expect(
-      resolveDeliveryAddress(url, false, lookup({ 'rebind.example.com': ['93.184.216.34', '127.0.0.1'] })),
-    ).rejects.toThrow('resolves to 127.0.0.1');
+    const refusal = resolveDeliveryAddress(
+      url,
+      false,
+      lookup({ 'rebind.example.com': ['93.184.216.34', '10.20.30.40'] }),
+    ).catch((error: unknown) => (error as Error).message);
+    // Which private address it was stays unsaid: the message would map an internal network's names.
+    await expect(refusal).resolves.toBe('rebind.example.com resolves to an address that is not public');
     await expect(resolveDeliveryAddress(new URL('https://[::1]/'), false, lookup({}))).rejects.toThrow(
-      'not a public address',
+      '::1 is not a public address',
     );
     await expect(resolveDeliveryAddress(new URL('https://nowhere.example/'), false, lookup({}))).rejects.toThrow(
       'did not resolve',

@@ -1,92 +1,59 @@
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
- * SSRF guard for webhook URLs: which addresses a delivery may connect to. Everything that is not a public
- * unicast address is refused: loopback, private, carrier-grade NAT, link-local, unique-local, multicast,
- * documentation, benchmarking and reserved ranges, in IPv4 and IPv6, and IPv4 addresses embedded in IPv6
- * (IPv4-mapped, IPv4-compatible, NAT64 with the well-known and the local-use prefix, 6to4) are judged as the IPv4
- * address they carry.
+ * SSRF guard for webhook URLs: which addresses a delivery may connect to. The special-purpose ranges are not kept
+ * here by hand: they are ipaddr.js's range names, which follow the IANA IPv4 and IPv6 special-purpose address
+ * registries (loopback, private, carrier-grade NAT, link-local, unique-local, multicast, documentation including
+ * 3fff::/20, benchmarking, segment routing 5f00::/16, reserved, ...). A delivery may connect only to an address
+ * ipaddr.js calls `unicast`; an IPv6 one must also lie in 2000::/3, the one block IANA allocates as global
+ * unicast, so nothing else of the IPv6 space (such as the deprecated IPv4-compatible ::a.b.c.d) passes as public.
+ *
+ * An IPv6 address that carries an IPv4 one by a fixed rule is judged as that IPv4 address: IPv4-mapped
+ * (::ffff:a.b.c.d), NAT64's well-known prefix (64:ff9b::/96) and 6to4 (2002::/16). The other translation ranges
+ * are refused whole: SIIT's IPv4-translated ::ffff:0:a.b.c.d, NAT64's local-use 64:ff9b:1::/48 (where its
+ * addresses lead is the local network's choice) and Teredo.
  */
-const refused = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8], // "this network"
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10], // carrier-grade NAT
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16], // link-local, cloud metadata services
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.0.2.0', 24], // TEST-NET-1
-  ['192.88.99.0', 24], // 6to4 relay anycast
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15], // benchmarking
-  ['198.51.100.0', 24], // TEST-NET-2
-  ['203.0.113.0', 24], // TEST-NET-3
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, and 255.255.255.255
-] as const) {
-  refused.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
-  ['100::', 64], // discard-only
-  ['2001::', 23], // IETF protocol assignments (Teredo, ORCHID, …)
-  ['2001:db8::', 32], // documentation
-  ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
-  ['fec0::', 10], // site-local (deprecated)
-  ['ff00::', 8], // multicast
-] as const) {
-  refused.addSubnet(network, prefix, 'ipv6');
-}
+const GLOBAL_UNICAST_IPV6 = ipaddr.IPv6.parseCIDR('2000::/3');
 
-/** The IPv4 address an IPv6 address carries, for the forms that route to one; null otherwise. */
-function embeddedIPv4(address: string): string | null {
-  const groups = expandIPv6(address);
-  if (!groups) return null;
-  const v4 = (high: number, low: number) => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
-  const zero = (from: number, to: number) => groups.slice(from, to).every((group) => group === 0);
-  // ::ffff:a.b.c.d (mapped) and ::a.b.c.d (compatible, deprecated)
-  if (zero(0, 5) && (groups[5] === 0xffff || groups[5] === 0)) return v4(groups[6]!, groups[7]!);
-  // 64:ff9b::a.b.c.d (NAT64, the well-known prefix)
-  if (groups[0] === 0x64 && groups[1] === 0xff9b && zero(2, 6)) return v4(groups[6]!, groups[7]!);
-  // 64:ff9b:1::/48 (NAT64, the local-use prefix of RFC 8215): a network may put the IPv4 address at any of RFC
-  // 6052's positions under it. Read it at the end, as under the well-known prefix, when the rest is zero; any
-  // other address in it could carry any IPv4 address, so it is judged as one that is not public.
-  if (groups[0] === 0x64 && groups[1] === 0xff9b && groups[2] === 1) {
-    return zero(3, 6) ? v4(groups[6]!, groups[7]!) : '0.0.0.0';
+/** The IPv4 address an IPv6 address carries (null: it is in a translation range that is refused whole). */
+function carriedIPv4(address: ipaddr.IPv6, range: string): ipaddr.IPv4 | null | undefined {
+  const parts = address.parts;
+  const v4 = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 255, low >> 8, low & 255]);
+  switch (range) {
+    case 'ipv4Mapped':
+      return address.toIPv4Address();
+    case 'rfc6052': // 64:ff9b::/96 (well-known) or 64:ff9b:1::/48 (local use)
+      return parts[2] === 0 ? v4(parts[6]!, parts[7]!) : null;
+    case '6to4':
+      return v4(parts[1]!, parts[2]!);
+    case 'rfc6145':
+    case 'teredo':
+      return null;
+    default:
+      return undefined;
   }
-  // 2002:aabb:ccdd::/48 (6to4)
-  if (groups[0] === 0x2002) return v4(groups[1]!, groups[2]!);
-  return null;
-}
-
-/** The eight 16-bit groups of an IPv6 address (dotted IPv4 tails included), or null if it is not one. */
-function expandIPv6(address: string): number[] | null {
-  if (isIP(address) !== 6) return null;
-  let text = address.toLowerCase().split('%')[0]!;
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = dotted[1]!.split('.').map(Number) as [number, number, number, number];
-    text = text.slice(0, -dotted[1]!.length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, tail] = text.split('::') as [string, string | undefined];
-  const parse = (part: string) => (part === '' ? [] : part.split(':').map((group) => parseInt(group, 16)));
-  const left = parse(head);
-  const right = tail === undefined ? [] : parse(tail);
-  const missing = 8 - left.length - right.length;
-  return [...left, ...Array<number>(tail === undefined ? 0 : missing).fill(0), ...right];
 }
 
 /** True when a delivery may connect to this IP address (a public unicast address). */
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
-  if (family === 4) return !refused.check(address, 'ipv4');
-  if (family !== 6) return false;
-  const carried = embeddedIPv4(address);
-  if (carried !== null) return isPublicAddress(carried);
-  return !refused.check(address.split('%')[0]!, 'ipv6');
+  if (family === 0) return false;
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    // ipaddr.js reads a dotted tail after `::` as IPv4-mapped (::8.8.8.8 as ::ffff:8.8.8.8), which is not the
+    // address a socket connects to: the URL parser writes it as it is (::808:808), zone id left off.
+    parsed = ipaddr.parse(family === 6 ? new URL(`http://[${address.split('%')[0]}]/`).hostname.slice(1, -1) : address);
+  } catch {
+    return false;
+  }
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  // ipaddr.js knows more range names than its type declarations list.
+  const range: string = v6.range();
+  const carried = carriedIPv4(v6, range);
+  if (carried !== undefined) return carried !== null && carried.range() === 'unicast';
+  return range === 'unicast' && v6.match(GLOBAL_UNICAST_IPV6);
 }
 
 /** Why a webhook URL cannot be used, or null when its form is fine (its addresses are checked when it is resolved). */
@@ -135,7 +102,11 @@ export async function resolveDeliveryAddress(
   if (addresses.length === 0) throw new AddressRefused(`${host} did not resolve`);
   if (!allowPrivate) {
     const bad = addresses.find((entry) => !isPublicAddress(entry.address));
-    if (bad) throw new AddressRefused(`${host} resolves to ${bad.address}, which is not a public address`);
+    // Which address it was stays unsaid: the answer would map a private network's names for whoever asks.
+    if (bad)
+      throw new AddressRefused(
+        literal !== 0 ? `${host} is not a public address` : `${host} resolves to an address that is not public`,
+      );
     if (!onHttpsPort(url)) throw new AddressRefused(`port ${url.port} is not 443`);
   }
   const chosen = addresses[0]!;

@@ -3,7 +3,7 @@ import { countDeliveriesOf, countWebhookEndpointsOf } from '../../db/counts';
 import type { Prisma, WebhookEndpoint } from '../../db/generated/client';
 import { isId, newId } from '../../db/ids';
 import { signalOutboxWrite } from '../../db/outbox-signal';
-import { secretBoxOf } from '../../db/secret-box';
+import { secretBoxOf, webhookSecretSlot } from '../../db/secret-box';
 import { type Actor, authorize } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { createWithinCap, DEFAULT_LIMITS, webhookEndpointLimitReached } from '../limits';
@@ -117,8 +117,9 @@ export async function createWebhookEndpoint(
   const enabled = input.enabled ?? true;
   const cap = settings.maxEndpointsPerTenant ?? DEFAULT_LIMITS.webhookEndpointsPerTenant;
   const secret = newSigningSecret();
+  const id = newId();
   const data = {
-    id: newId(),
+    id,
     tenantId,
     url: input.url,
     description: input.description ?? '',
@@ -126,7 +127,7 @@ export async function createWebhookEndpoint(
     enabled,
     disabledReason: enabled ? null : 'by_user',
     // Sealed at rest (db/secret-box.ts); the plaintext is shown once, here.
-    secret: secretBoxOf(db).seal(secret, 'webhook-secret'),
+    secret: secretBoxOf(db).seal(secret, webhookSecretSlot(id, 'secret')),
   };
   const endpoint = await createWithinCap(
     db,
@@ -196,11 +197,16 @@ export async function rotateWebhookEndpointSecret(
   await authorize(db, actor, tenantId, 'manageWebhooks');
   const current = await findEndpoint(db, tenantId, endpointId);
   const secret = newSigningSecret();
+  const box = secretBoxOf(db);
   const updated = await db.webhookEndpoint.update({
     where: { id: current.id },
     data: {
-      secret: secretBoxOf(db).seal(secret, 'webhook-secret'),
-      previousSecret: current.secret, // still sealed, as stored
+      secret: box.seal(secret, webhookSecretSlot(current.id, 'secret')),
+      // Sealed values are bound to their column: the current secret is re-sealed for the previous one's.
+      previousSecret: box.seal(
+        box.open(current.secret, webhookSecretSlot(current.id, 'secret')),
+        webhookSecretSlot(current.id, 'previous_secret'),
+      ),
       previousSecretExpiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS),
       updatedAt: now,
     },

@@ -78,7 +78,7 @@ describe('dnsLookup (c-ares)', () => {
       });
       // A public A record does not vouch for a private AAAA one.
       await expect(resolveDeliveryAddress(new URL('https://rebind.example.com/'), false, lookup)).rejects.toThrow(
-        /^rebind\.example\.com resolves to ::ffff:(10\.0\.0\.1|a00:1), which is not a public address$/,
+        /^rebind\.example\.com resolves to an address that is not public$/,
       );
       await expect(lookup('nowhere.example.com')).rejects.toMatchObject({ code: 'ENOTFOUND' });
     } finally {
@@ -113,7 +113,7 @@ describe('dnsLookup (c-ares)', () => {
       }
       // Loopback all the same: refused unless private addresses are allowed.
       await expect(resolveDeliveryAddress(new URL('https://localhost/'), false, lookup)).rejects.toThrow(
-        'not a public address',
+        'resolves to an address that is not public',
       );
       await expect(resolveDeliveryAddress(new URL('http://localhost:3000/'), true, lookup)).resolves.toEqual({
         address: '127.0.0.1',

@@ -4013,8 +4013,9 @@ export interface components {
         };
         /**
          * service_unavailable
-         * @description The database cannot be reached right now: not a bug, and nothing was changed. Retry after `Retry-After`
-         *     seconds (the TypeScript client does).
+         * @description The database cannot be reached right now, or takes no writes (a failover is under way): not a bug. Retry
+         *     after `Retry-After` seconds (the TypeScript client does). A write cut off while it was being committed may
+         *     have been applied: retry a creation with the same `Idempotency-Key`.
          * @example {
          *       "type": "https://works-api.dev/problems/service_unavailable",
          *       "title": "Service unavailable",
@@ -4504,9 +4505,11 @@ export interface components {
             };
         };
         /**
-         * @description The database cannot be reached right now, or did not answer within the server's statement timeout
-         *     (`service_unavailable`): not a bug, and nothing was changed. Retry after `Retry-After` seconds; the service
-         *     recovers by itself when the database is back.
+         * @description The database cannot be reached right now, takes no writes (a failover is under way), or did not answer
+         *     within the server's statement timeout (`service_unavailable`): not a bug. Retry after `Retry-After` seconds;
+         *     the service recovers by itself when the database is back. A write cut off while it was being committed
+         *     (the database failed at that very moment) may have been applied: retry creations with the same
+         *     `Idempotency-Key`, and the request actions, which are idempotent.
          */
         ServiceUnavailable: {
             headers: {

@@ -5,6 +5,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import type { SqlDriverAdapterFactory } from '@prisma/client/runtime/client';
 import { PrismaClient } from './generated/client';
 import { applyMigrations, pgliteSession, withPgSession } from './migrate';
+import { DatabaseReadOnlyError } from './outage';
 import { createPgPool } from './pg-pool';
 import { lockPgliteFolder } from './pglite-lock';
 import { attachPlainStatement } from './plain-statement';
@@ -45,7 +46,10 @@ export interface Database {
   readonly migrated: string[];
   /** The pg pool's connections (PostgreSQL only: PGlite is one connection in this process). */
   readonly poolStats?: () => { total: number; idle: number; waiting: number; max: number };
-  /** Resolves when the database answers a trivial query. */
+  /**
+   * Resolves when the database answers and takes writes; rejects with DatabaseReadOnlyError when it answers but
+   * takes none (a standby: a failover under way), and with the driver's error when it does not answer.
+   */
   ping(): Promise<void>;
   /** Closes every connection; PGlite flushes and closes its files. Safe to call twice. */
   close(): Promise<void>;
@@ -166,7 +170,11 @@ function databaseOf(
     kind,
     migrated,
     async ping() {
-      await prisma.$queryRaw`SELECT 1`;
+      // On PostgreSQL the pool refuses connections to a standby, so this mostly fails before it runs; it still
+      // catches a session whose server turned read-only since it connected.
+      const [row] = await prisma.$queryRaw<Array<{ readOnly: boolean }>>`
+        SELECT current_setting('transaction_read_only') = 'on' AS "readOnly"`;
+      if (row?.readOnly) throw new DatabaseReadOnlyError();
     },
     close: () => (closing ??= close()),
   };

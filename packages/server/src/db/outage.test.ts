@@ -1,4 +1,11 @@
-import { isDatabaseOutage, isStatementTimeout, mayBeDatabaseOutage } from './outage';
+import {
+  DatabaseReadOnlyError,
+  isDatabaseOutage,
+  isDatabaseReadOnly,
+  isStatementTimeout,
+  mayBeDatabaseOutage,
+  outageDetail,
+} from './outage';
 
 /**
  * The shapes an outage has been seen to take (pg, @prisma/adapter-pg, Prisma's client), and errors that are not
@@ -43,6 +50,15 @@ describe('isDatabaseOutage', () => {
       'a raw query cut by shutdown (P2010, postgres 57P01)',
       prismaError('P2010', { kind: 'postgres', code: '57P01', originalCode: '57P01' }),
     ],
+    [
+      'a write on a standby (SQLSTATE 25006), as pg throws it',
+      pgError('25006', 'cannot execute INSERT in a read-only transaction'),
+    ],
+    [
+      'a write on a standby through Prisma (P2039, as seen in a failover)',
+      prismaError('P2039', { kind: 'postgres', code: '25006', originalCode: '25006' }),
+    ],
+    ['a commit the synchronous standby did not confirm (08007)', pgError('08007', 'the commit was not confirmed')],
     [
       'an adapter ConnectionClosed in a cause chain',
       new Error('outer', { cause: new Error('adapter', { cause: { kind: 'ConnectionClosed' } }) }),
@@ -100,5 +116,21 @@ describe('isStatementTimeout', () => {
     expect(isStatementTimeout(new Error('wrapped', { cause: pgError('57014', canceled) }))).toBe(true);
     expect(isStatementTimeout(pgError('23505', 'duplicate key'))).toBe(false);
     expect(isDatabaseOutage(pgError('57014', canceled))).toBe(false);
+  });
+});
+
+describe('a database that takes no writes (a standby, mid-failover)', () => {
+  it('is told apart from one that does not answer, for the 503 and the readiness probe', () => {
+    const readOnly = prismaError('P2039', { kind: 'postgres', code: '25006', originalCode: '25006' });
+    expect(isDatabaseReadOnly(readOnly)).toBe(true);
+    expect(isDatabaseReadOnly(new DatabaseReadOnlyError())).toBe(true);
+    expect(isDatabaseOutage(new DatabaseReadOnlyError())).toBe(true);
+    expect(isDatabaseReadOnly(socketError('ECONNREFUSED'))).toBe(false);
+    expect(outageDetail(readOnly)).toBe(
+      'The database takes no writes right now (it is failing over); retry after 5 seconds.',
+    );
+    expect(outageDetail(socketError('ECONNREFUSED'))).toBe(
+      'The database is unreachable right now; retry after 5 seconds.',
+    );
   });
 });

@@ -32,11 +32,33 @@ const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
 const ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
 
 /**
- * PostgreSQL SQLSTATEs: class 08 (connection exception), 57P01 admin shutdown, 57P02 crash shutdown, 57P03
- * cannot connect now (starting or stopping), 53300 too many connections.
+ * SQLSTATE 25006 (read_only_sql_transaction): a write reached a server that takes none, a standby or a leader being
+ * demoted in a failover (or a database set `default_transaction_read_only`). The server never asks for a read-only
+ * transaction itself, so this is always the database's state, not the statement: an outage, answered 503.
+ */
+export const READ_ONLY_SQLSTATE = '25006';
+
+/** The database takes no writes right now (what `Database.ping` throws when the server it reached is read-only). */
+export class DatabaseReadOnlyError extends Error {
+  readonly code = READ_ONLY_SQLSTATE;
+  readonly severity = 'ERROR';
+  constructor(why = 'a standby, or default_transaction_read_only') {
+    super(`the database server takes no writes (${why})`);
+  }
+}
+
+/**
+ * PostgreSQL SQLSTATEs: class 08 (connection exception, and 08007, a commit whose synchronous replication is not
+ * confirmed: pg-pool.ts), 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now (starting or
+ * stopping), 53300 too many connections, 25006 read-only (above).
  */
 const isOutageSqlState = (code: string): boolean =>
-  /^08[0-9A-Z]{3}$/.test(code) || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300';
+  /^08[0-9A-Z]{3}$/.test(code) ||
+  code === '57P01' ||
+  code === '57P02' ||
+  code === '57P03' ||
+  code === '53300' ||
+  code === READ_ONLY_SQLSTATE;
 
 /**
  * Prisma's P2028 with this message is an interactive transaction that waited its `maxWait` for a pooled connection
@@ -78,6 +100,20 @@ export function isDatabaseOutage(error: unknown): boolean {
     return typeof message === 'string' && PG_CONNECTION_MESSAGES.some((pattern) => pattern.test(message));
   });
 }
+
+/** Whether the outage is a database that answers but takes no writes (a standby: a failover under way). */
+export function isDatabaseReadOnly(error: unknown): boolean {
+  return anyCause(
+    error,
+    ({ code, originalCode }) => code === READ_ONLY_SQLSTATE || originalCode === READ_ONLY_SQLSTATE,
+  );
+}
+
+/** What a client is told about an outage, in a 503's `detail`. */
+export const outageDetail = (error: unknown): string =>
+  isDatabaseReadOnly(error)
+    ? `The database takes no writes right now (it is failing over); retry after ${OUTAGE_RETRY_AFTER_SECONDS} seconds.`
+    : `The database is unreachable right now; retry after ${OUTAGE_RETRY_AFTER_SECONDS} seconds.`;
 
 /**
  * PostgreSQL cancelled a statement that ran past the pool's `statement_timeout` (SQLSTATE 57014, query_canceled):
@@ -140,7 +176,8 @@ export class OutageMonitor {
     this.since = Date.now();
     this.logger.error(
       { err: error },
-      `database unreachable: answering 503 with Retry-After: ${OUTAGE_RETRY_AFTER_SECONDS} until it is back`,
+      `${isDatabaseReadOnly(error) ? 'database read-only (a standby: failing over?)' : 'database unreachable'}: ` +
+        `answering 503 with Retry-After: ${OUTAGE_RETRY_AFTER_SECONDS} until it is back`,
     );
     this.probe = setInterval(() => {
       this.ping().then(
@@ -151,7 +188,10 @@ export class OutageMonitor {
     this.probe.unref();
   }
 
-  /** Whether the database is unreachable now: an outage is under way, or it does not answer a ping within 1 s. */
+  /**
+   * Whether the database is unavailable now: an outage is under way, or it does not answer a ping (which also asks
+   * whether it takes writes) within 1 s.
+   */
   async isDown(): Promise<boolean> {
     if (this.down) return true;
     let timer: NodeJS.Timeout | undefined;

@@ -8,16 +8,21 @@ async function until(check: () => boolean): Promise<void> {
   }
 }
 
-function loopWith(round: (loop: OutboxLoop) => Promise<boolean>, options: { nudgeDelayMs?: number } = {}) {
+function loopWith(
+  round: (loop: OutboxLoop) => Promise<boolean>,
+  options: { nudgeDelayMs?: number; pollIntervalMs?: number } = {},
+) {
   const errors: unknown[] = [];
+  const resumed: Array<{ rounds: number; forMs: number }> = [];
   const loop: OutboxLoop = new OutboxLoop({
     pollIntervalMs: 60_000,
     maxInFlight: 2,
     ...options,
     round: () => round(loop),
     onRoundError: (error) => errors.push(error),
+    onResumed: (failed) => resumed.push(failed),
   });
-  return { loop, errors };
+  return { loop, errors, resumed };
 }
 
 describe('OutboxLoop', () => {
@@ -80,6 +85,25 @@ describe('OutboxLoop', () => {
     loop.nudge();
     await until(() => rounds === 2);
     expect(errors).toEqual([new Error('database away')]);
+    await loop.stop(1000);
+  });
+
+  it('reports a run of failed rounds once, polls on through it, and says when it resumed', async () => {
+    // A failover: the database refuses five rounds in a row, then answers again.
+    let rounds = 0;
+    const { loop, errors, resumed } = loopWith(
+      async () => {
+        rounds++;
+        if (rounds <= 5) throw new Error(`database away (${rounds})`);
+        return false;
+      },
+      { pollIntervalMs: 5 },
+    );
+    loop.start();
+    await until(() => resumed.length === 1);
+    expect(rounds).toBe(6);
+    expect(errors).toEqual([new Error('database away (1)')]);
+    expect(resumed).toEqual([{ rounds: 5, forMs: expect.any(Number) }]);
     await loop.stop(1000);
   });
 });

@@ -12,9 +12,17 @@ export interface OutboxLoopOptions {
   nudgeDelayMs?: number;
   /** One round; resolves true when it was busy. It reads `free` to know how much it may start. */
   round: () => Promise<boolean>;
-  /** A round that threw (the database may be briefly away): the loop tries again at the next poll. */
-  onRoundError: (error: unknown) => void;
+  /**
+   * A round threw (the database may be briefly away, failing over): the loop tries again at every poll. Called for
+   * the first failure of a run of them, then at most once a minute while they go on, so that an outage is one line.
+   */
+  onRoundError: (error: unknown, failing: { rounds: number; forMs: number }) => void;
+  /** The first round that succeeded after a run of failures. */
+  onResumed?: (failed: { rounds: number; forMs: number }) => void;
 }
+
+/** While rounds keep failing, how often `onRoundError` hears of it again. */
+const REPORT_FAILING_EVERY_MS = 60_000;
 
 export class OutboxLoop {
   private readonly inFlight = new Set<Promise<void>>();
@@ -23,6 +31,8 @@ export class OutboxLoop {
   private wake: (() => void) | undefined;
   private nudged = false;
   private nudgeTimer: NodeJS.Timeout | undefined;
+  /** The current run of failed rounds: since when, how many, and when it was last reported. */
+  private failing: { since: number; rounds: number; reportedAt: number } | undefined;
 
   constructor(private readonly options: OutboxLoopOptions) {}
 
@@ -87,11 +97,24 @@ export class OutboxLoop {
       let busy = false;
       try {
         busy = await this.options.round();
+        if (this.failing) {
+          this.options.onResumed?.({ rounds: this.failing.rounds, forMs: Date.now() - this.failing.since });
+          this.failing = undefined;
+        }
       } catch (error) {
-        this.options.onRoundError(error);
+        this.failed(error);
       }
       if (!busy && !this.nudged && !this.stopping) await this.sleep(this.options.pollIntervalMs);
     }
+  }
+
+  private failed(error: unknown): void {
+    const now = Date.now();
+    const failing = (this.failing ??= { since: now, rounds: 0, reportedAt: 0 });
+    failing.rounds++;
+    if (failing.rounds > 1 && now - failing.reportedAt < REPORT_FAILING_EVERY_MS) return;
+    failing.reportedAt = now;
+    this.options.onRoundError(error, { rounds: failing.rounds, forMs: now - failing.since });
   }
 
   private sleep(ms: number): Promise<void> {

@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import { isDatabaseReadOnly } from '../db/outage';
 import type { Lifecycle } from './graceful-shutdown';
 import { sendProblem } from './problems';
 
@@ -9,8 +10,8 @@ const READY_TIMEOUT_MS = 2_000;
 
 /**
  * Probes for load balancers and orchestrators, outside `/v1`, without authentication or rate limits:
- * `/healthz` says the process serves HTTP; `/readyz` says it can do useful work (the database answers, and it
- * is not shutting down). One plain middleware rather than a Router: it runs for every request, so it must cost
+ * `/healthz` says the process serves HTTP; `/readyz` says it can do useful work (the database answers and takes
+ * writes, and it is not shutting down). One plain middleware rather than a Router: it runs for every request, so it must cost
  * next to nothing when the path is not a probe.
  */
 export function healthRoutes(ping: () => Promise<void>, lifecycle: Lifecycle): RequestHandler {
@@ -21,8 +22,11 @@ export function healthRoutes(ping: () => Promise<void>, lifecycle: Lifecycle): R
     if (lifecycle.draining) return sendProblem(res, 'not_ready', 'The server is shutting down.', req.path);
     try {
       await withTimeout(ping(), READY_TIMEOUT_MS);
-    } catch {
-      return sendProblem(res, 'not_ready', 'The database is unreachable.', req.path);
+    } catch (error) {
+      const why = isDatabaseReadOnly(error)
+        ? 'The database takes no writes (a standby: a failover is under way).'
+        : 'The database is unreachable.';
+      return sendProblem(res, 'not_ready', why, req.path);
     }
     res.json({ status: 'ready' });
   };

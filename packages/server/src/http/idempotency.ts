@@ -98,7 +98,14 @@ export function idempotentCreation(
     const id: IdempotencyKeyId = { scope: req.actor?.userId ?? 'operator', key };
     const request = `${req.method} ${req.originalUrl.split('?')[0]}`;
     const bodyHash = hash('sha256', canonicalJson(req.body ?? null), 'hex');
-    const claim = await claimKey(db, id, request, bodyHash);
+    const claimedAt = new Date();
+    const claim = await claimKey(db, id, request, bodyHash, claimedAt).catch(async (error: unknown) => {
+      // The claim may have committed with its answer lost (a failover): give back the hold it may have taken,
+      // once the database is back, so the retry is not refused as in use for a minute. Nothing ran under it.
+      if (await options.outage.explains(error))
+        saveWhileHeld(() => releaseIdempotencyKey(db, id, claimedAt), claimedAt);
+      throw error;
+    });
     switch (claim.kind) {
       case 'in_use':
         throw httpProblem(
@@ -134,15 +141,18 @@ export function idempotentCreation(
         location: (res.getHeader('Location') as string | undefined) ?? null,
         body: text,
       };
-      const saving =
+      const save = () =>
         status >= 500
           ? releaseIdempotencyKey(db, id, claim.lockedAt)
           : completeIdempotencyKey(db, id, claim.lockedAt, stored);
-      saving
+      save()
         .catch(async (error: unknown) => {
           // During an outage the monitor logs it once; a line per request would flood the log.
           if (await options.outage.explains(error)) {
-            return void options.outage.report(error);
+            options.outage.report(error);
+            // Written once the database is back (a failover takes seconds), not left locked: a retry would
+            // otherwise be refused as in use until the hold is abandoned, a minute later.
+            return saveWhileHeld(save, claim.lockedAt);
           }
           logger.error({ err: error, reqId: req.id }, 'could not store the idempotent response');
         })
@@ -151,6 +161,22 @@ export function idempotentCreation(
     };
     next();
   };
+}
+
+/** How often a key's outcome is written again while the database is away. */
+const SAVE_RETRY_MS = 1_000;
+
+/**
+ * Writes a key's outcome (its stored response, or its release after a 5xx) again every second, in the background,
+ * until it succeeds or the hold would count as abandoned anyway (IDEMPOTENCY_LOCK_TIMEOUT_MS after `lockedAt`).
+ */
+function saveWhileHeld(save: () => Promise<unknown>, lockedAt: Date): void {
+  const giveUpAt = lockedAt.getTime() + IDEMPOTENCY_LOCK_TIMEOUT_MS;
+  const retry = () => {
+    if (Date.now() + SAVE_RETRY_MS >= giveUpAt) return;
+    setTimeout(() => void save().catch(retry), SAVE_RETRY_MS).unref();
+  };
+  retry();
 }
 
 function replay(res: Response, stored: StoredResponse, etag: ReadonlySet<number>): void {

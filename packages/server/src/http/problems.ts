@@ -1,5 +1,11 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
-import { isDatabaseOutage, isStatementTimeout, OUTAGE_RETRY_AFTER_SECONDS, type OutageMonitor } from '../db/outage';
+import {
+  isDatabaseOutage,
+  isStatementTimeout,
+  OUTAGE_RETRY_AFTER_SECONDS,
+  outageDetail,
+  type OutageMonitor,
+} from '../db/outage';
 import { type FieldError, ProblemError, type ProblemExtensions } from '../domain/errors';
 import { isProblemCode, type ProblemCode, problemCodes } from './problem-codes';
 
@@ -116,12 +122,7 @@ export function problemHandler(
     const unavailable = () => {
       outage.report(error);
       res.setHeader('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS));
-      sendProblem(
-        res,
-        'service_unavailable',
-        `The database is unreachable right now; retry after ${OUTAGE_RETRY_AFTER_SECONDS} seconds.`,
-        instance,
-      );
+      sendProblem(res, 'service_unavailable', outageDetail(error), instance);
     };
     const bug = () => {
       onBug(error, req);

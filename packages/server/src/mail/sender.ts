@@ -36,10 +36,15 @@ export interface MailSenderOptions {
   onlyTenants?: () => readonly string[];
 }
 
-type Claimed = Pick<MailMessage, 'id' | 'kind' | 'requestId' | 'to' | 'subject' | 'text' | 'html' | 'attempts'>;
+type Claimed = Pick<MailMessage, 'id' | 'kind' | 'requestId' | 'to' | 'subject' | 'text' | 'html' | 'attempts'> & {
+  /** Real time (Date.now()) until which the claim holds: its lease, read on this process's clock. */
+  leaseEndsAt: number;
+};
 
 /** A claimed email is this process's for this long: one killed mid-send leaves it due again afterwards. */
 export const LEASE_MS = 60_000;
+/** How often an attempt's outcome is written again while the database is away (within the lease). */
+const RECORD_RETRY_MS = 1_000;
 const REMINDER_BATCH = 100;
 
 /**
@@ -68,7 +73,9 @@ export class MailSender {
       pollIntervalMs: this.options.pollIntervalMs,
       maxInFlight: this.options.maxInFlight,
       round: () => this.round(),
-      onRoundError: (error) => this.options.logger.warn({ err: error }, 'mail: sender round failed'),
+      onRoundError: (error, failing) =>
+        this.options.logger.warn({ err: error, ...failing }, 'mail: sender round failed; retrying at every poll'),
+      onResumed: (failed) => this.options.logger.info(failed, 'mail: sender resumed'),
     });
   }
 
@@ -145,10 +152,11 @@ export class MailSender {
     return rows.length;
   }
 
-  private claim(limit: number): Promise<Claimed[]> {
-    if (this.loop.stopped || limit <= 0) return Promise.resolve([]);
+  private async claim(limit: number): Promise<Claimed[]> {
+    if (this.loop.stopped || limit <= 0) return [];
     const now = this.options.clock();
-    return this.run<Claimed>(
+    const leaseEndsAt = Date.now() + LEASE_MS;
+    const claimed = await this.run<Omit<Claimed, 'leaseEndsAt'>>(
       `WITH due AS (
          SELECT id FROM mail_outbox WHERE status = 'queued' AND next_attempt_at <= $1::timestamptz
            AND ($4::uuid[] IS NULL OR request_id IN (
@@ -164,6 +172,7 @@ export class MailSender {
         this.options.onlyTenants?.() ?? null,
       ],
     );
+    return claimed.map((mail) => ({ ...mail, leaseEndsAt }));
   }
 
   private async send(mail: Claimed): Promise<void> {
@@ -175,10 +184,31 @@ export class MailSender {
       }
       const { origin, ...content } = rendered;
       const outcome = await this.options.transport.send({ ...content, from: this.options.from }, origin);
-      await this.record(mail, outcome);
+      await this.recordWithinLease(mail, outcome);
     } catch (error) {
       // Not recorded: the lease runs out and the email is tried again.
       this.options.logger.warn({ err: error, mailId: mail.id }, 'mail: sending failed');
+    }
+  }
+
+  /**
+   * Records what the mail server said. The email has gone: if the database is away (failing over), the record is
+   * written again every second while the lease holds, so that a short outage sends nothing twice; only past the
+   * lease is the email sent again (at least once).
+   */
+  private async recordWithinLease(mail: Claimed, outcome: SendOutcome): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.record(mail, outcome);
+      } catch (error) {
+        if (Date.now() + RECORD_RETRY_MS >= mail.leaseEndsAt || this.loop.stopped) throw error;
+        if (attempt === 1)
+          this.options.logger.warn(
+            { err: error, mailId: mail.id },
+            'mail: recording the outcome failed; retrying while the lease holds',
+          );
+        await new Promise((resolve) => setTimeout(resolve, RECORD_RETRY_MS));
+      }
     }
   }
 
@@ -225,16 +255,18 @@ export class MailSender {
   private async record(mail: Claimed, outcome: SendOutcome): Promise<void> {
     if (outcome.ok) return this.finish(mail, 'sent');
     const delay = outcome.permanent ? null : retryDelayMs(mail.attempts, this.options.random);
+    if (delay === null) await this.finish(mail, 'failed', outcome.error);
+    else {
+      const at = this.options.clock();
+      await this.run(
+        `UPDATE mail_outbox SET next_attempt_at = $2::timestamptz, last_error = $3 WHERE id = $1::uuid AND status = 'queued'`,
+        [mail.id, new Date(at.getTime() + delay).toISOString(), outcome.error],
+      );
+      this.options.onAttempt?.('retry');
+    }
     this.options.logger.info(
       { mailId: mail.id, kind: mail.kind, attempt: mail.attempts, permanent: outcome.permanent, error: outcome.error },
       'mail: attempt failed',
-    );
-    if (delay === null) return this.finish(mail, 'failed', outcome.error);
-    this.options.onAttempt?.('retry');
-    const at = this.options.clock();
-    await this.run(
-      `UPDATE mail_outbox SET next_attempt_at = $2::timestamptz, last_error = $3 WHERE id = $1::uuid AND status = 'queued'`,
-      [mail.id, new Date(at.getTime() + delay).toISOString(), outcome.error],
     );
   }
 

@@ -45,9 +45,9 @@ export interface DispatcherOptions {
   tracing?: Pick<Tracing, 'deliveryAttempt'>;
 }
 
-/** A delivery this process has claimed: what to send, and where. */
+/** A delivery this process has claimed (until `leasedUntil`): what to send, and where. */
 type Claimed = Pick<WebhookDelivery, 'id' | 'attempts' | 'endpointId' | 'tenantId' | 'eventId'> &
-  Pick<WebhookEvent, 'body'> & { eventCreatedAt: WebhookEvent['createdAt'] } & Pick<
+  Pick<WebhookEvent, 'body'> & { eventCreatedAt: WebhookEvent['createdAt']; leasedUntil: Date } & Pick<
     WebhookEndpoint,
     'url' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt' | 'failingSince'
   >;
@@ -56,6 +56,8 @@ interface Finished {
   delivery: Claimed;
   outcome: AttemptOutcome;
   at: Date;
+  /** Real time (Date.now()) until which recording it is worth retrying: its lease, read on this process's clock. */
+  keepUntil: number;
 }
 
 const FAN_OUT_BATCH = 200;
@@ -139,8 +141,10 @@ export class Dispatcher {
       maxInFlight: this.options.maxInFlight,
       nudgeDelayMs: NUDGE_BATCH_WINDOW_MS,
       round: () => this.round(),
-      // The database may be briefly away (restart, 503s elsewhere): the loop tries again at the next poll.
-      onRoundError: (error) => this.logger.warn({ err: error }, 'webhooks: dispatcher round failed'),
+      // The database may be briefly away (a restart, a failover): the loop tries again at every poll.
+      onRoundError: (error, failing) =>
+        this.logger.warn({ err: error, ...failing }, 'webhooks: dispatcher round failed; retrying at every poll'),
+      onResumed: (failed) => this.logger.info(failed, 'webhooks: dispatcher resumed'),
     });
   }
 
@@ -183,14 +187,17 @@ export class Dispatcher {
     return inTime;
   }
 
-  /** Clean-up when due, fan-out, the attempts that finished, then as many due deliveries as there is room for. */
+  /**
+   * The attempts that finished (first: what went out must be written even if the rest of the round fails), clean-up
+   * when due, fan-out, then as many due deliveries as there is room for.
+   */
   private async round(): Promise<boolean> {
+    await this.recordFinished();
     if (Date.now() - this.lastCleanup >= this.options.cleanupIntervalMs) {
       this.lastCleanup = Date.now();
       await this.cleanUp();
     }
     let busy = (await this.fanOut()) === FAN_OUT_BATCH;
-    await this.recordFinished();
     const free = this.loop.free;
     if (free > 0 && !this.loop.stopped) {
       const claimed = await this.claim(free);
@@ -218,7 +225,12 @@ export class Dispatcher {
       // nothing is sent unsigned, and the other deliveries of the round go out.
       this.logger.error({ err: error, endpointId: delivery.endpointId }, 'webhooks: a signing secret does not open');
       const outcome = { ok: false, statusCode: null, excerpt: null, durationMs: 0 } as const;
-      this.finished.push({ delivery, outcome: { ...outcome, error: 'the signing secret could not be read' }, at });
+      this.finished.push({
+        delivery,
+        outcome: { ...outcome, error: 'the signing secret could not be read' },
+        at,
+        keepUntil: this.leaseEnd(delivery, at),
+      });
       return;
     }
     const headers: Record<string, string> = { ...signedHeaders(delivery.eventId, delivery.body, secrets, at) };
@@ -245,9 +257,15 @@ export class Dispatcher {
       : send();
     this.loop.track(
       traced.then((outcome) => {
-        this.finished.push({ delivery, outcome, at: this.options.clock() });
+        const at = this.options.clock();
+        this.finished.push({ delivery, outcome, at, keepUntil: this.leaseEnd(delivery, at) });
       }),
     );
+  }
+
+  /** When the lease of `delivery` ends, in real time (Date.now()), seen at `at` on the dispatcher's clock. */
+  private leaseEnd(delivery: Claimed, at: Date): number {
+    return Date.now() + (new Date(delivery.leasedUntil).getTime() - at.getTime());
   }
 
   /**
@@ -413,7 +431,7 @@ export class Dispatcher {
                  event.id AS "eventId", event.body, event.created_at AS "eventCreatedAt", endpoint.url, endpoint.secret,
                  endpoint.previous_secret AS "previousSecret",
                  endpoint.previous_secret_expires_at AS "previousSecretExpiresAt",
-                 endpoint.failing_since AS "failingSince"`,
+                 endpoint.failing_since AS "failingSince", delivery.leased_until AS "leasedUntil"`,
       [
         now.toISOString(),
         new Date(now.getTime() + LEASE_MS).toISOString(),
@@ -446,10 +464,6 @@ export class Dispatcher {
           delivered_at: outcome.ok ? at.toISOString() : null,
         };
       });
-      if (this.metrics) {
-        for (const [index, { outcome }] of batch.entries())
-          this.metrics.deliveryAttempt(outcomeOf(outcome), rows[index]!.status !== 'pending');
-      }
       await this.run(
         `UPDATE webhook_deliveries delivery
          SET status = attempt.status::webhook_delivery_status, next_attempt_at = attempt.next_attempt_at,
@@ -463,7 +477,13 @@ export class Dispatcher {
          WHERE delivery.id = attempt.id AND delivery.id = ANY ($2::uuid[])`,
         [JSON.stringify(rows), rows.map((row) => row.id)],
       );
-      await this.recordEndpointHealth(batch);
+      if (this.metrics) {
+        for (const [index, { outcome }] of batch.entries())
+          this.metrics.deliveryAttempt(outcomeOf(outcome), rows[index]!.status !== 'pending');
+      }
+      await this.recordEndpointHealth(batch).catch((error: unknown) =>
+        this.logger.warn({ err: error }, 'webhooks: recording endpoint health failed'),
+      );
       for (const { delivery, outcome } of batch) {
         if (!outcome.ok) {
           this.logger.info(
@@ -478,8 +498,15 @@ export class Dispatcher {
         }
       }
     } catch (error) {
-      // Not recorded: the leases run out and the deliveries are sent again (at least once, never lost).
-      this.logger.warn({ err: error, deliveries: batch.length }, 'webhooks: recording attempts failed');
+      // Not recorded (the database is away, failing over?): tried again at the next rounds while the leases hold,
+      // so that a short outage sends nothing twice. Past its lease a delivery is sent again (at least once).
+      const now = Date.now();
+      const kept = batch.filter((finished) => finished.keepUntil > now);
+      this.finished.unshift(...kept);
+      this.logger.warn(
+        { err: error, deliveries: batch.length, retried: kept.length },
+        'webhooks: recording attempts failed',
+      );
     }
   }
 

@@ -80,6 +80,6 @@ onPostgres('two server processes on PostgreSQL deliver each event once', async (
   const ids = received.map(({ body, headers }) => verifyWebhook(body, headers as Record<string, string>, secret).id);
   expect(new Set(ids).size).toBe(40);
   expect(ids).toHaveLength(40);
-  expect(a.lines.some((line) => line.msg === 'webhooks: dispatcher round failed')).toBe(false);
-  expect(b.lines.some((line) => line.msg === 'webhooks: dispatcher round failed')).toBe(false);
+  expect(a.lines.some((line) => line.msg?.startsWith('webhooks: dispatcher round failed'))).toBe(false);
+  expect(b.lines.some((line) => line.msg?.startsWith('webhooks: dispatcher round failed'))).toBe(false);
 });

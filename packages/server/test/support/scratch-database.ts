@@ -6,6 +6,11 @@ export interface ScratchDatabase {
   /** Ends every session; with `allowNew: false` the database also refuses new ones until `allowConnections`. */
   disconnectEveryone(options: { allowNew: boolean }): Promise<void>;
   allowConnections(): Promise<unknown>;
+  /**
+   * Sets (or with null resets) a setting of the database: new sessions start with it, existing ones keep theirs.
+   * `default_transaction_read_only` makes it answer like a hot standby does to writes (SQLSTATE 25006).
+   */
+  set(setting: string, value: string | null): Promise<unknown>;
   drop(): Promise<void>;
 }
 
@@ -26,6 +31,12 @@ export async function scratchDatabase(url: string, prefix = 'works_scratch'): Pr
       await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
     },
     allowConnections: () => admin.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS true`),
+    set: (setting, value) =>
+      admin.query(
+        value === null
+          ? `ALTER DATABASE ${name} RESET ${setting}`
+          : `ALTER DATABASE ${name} SET ${setting} = ${admin.escapeLiteral(value)}`,
+      ),
     async drop() {
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.end();

@@ -17,6 +17,8 @@ export interface SmtpSink {
   received: ReceivedMail[];
   /** Answer every message with this SMTP reply instead of accepting it (e.g. 550 or 451), or accept again (null). */
   refuseWith(reply: { code: number; message: string } | null): void;
+  /** Accept messages only once `gate` settles (it is received meanwhile, not yet acknowledged); null: at once. */
+  holdUntil(gate: Promise<unknown> | null): void;
   /** Resolves once `count` messages have arrived. */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedMail[]>;
   close(): Promise<void>;
@@ -27,6 +29,7 @@ export async function startSmtpSink(port = 0): Promise<SmtpSink> {
   const received: ReceivedMail[] = [];
   const waiters: Array<() => void> = [];
   let refusal: { code: number; message: string } | null = null;
+  let held: Promise<unknown> | null = null;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -48,7 +51,7 @@ export async function startSmtpSink(port = 0): Promise<SmtpSink> {
             parsed,
           });
           for (const wake of waiters.splice(0)) wake();
-          callback();
+          void (held ?? Promise.resolve()).finally(() => callback());
         }, callback);
       });
     },
@@ -61,6 +64,9 @@ export async function startSmtpSink(port = 0): Promise<SmtpSink> {
     received,
     refuseWith(reply) {
       refusal = reply;
+    },
+    holdUntil(gate) {
+      held = gate;
     },
     async waitFor(count, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;

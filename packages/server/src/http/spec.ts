@@ -158,5 +158,26 @@ export function operationMatcher(spec: Spec): (method: string, path: string) => 
   return (method, path) => byMethod.get(method.toUpperCase())?.find(({ pattern }) => pattern.test(path))?.operation;
 }
 
+/**
+ * A copy of `document` in which every object schema declares `additionalProperties: false`. The contract leaves
+ * what we send open, so that a property can be added without breaking a partner's validation; our own tests hold
+ * the server to exactly the properties it documents today (a response with an undocumented one fails them). An
+ * `allOf` member without a `type` only narrows its siblings (a problem type fixing `code`) and stays as it is.
+ */
+export function closedDocument<T>(document: T): T {
+  const close = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(close);
+    if (typeof node !== 'object' || node === null) return;
+    const schema = node as Record<string, unknown>;
+    const types = Array.isArray(schema.type) ? (schema.type as unknown[]) : [schema.type];
+    if (types.includes('object') && schema.properties !== undefined && schema.additionalProperties === undefined)
+      schema.additionalProperties = false;
+    for (const [key, value] of Object.entries(schema)) if (key !== 'example' && key !== 'examples') close(value);
+  };
+  const copy = structuredClone(document);
+  close(copy);
+  return copy;
+}
+
 /** `/tenants/{tenant_id}` → `/tenants/:tenant_id` */
 export const toExpressPath = (specPathKey: string): string => specPathKey.replace(/\{([^}]+)\}/g, ':$1');

@@ -355,6 +355,15 @@ describe('breaking-change check (redocly diff against the previous commit)', () 
     );
     assert.equal(check(closedInput.dir).status, 1);
   });
+  it('passes a pattern written another way that accepts the same strings, and fails one that accepts fewer', () => {
+    const current = "        pattern: '^[\\x21-\\x7E]*$'\n";
+    const withNot = mutate(specText, current, "        not:\n          pattern: '[^\\x21-\\x7E]'\n");
+    const rewritten = check(repoWith(withNot, specText).dir);
+    assert.equal(rewritten.status, 0, rewritten.output);
+    assert.match(rewritten.output, /a pattern written another way that accepts the same strings/);
+    const tighter = check(repoWith(withNot, mutate(specText, current, "        pattern: '^[\\x21-\\x7D]*$'\n")).dir);
+    assert.equal(tighter.status, 1, tighter.output);
+  });
   it('compares with the last release tag when there is one, and says so', () => {
     const { dir, git } = repoWith(specText);
     git('tag', 'v1.0.0');

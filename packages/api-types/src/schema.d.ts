@@ -1523,8 +1523,10 @@ export interface components {
          */
         Id: string;
         /**
-         * @description An `Id` in a path. Characters outside letters, digits, `-` and `_`, or more than 64 of them, are refused with
-         *     `400`; any other string that is not the id of something the caller may see is `404`.
+         * @description An `Id` in a path. The service writes ids in lower case; the same UUID in upper or mixed case names the same
+         *     resource (UUIDs compare case-insensitively, RFC 9562), so `0193A1B2-7C3D-…` works too. An id must be 1 to 64
+         *     letters, digits, `-` or `_`: anything else is refused with `400`. Any other string that is not the id of
+         *     something the caller may see is `404`.
          * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
          */
         IdInPath: string;
@@ -1541,37 +1543,51 @@ export interface components {
          */
         NullableTimestamp: string | null;
         /**
-         * @description 1 to 200 characters (Unicode code points) after trimming surrounding white space (the trimmed name is
-         *     what is stored); no control characters, no unpaired surrogates.
+         * Format: date-time
+         * @description A date and time you send: an RFC 3339 `date-time`, `YYYY-MM-DDThh:mm:ss`, an optional fraction of a second
+         *     (1 to 9 digits), then `Z` or an offset `+hh:mm` / `-hh:mm` (`T` and `Z` may be lower case). It must be a
+         *     real date and time, such as 2026-11-26T10:00:00Z: a day the month has (no 30 February, 29 February only in
+         *     a leap year), an hour up to 23, minutes and seconds up to 59 (no leap second); anything else is refused with
+         *     `400`, never moved to another day. The service keeps the instant, in UTC with milliseconds: an offset is
+         *     applied (`2026-11-26T12:00:00+02:00` is stored and returned as `2026-11-26T10:00:00.000Z`), and digits
+         *     past the millisecond are dropped (truncated, not rounded).
+         * @example 2030-12-01T18:00:00+01:00
+         */
+        DateTimeInput: string;
+        /**
+         * @description A name must not be blank, must be at most 200 characters (Unicode code points, counted after trimming
+         *     surrounding white space: the trimmed name is what is stored), must not contain control characters, and
+         *     must not contain an unpaired surrogate.
          *
-         *     The schema holds the part every regex dialect reads alike: at least one character that is not a control
+         *     The pattern holds the part every regex dialect reads alike: at least one character that is not a control
          *     character, a space or a no-break space, and no control character (U+0000–U+001F, U+007F–U+009F). The
          *     server checks the rest and refuses it with `400 validation_failed` and an error for the field: other
-         *     Unicode white space is trimmed too (a name of white space only is empty), the 200 are counted after
+         *     Unicode white space is trimmed too (a name of white space only is blank), the 200 are counted after
          *     trimming, and an unpaired surrogate (`"\ud800"` in JSON) is refused.
          * @example Acme Research
          */
         Name: string;
         /**
-         * @description At most 5,000 characters (Unicode code points); line breaks and tabs allowed, no other control
-         *     characters, no unpaired surrogates. The schema refuses the control characters; the server refuses an
-         *     unpaired surrogate (`"\ud800"` in JSON), which no portable pattern can name, with `400 validation_failed`
-         *     and an error for the field.
+         * @description A text must be at most 5000 characters (Unicode code points), must not contain control characters other
+         *     than line breaks and tabs, and must not contain an unpaired surrogate. The pattern refuses the control
+         *     characters; the server refuses an unpaired surrogate (`"\ud800"` in JSON), which no portable pattern can
+         *     name, with `400 validation_failed` and an error for the field.
          * @example Please confirm the figures in section 3.
          */
         LongText: string;
         /**
          * Format: email
-         * @description An email address. Compared case-insensitively and stored in lower case.
+         * @description An email address. It must be an email address, such as ada@example.com, of at most 254 characters; it is
+         *     compared case-insensitively and stored in lower case.
          * @example ada@example.com
          */
         Email: string;
         /**
-         * @description A first or last name, possibly empty: at most 200 characters (Unicode code points) after trimming
-         *     surrounding white space (the trimmed name is what is stored); no control characters, no unpaired surrogates.
-         *     The schema refuses the control characters (U+0000–U+001F, U+007F–U+009F); the server trims Unicode white
-         *     space, counts the 200 after trimming and refuses an unpaired surrogate, with `400 validation_failed` and an
-         *     error for the field.
+         * @description A first or last name, possibly empty. It must be at most 200 characters (Unicode code points, counted after
+         *     trimming surrounding white space: the trimmed name is what is stored), must not contain control characters,
+         *     and must not contain an unpaired surrogate. The pattern refuses the control characters (U+0000–U+001F,
+         *     U+007F–U+009F); the server trims Unicode white space, counts the 200 after trimming and refuses an unpaired
+         *     surrogate, with `400 validation_failed` and an error for the field.
          * @example Ada
          */
         PersonName: string;
@@ -2632,7 +2648,7 @@ export interface components {
          *         "firstName": "Grace",
          *         "lastName": "Hopper"
          *       },
-         *       "dueAt": "2026-12-01T17:00:00.000Z"
+         *       "dueAt": "2030-12-01T17:00:00Z"
          *     }
          */
         CreateRequestBody: {
@@ -2644,8 +2660,8 @@ export interface components {
                 firstName?: components["schemas"]["PersonName"];
                 lastName?: components["schemas"]["PersonName"];
             };
-            /** @description When the answer is due. */
-            dueAt?: components["schemas"]["Timestamp"];
+            /** @description When the answer is due; it must be in the future. */
+            dueAt?: components["schemas"]["DateTimeInput"];
         };
         /**
          * @example {
@@ -3216,16 +3232,16 @@ export interface components {
         };
         /**
          * Format: uri
-         * @description Where events are POSTed: an `https` URL on port 443 whose host resolves to public addresses only (no
-         *     loopback, private, link-local or reserved ranges, IPv4 or IPv6), without credentials. Redirects are not
-         *     followed.
+         * @description Where events are POSTed. It must be an absolute URL, such as https://hooks.example.com/works-api: an `https`
+         *     URL on port 443 whose host resolves to public addresses only (no loopback, private, link-local or reserved
+         *     ranges, IPv4 or IPv6), without credentials. Redirects are not followed.
          * @example https://hooks.example.com/works-api
          */
         WebhookUrl: string;
         /**
-         * @description A note for people, not sent anywhere; defaults to an empty string. At most 500 characters (Unicode code
-         *     points); line breaks and tabs allowed, no other control characters, no unpaired surrogates (refused by the
-         *     server, as for `LongText`).
+         * @description A note for people, not sent anywhere; defaults to an empty string. A description must be at most 500
+         *     characters (Unicode code points), and must not contain control characters other than line breaks and tabs
+         *     (the pattern), nor an unpaired surrogate (checked by the server, as for `LongText`).
          * @example Production receiver
          */
         WebhookEndpointDescription: string;
@@ -3516,11 +3532,15 @@ export interface components {
             enabled?: boolean;
         };
         /**
-         * @description For invalid input, where and why.
+         * @description For invalid input, where and why. `path` is a JSON pointer into `body`, `query`, `path` or `headers`;
+         *     `message` names the field and says the rule in words, the same words as the schema's description:
+         *     `name must not be blank`, `name must be at most 200 characters`, `unknown property "colour"`,
+         *     `dueAt must be a real date and time, such as 2026-11-26T10:00:00Z`. Messages are for people and may be
+         *     reworded: switch on `code` and `path`, never on `message`.
          * @example [
          *       {
          *         "path": "/body/name",
-         *         "message": "must NOT have fewer than 1 characters"
+         *         "message": "name must not be blank"
          *       }
          *     ]
          */
@@ -3557,7 +3577,7 @@ export interface components {
          *       "errors": [
          *         {
          *           "path": "/body/name",
-         *           "message": "must NOT have fewer than 1 characters"
+         *           "message": "name must not be blank"
          *         }
          *       ]
          *     }
@@ -3583,7 +3603,7 @@ export interface components {
          *       "errors": [
          *         {
          *           "path": "/body/url",
-         *           "message": "must point to a public address"
+         *           "message": "url must point to a public address"
          *         }
          *       ]
          *     }
@@ -4107,7 +4127,7 @@ export interface components {
                  *       "errors": [
                  *         {
                  *           "path": "/body/name",
-                 *           "message": "must NOT have fewer than 1 characters"
+                 *           "message": "name must not be blank"
                  *         }
                  *       ]
                  *     }
@@ -4141,7 +4161,7 @@ export interface components {
                  *       "errors": [
                  *         {
                  *           "path": "/body/url",
-                 *           "message": "must point to a public address"
+                 *           "message": "url must point to a public address"
                  *         }
                  *       ]
                  *     }
@@ -4669,8 +4689,8 @@ export interface components {
         /** @description The `endCursor` of the previous page; the page starts after it. */
         After: string;
         /**
-         * @description Makes a retried creation safe: a unique value per intended creation (1 to 255 visible ASCII characters, no
-         *     spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
+         * @description Makes a retried creation safe: a unique value per intended creation (it must be 1 to 255 visible ASCII
+         *     characters, without spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
          *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
          *     another operation is `422`; the same key while the first request is still running is `409`.
          */
@@ -4768,8 +4788,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retried creation safe: a unique value per intended creation (1 to 255 visible ASCII characters, no
-                 *     spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 * @description Makes a retried creation safe: a unique value per intended creation (it must be 1 to 255 visible ASCII
+                 *     characters, without spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
                  *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
                  *     another operation is `422`; the same key while the first request is still running is `409`.
                  */
@@ -4895,8 +4915,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retried creation safe: a unique value per intended creation (1 to 255 visible ASCII characters, no
-                 *     spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 * @description Makes a retried creation safe: a unique value per intended creation (it must be 1 to 255 visible ASCII
+                 *     characters, without spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
                  *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
                  *     another operation is `422`; the same key while the first request is still running is `409`.
                  */
@@ -5021,8 +5041,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retried creation safe: a unique value per intended creation (1 to 255 visible ASCII characters, no
-                 *     spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 * @description Makes a retried creation safe: a unique value per intended creation (it must be 1 to 255 visible ASCII
+                 *     characters, without spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
                  *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
                  *     another operation is `422`; the same key while the first request is still running is `409`.
                  */
@@ -5211,8 +5231,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retried creation safe: a unique value per intended creation (1 to 255 visible ASCII characters, no
-                 *     spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 * @description Makes a retried creation safe: a unique value per intended creation (it must be 1 to 255 visible ASCII
+                 *     characters, without spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
                  *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
                  *     another operation is `422`; the same key while the first request is still running is `409`.
                  */
@@ -5567,8 +5587,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retried creation safe: a unique value per intended creation (1 to 255 visible ASCII characters, no
-                 *     spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 * @description Makes a retried creation safe: a unique value per intended creation (it must be 1 to 255 visible ASCII
+                 *     characters, without spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
                  *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
                  *     another operation is `422`; the same key while the first request is still running is `409`.
                  */
@@ -5870,8 +5890,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retried creation safe: a unique value per intended creation (1 to 255 visible ASCII characters, no
-                 *     spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 * @description Makes a retried creation safe: a unique value per intended creation (it must be 1 to 255 visible ASCII
+                 *     characters, without spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
                  *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
                  *     another operation is `422`; the same key while the first request is still running is `409`.
                  */
@@ -6329,8 +6349,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retried creation safe: a unique value per intended creation (1 to 255 visible ASCII characters, no
-                 *     spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 * @description Makes a retried creation safe: a unique value per intended creation (it must be 1 to 255 visible ASCII
+                 *     characters, without spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
                  *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
                  *     another operation is `422`; the same key while the first request is still running is `409`.
                  */

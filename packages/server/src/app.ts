@@ -28,6 +28,9 @@ import {
 import { devMailboxRoutes } from './http/dev-mailbox';
 import type { DevMailbox } from './mail/transport';
 import { assignRequestId } from './http/request-id';
+import { isRealDateTime } from './domain/dates';
+import { ruleMessages } from './domain/validation-messages';
+import { validationMessages } from './http/validation-errors';
 import { contractRoutes, operatorPathMatcher, recipientPathMatcher } from './http/routes';
 import { corsFor, securityHeaders } from './http/security';
 import { closedDocument, loadSpec, operationMatcher, routeTemplates, type Spec } from './http/spec';
@@ -127,7 +130,7 @@ export function createApp(options: AppOptions): express.Express {
     const repeated = repeatedSingletonHeader(req.rawHeaders);
     if (!repeated) return next();
     sendProblem(res, 'validation_failed', `The ${repeated} header must be sent at most once.`, req.path, {
-      errors: [{ path: `/headers/${repeated}`, message: 'must be sent at most once' }],
+      errors: [{ path: `/headers/${repeated}`, message: `${repeated} ${ruleMessages.sentOnce}` }],
     });
   });
   if (options.corsOrigins?.length) app.use(corsFor(options.corsOrigins));
@@ -201,9 +204,12 @@ export function createApp(options: AppOptions): express.Express {
       validateResponses: options.validateResponses ?? false,
       validateSecurity: false,
       validateFormats: true,
+      // `date-time` as the domain reads it (domain/dates.ts): a real date and time, never moved; not Ajv's regex.
+      formats: { 'date-time': isRealDateTime },
       $refParser: { mode: 'dereference' },
     }),
   );
+  app.use(validationMessages(spec)); // the validator's findings, in words that name the field
   app.use(
     spec.basePath,
     contractRoutes(

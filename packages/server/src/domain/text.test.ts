@@ -4,7 +4,7 @@ describe('textViolation', () => {
   it('counts a name in code points after trimming any Unicode white space', () => {
     expect(textViolation('Name', `\u3000\u00a0${'😀'.repeat(200)}\u2003 `)).toBeUndefined();
     expect(textViolation('Name', '😀'.repeat(201))).toMatch(/at most 200/);
-    expect(textViolation('Name', '\u3000\u2028\ufeff')).toMatch(/other than white space/);
+    expect(textViolation('Name', '\u3000\u2028\ufeff')).toBe('must not be blank');
     expect(textViolation('Name', 'a')).toBeUndefined();
   });
 

@@ -1,3 +1,5 @@
+import { boundMessages, ruleMessages } from './validation-messages';
+
 /**
  * The rules of the contract's text schemas that no portable regular expression can state (openapi/README.md,
  * "Portable patterns"): the schemas refuse control characters in every regex dialect alike; these are the rest,
@@ -21,15 +23,14 @@ export const isTextSchema = (name: string): name is TextSchema => Object.hasOwn(
 // In Unicode mode a paired surrogate is read as one astral code point, so only an unpaired one is \p{Cs}.
 const UNPAIRED_SURROGATE = /\p{Cs}/u;
 
-/** Why `value` breaks the rest of `schema`'s rules, or undefined when it keeps them. */
+/** Why `value` breaks the rest of `schema`'s rules (the rule, in the table's words), or undefined when it keeps them. */
 export function textViolation(schema: TextSchema, value: string): string | undefined {
-  if (UNPAIRED_SURROGATE.test(value)) return 'must not contain an unpaired surrogate';
+  if (UNPAIRED_SURROGATE.test(value)) return ruleMessages.unpairedSurrogate;
   const rule: { trimmed?: { min: number; max: number } } = textRules[schema];
   if (!rule.trimmed) return undefined;
   // String.prototype.trim() trims exactly Unicode white space (and the line terminators, refused already).
   const length = [...value.trim()].length;
-  if (length < rule.trimmed.min) return 'must contain a character other than white space';
-  if (length > rule.trimmed.max)
-    return `must be at most ${rule.trimmed.max} characters after trimming surrounding white space`;
+  if (length < rule.trimmed.min) return ruleMessages.blank;
+  if (length > rule.trimmed.max) return boundMessages.atMostCharacters(rule.trimmed.max);
   return undefined;
 }

@@ -1,5 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import type { Db } from '../db/client';
+import { canonicalId } from '../db/ids';
 import type { Limits } from '../domain/limits';
 import type { WebhookSettings } from '../domain/webhooks/endpoints';
 import type { OutageMonitor } from '../db/outage';
@@ -64,7 +65,10 @@ function respondWith(
   return async (req, res) => {
     const ifMatch = takes.ifMatch ? req.headers['if-match'] : undefined;
     const result = await handler({
-      params: req.params as never,
+      // Every path parameter of the contract is an id (IdInPath): an upper-case UUID is the same id.
+      params: Object.fromEntries(
+        Object.entries(req.params).map(([name, id]) => [name, typeof id === 'string' ? canonicalId(id) : id]),
+      ) as never,
       query: req.query,
       body: req.body as never,
       actor: req.actor ?? null,

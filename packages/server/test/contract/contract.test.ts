@@ -280,7 +280,7 @@ describe('Requests', () => {
       body: {
         title: 'Confirm Q3 figures',
         recipient: { email: 'recipient@example.com', firstName: 'Rae' },
-        dueAt: '2026-12-01T17:00:00.000Z',
+        dueAt: '2030-12-01T17:00:00.000Z',
       },
     });
     request = unwrap(result).request;
@@ -289,7 +289,7 @@ describe('Requests', () => {
       status: 'pending',
       workId: work.id,
       message: '',
-      dueAt: '2026-12-01T17:00:00.000Z',
+      dueAt: '2030-12-01T17:00:00.000Z',
     });
   });
 

@@ -1728,7 +1728,7 @@ export interface components {
          *         "totalCount": 1,
          *         "edges": [
          *           {
-         *             "cursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj",
+         *             "cursor": "AQGTobKNTn9Qm6wdLj9KW2zc5-hiYSUdXA14xsFBFag4",
          *             "node": {
          *               "id": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
          *               "slug": "annual-report-2026",
@@ -1747,7 +1747,7 @@ export interface components {
          *         ],
          *         "pageInfo": {
          *           "hasNextPage": false,
-         *           "endCursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj"
+         *           "endCursor": "AQGTobKNTn9Qm6wdLj9KW2zc5-hiYSUdXA14xsFBFag4"
          *         }
          *       }
          *     }
@@ -2089,7 +2089,7 @@ export interface components {
          * @description Where this page ends, and whether another follows.
          * @example {
          *       "hasNextPage": true,
-         *       "endCursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj"
+         *       "endCursor": "AQGTobKNTn9Qm6wdLj9KW2zc5-hiYSUdXA14xsFBFag4"
          *     }
          */
         PageInfo: {
@@ -2103,7 +2103,7 @@ export interface components {
          *       "totalCount": 1,
          *       "edges": [
          *         {
-         *           "cursor": "djE6MDE5M2ExYjItN2MzZC03ZTRmLThhOWItMGMxZDJlM2Y0YTVi",
+         *           "cursor": "AQGTobJ8PX5PipsMHS4_SlvI0tH7AVTTWnXqp_5OAUaD",
          *           "node": {
          *             "id": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
          *             "name": "Acme Research",
@@ -2148,7 +2148,7 @@ export interface components {
          *       ],
          *       "pageInfo": {
          *         "hasNextPage": false,
-         *         "endCursor": "djE6MDE5M2ExYjItN2MzZC03ZTRmLThhOWItMGMxZDJlM2Y0YTVi"
+         *         "endCursor": "AQGTobJ8PX5PipsMHS4_SlvI0tH7AVTTWnXqp_5OAUaD"
          *       }
          *     }
          */
@@ -2167,7 +2167,7 @@ export interface components {
          *       "totalCount": 1,
          *       "edges": [
          *         {
-         *           "cursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj",
+         *           "cursor": "AQGTobKNTn9Qm6wdLj9KW2zc5-hiYSUdXA14xsFBFag4",
          *           "node": {
          *             "id": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
          *             "slug": "annual-report-2026",
@@ -2186,7 +2186,7 @@ export interface components {
          *       ],
          *       "pageInfo": {
          *         "hasNextPage": false,
-         *         "endCursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj"
+         *         "endCursor": "AQGTobKNTn9Qm6wdLj9KW2zc5-hiYSUdXA14xsFBFag4"
          *       }
          *     }
          */
@@ -2205,7 +2205,7 @@ export interface components {
          *       "totalCount": 1,
          *       "edges": [
          *         {
-         *           "cursor": "djE6MDE5M2ExYjEtMWIyYy03ZDNlLTlmNDAtNWI2YzdkOGU5ZmEw",
+         *           "cursor": "AQGTobEbLH0-n0BbbH2On6CmLPbkdGq1j_kVo_K8IOvn",
          *           "node": {
          *             "role": "admin",
          *             "user": {
@@ -2220,7 +2220,7 @@ export interface components {
          *       ],
          *       "pageInfo": {
          *         "hasNextPage": false,
-         *         "endCursor": "djE6MDE5M2ExYjEtMWIyYy03ZDNlLTlmNDAtNWI2YzdkOGU5ZmEw"
+         *         "endCursor": "AQGTobEbLH0-n0BbbH2On6CmLPbkdGq1j_kVo_K8IOvn"
          *       }
          *     }
          */
@@ -2239,7 +2239,7 @@ export interface components {
          *       "totalCount": 1,
          *       "edges": [
          *         {
-         *           "cursor": "djE6MDE5M2ExYzItNWI2Yy03ZDhlLTlmMDEtMmEzYjRjNWQ2ZTdm",
+         *           "cursor": "AQGTocJbbH2OnwEqO0xdbn99DpsUnx23WeRg25YU4JeX",
          *           "node": {
          *             "id": "0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f",
          *             "email": "grace@example.com",
@@ -2257,7 +2257,7 @@ export interface components {
          *       ],
          *       "pageInfo": {
          *         "hasNextPage": false,
-         *         "endCursor": "djE6MDE5M2ExYzItNWI2Yy03ZDhlLTlmMDEtMmEzYjRjNWQ2ZTdm"
+         *         "endCursor": "AQGTocJbbH2OnwEqO0xdbn99DpsUnx23WeRg25YU4JeX"
          *       }
          *     }
          */
@@ -2276,7 +2276,7 @@ export interface components {
          *       "totalCount": 1,
          *       "edges": [
          *         {
-         *           "cursor": "djE6MDE5M2ExYjMtMWEyYi03YzNkLThlNGYtNWE2YjdjOGQ5ZTBm",
+         *           "cursor": "AQGTobMaK3w9jk9aa3yNng88m3s3mXRco-ALVfVpvviL",
          *           "node": {
          *             "id": "0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
          *             "workId": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
@@ -2312,7 +2312,7 @@ export interface components {
          *       ],
          *       "pageInfo": {
          *         "hasNextPage": false,
-         *         "endCursor": "djE6MDE5M2ExYjMtMWEyYi03YzNkLThlNGYtNWE2YjdjOGQ5ZTBm"
+         *         "endCursor": "AQGTobMaK3w9jk9aa3yNng88m3s3mXRco-ALVfVpvviL"
          *       }
          *     }
          */
@@ -2331,7 +2331,7 @@ export interface components {
          *       "totalCount": 1,
          *       "edges": [
          *         {
-         *           "cursor": "djE6MDE5M2ExYjMtMmIzYy03ZDRlLTlmNTAtNmI3YzhkOWUwZjFh",
+         *           "cursor": "AQGTobMrPH1On1BrfI2eDxpfOAV-Nlhi67a5yMgXvyrj",
          *           "node": {
          *             "id": "0193a1b3-2b3c-7d4e-9f50-6b7c8d9e0f1a",
          *             "action": "confirm",
@@ -2350,7 +2350,7 @@ export interface components {
          *       ],
          *       "pageInfo": {
          *         "hasNextPage": false,
-         *         "endCursor": "djE6MDE5M2ExYjMtMmIzYy03ZDRlLTlmNTAtNmI3YzhkOWUwZjFh"
+         *         "endCursor": "AQGTobMrPH1On1BrfI2eDxpfOAV-Nlhi67a5yMgXvyrj"
          *       }
          *     }
          */
@@ -2369,7 +2369,7 @@ export interface components {
          *       "totalCount": 1,
          *       "edges": [
          *         {
-         *           "cursor": "djE6MDE5M2ExYjAtOWYwYS03YjFjLThkMmUtM2Y0YTViNmM3ZDhl",
+         *           "cursor": "AQGTobCfCnscjS4_SltsfY5rQGV_o8UubuM4qt_edv4U",
          *           "node": {
          *             "id": "0193a1b0-9f0a-7b1c-8d2e-3f4a5b6c7d8e",
          *             "name": "CI key",
@@ -2382,7 +2382,7 @@ export interface components {
          *       ],
          *       "pageInfo": {
          *         "hasNextPage": false,
-         *         "endCursor": "djE6MDE5M2ExYjAtOWYwYS03YjFjLThkMmUtM2Y0YTViNmM3ZDhl"
+         *         "endCursor": "AQGTobCfCnscjS4_SltsfY5rQGV_o8UubuM4qt_edv4U"
          *       }
          *     }
          */
@@ -2433,7 +2433,7 @@ export interface components {
          *           "totalCount": 1,
          *           "edges": [
          *             {
-         *               "cursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj",
+         *               "cursor": "AQGTobKNTn9Qm6wdLj9KW2zc5-hiYSUdXA14xsFBFag4",
          *               "node": {
          *                 "id": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
          *                 "slug": "annual-report-2026",
@@ -2452,7 +2452,7 @@ export interface components {
          *           ],
          *           "pageInfo": {
          *             "hasNextPage": false,
-         *             "endCursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj"
+         *             "endCursor": "AQGTobKNTn9Qm6wdLj9KW2zc5-hiYSUdXA14xsFBFag4"
          *           }
          *         }
          *       }
@@ -3635,18 +3635,20 @@ export interface components {
         };
         /**
          * invalid_cursor
-         * @description The `after` cursor is not an `endCursor` this API returned. Start again from the first page.
+         * @description The `after` cursor is not an `endCursor` of this list with these filters: a cursor of another list, another
+         *     parent or other filters, one altered or made by hand, or an unsigned cursor of an earlier version. Start
+         *     again from the first page.
          * @example {
          *       "type": "https://works-api.dev/problems/invalid_cursor",
          *       "title": "Invalid cursor",
          *       "status": 400,
-         *       "detail": "The `after` cursor is not one this API returned.",
+         *       "detail": "The `after` cursor is not one this list returned: start again from the first page.",
          *       "instance": "/v1/tenants",
          *       "code": "invalid_cursor",
          *       "errors": [
          *         {
          *           "path": "/query/after",
-         *           "message": "must be the endCursor of a previous page"
+         *           "message": "after must be the endCursor of a page of this same list, with the same filters"
          *         }
          *       ]
          *     }
@@ -4182,7 +4184,10 @@ export interface components {
                 "application/problem+json": components["schemas"]["ValidationFailedProblem"] | components["schemas"]["MalformedRequestProblem"];
             };
         };
-        /** @description A parameter that breaks the contract, or an `after` cursor this API did not return (`errors` says where). */
+        /**
+         * @description A parameter that breaks the contract, or an `after` cursor this list did not return (`invalid_cursor`;
+         *     `errors` says where).
+         */
         InvalidListParameters: {
             headers: {
                 RateLimit: components["headers"]["RateLimit"];
@@ -4686,7 +4691,14 @@ export interface components {
         ApiKeyId: components["schemas"]["IdInPath"];
         /** @description How many items a page holds at most. */
         Limit: number;
-        /** @description The `endCursor` of the previous page; the page starts after it. */
+        /**
+         * @description The `endCursor` of the previous page of the same list; the page starts after it. A cursor is opaque and
+         *     signed by the service, and bound to the list that issued it: the operation, its parent ids (the path) and
+         *     its filters (every query parameter but `limit` and `after`, a parameter left out counting as its default).
+         *     Any other cursor, one of another list, tenant or filter, altered, forged or not ours, is
+         *     `400 invalid_cursor`. `limit` may change from page to page. A tenant's embedded `works` is the first page
+         *     of `GET /tenants/{tenant_id}/works` (default filters), and its cursors page on there.
+         */
         After: string;
         /**
          * @description Makes a retried creation safe: a unique value per intended creation (it must be 1 to 255 visible ASCII
@@ -4878,7 +4890,14 @@ export interface operations {
             query?: {
                 /** @description How many items a page holds at most. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `endCursor` of the previous page; the page starts after it. */
+                /**
+                 * @description The `endCursor` of the previous page of the same list; the page starts after it. A cursor is opaque and
+                 *     signed by the service, and bound to the list that issued it: the operation, its parent ids (the path) and
+                 *     its filters (every query parameter but `limit` and `after`, a parameter left out counting as its default).
+                 *     Any other cursor, one of another list, tenant or filter, altered, forged or not ours, is
+                 *     `400 invalid_cursor`. `limit` may change from page to page. A tenant's embedded `works` is the first page
+                 *     of `GET /tenants/{tenant_id}/works` (default filters), and its cursors page on there.
+                 */
                 after?: components["parameters"]["After"];
             };
             header?: never;
@@ -5004,7 +5023,14 @@ export interface operations {
             query?: {
                 /** @description How many items a page holds at most. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `endCursor` of the previous page; the page starts after it. */
+                /**
+                 * @description The `endCursor` of the previous page of the same list; the page starts after it. A cursor is opaque and
+                 *     signed by the service, and bound to the list that issued it: the operation, its parent ids (the path) and
+                 *     its filters (every query parameter but `limit` and `after`, a parameter left out counting as its default).
+                 *     Any other cursor, one of another list, tenant or filter, altered, forged or not ours, is
+                 *     `400 invalid_cursor`. `limit` may change from page to page. A tenant's embedded `works` is the first page
+                 *     of `GET /tenants/{tenant_id}/works` (default filters), and its cursors page on there.
+                 */
                 after?: components["parameters"]["After"];
             };
             header?: never;
@@ -5187,7 +5213,14 @@ export interface operations {
             query?: {
                 /** @description How many items a page holds at most. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `endCursor` of the previous page; the page starts after it. */
+                /**
+                 * @description The `endCursor` of the previous page of the same list; the page starts after it. A cursor is opaque and
+                 *     signed by the service, and bound to the list that issued it: the operation, its parent ids (the path) and
+                 *     its filters (every query parameter but `limit` and `after`, a parameter left out counting as its default).
+                 *     Any other cursor, one of another list, tenant or filter, altered, forged or not ours, is
+                 *     `400 invalid_cursor`. `limit` may change from page to page. A tenant's embedded `works` is the first page
+                 *     of `GET /tenants/{tenant_id}/works` (default filters), and its cursors page on there.
+                 */
                 after?: components["parameters"]["After"];
             };
             header?: never;
@@ -5455,7 +5488,14 @@ export interface operations {
             query?: {
                 /** @description How many items a page holds at most. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `endCursor` of the previous page; the page starts after it. */
+                /**
+                 * @description The `endCursor` of the previous page of the same list; the page starts after it. A cursor is opaque and
+                 *     signed by the service, and bound to the list that issued it: the operation, its parent ids (the path) and
+                 *     its filters (every query parameter but `limit` and `after`, a parameter left out counting as its default).
+                 *     Any other cursor, one of another list, tenant or filter, altered, forged or not ours, is
+                 *     `400 invalid_cursor`. `limit` may change from page to page. A tenant's embedded `works` is the first page
+                 *     of `GET /tenants/{tenant_id}/works` (default filters), and its cursors page on there.
+                 */
                 after?: components["parameters"]["After"];
             };
             header?: never;
@@ -5541,7 +5581,14 @@ export interface operations {
             query?: {
                 /** @description How many items a page holds at most. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `endCursor` of the previous page; the page starts after it. */
+                /**
+                 * @description The `endCursor` of the previous page of the same list; the page starts after it. A cursor is opaque and
+                 *     signed by the service, and bound to the list that issued it: the operation, its parent ids (the path) and
+                 *     its filters (every query parameter but `limit` and `after`, a parameter left out counting as its default).
+                 *     Any other cursor, one of another list, tenant or filter, altered, forged or not ours, is
+                 *     `400 invalid_cursor`. `limit` may change from page to page. A tenant's embedded `works` is the first page
+                 *     of `GET /tenants/{tenant_id}/works` (default filters), and its cursors page on there.
+                 */
                 after?: components["parameters"]["After"];
                 /** @description `false`: kept works only (the default); `true`: discarded works only; `all`: both. */
                 discarded?: "false" | "true" | "all";
@@ -5839,7 +5886,14 @@ export interface operations {
             query?: {
                 /** @description How many items a page holds at most. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `endCursor` of the previous page; the page starts after it. */
+                /**
+                 * @description The `endCursor` of the previous page of the same list; the page starts after it. A cursor is opaque and
+                 *     signed by the service, and bound to the list that issued it: the operation, its parent ids (the path) and
+                 *     its filters (every query parameter but `limit` and `after`, a parameter left out counting as its default).
+                 *     Any other cursor, one of another list, tenant or filter, altered, forged or not ours, is
+                 *     `400 invalid_cursor`. `limit` may change from page to page. A tenant's embedded `works` is the first page
+                 *     of `GET /tenants/{tenant_id}/works` (default filters), and its cursors page on there.
+                 */
                 after?: components["parameters"]["After"];
                 /** @description Only requests in this status. */
                 status?: components["schemas"]["RequestStatus"];
@@ -6006,7 +6060,14 @@ export interface operations {
             query?: {
                 /** @description How many items a page holds at most. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `endCursor` of the previous page; the page starts after it. */
+                /**
+                 * @description The `endCursor` of the previous page of the same list; the page starts after it. A cursor is opaque and
+                 *     signed by the service, and bound to the list that issued it: the operation, its parent ids (the path) and
+                 *     its filters (every query parameter but `limit` and `after`, a parameter left out counting as its default).
+                 *     Any other cursor, one of another list, tenant or filter, altered, forged or not ours, is
+                 *     `400 invalid_cursor`. `limit` may change from page to page. A tenant's embedded `works` is the first page
+                 *     of `GET /tenants/{tenant_id}/works` (default filters), and its cursors page on there.
+                 */
                 after?: components["parameters"]["After"];
             };
             header?: never;
@@ -6304,7 +6365,14 @@ export interface operations {
             query?: {
                 /** @description How many items a page holds at most. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `endCursor` of the previous page; the page starts after it. */
+                /**
+                 * @description The `endCursor` of the previous page of the same list; the page starts after it. A cursor is opaque and
+                 *     signed by the service, and bound to the list that issued it: the operation, its parent ids (the path) and
+                 *     its filters (every query parameter but `limit` and `after`, a parameter left out counting as its default).
+                 *     Any other cursor, one of another list, tenant or filter, altered, forged or not ours, is
+                 *     `400 invalid_cursor`. `limit` may change from page to page. A tenant's embedded `works` is the first page
+                 *     of `GET /tenants/{tenant_id}/works` (default filters), and its cursors page on there.
+                 */
                 after?: components["parameters"]["After"];
             };
             header?: never;
@@ -6627,7 +6695,14 @@ export interface operations {
             query?: {
                 /** @description How many items a page holds at most. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `endCursor` of the previous page; the page starts after it. */
+                /**
+                 * @description The `endCursor` of the previous page of the same list; the page starts after it. A cursor is opaque and
+                 *     signed by the service, and bound to the list that issued it: the operation, its parent ids (the path) and
+                 *     its filters (every query parameter but `limit` and `after`, a parameter left out counting as its default).
+                 *     Any other cursor, one of another list, tenant or filter, altered, forged or not ours, is
+                 *     `400 invalid_cursor`. `limit` may change from page to page. A tenant's embedded `works` is the first page
+                 *     of `GET /tenants/{tenant_id}/works` (default filters), and its cursors page on there.
+                 */
                 after?: components["parameters"]["After"];
             };
             header?: never;

@@ -18,7 +18,9 @@ export interface SpecOperation {
   /** The security schemes that may authenticate it. */
   security: string[];
   /** The HTTP behaviours the spec declares for it (they switch the matching middleware on). */
-  takes: { idempotencyKey: boolean; ifMatch: boolean; ifNoneMatch: boolean; body: boolean };
+  takes: { idempotencyKey: boolean; ifMatch: boolean; ifNoneMatch: boolean; body: boolean; after: boolean };
+  /** Its query parameters, with their defaults: a list's filters are all of them but `limit` and `after`. */
+  query: Array<{ name: string; default?: string }>;
   /** The success statuses whose response carries an `ETag` (addMember: its 201, not its 202 invitation). */
   etag: ReadonlySet<number>;
 }
@@ -36,6 +38,7 @@ interface Ref {
 interface ParameterObject extends Ref {
   name?: string;
   in?: string;
+  schema?: { default?: unknown } & Ref;
 }
 
 interface ResponseObject extends Ref {
@@ -90,12 +93,19 @@ export function loadSpec(file = specPath): Spec {
     HTTP_METHODS.flatMap((method) => {
       const operation = item[method];
       if (!operation) return [];
+      const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map(resolve);
       const headerParameters = new Set(
-        [...(item.parameters ?? []), ...(operation.parameters ?? [])]
-          .map(resolve)
-          .filter((parameter) => parameter.in === 'header')
-          .map((parameter) => parameter.name?.toLowerCase()),
+        parameters.filter((parameter) => parameter.in === 'header').map((parameter) => parameter.name?.toLowerCase()),
       );
+      const query = parameters
+        .filter((parameter) => parameter.in === 'query')
+        .map((parameter) => {
+          const fallback = parameter.schema && resolve(parameter.schema).default;
+          // Query values arrive as strings: a default is compared as the string a client would send.
+          const text =
+            typeof fallback === 'string' ? fallback : fallback === undefined ? undefined : JSON.stringify(fallback);
+          return { name: parameter.name!, ...(text !== undefined && { default: text }) };
+        });
       const success = Object.entries(operation.responses ?? {})
         .filter(([status]) => status.startsWith('2'))
         .map(([status, response]) => ({ status: Number(status), ...resolve(response) }));
@@ -110,7 +120,9 @@ export function loadSpec(file = specPath): Spec {
             ifMatch: headerParameters.has('if-match'),
             ifNoneMatch: headerParameters.has('if-none-match'),
             body: operation.requestBody !== undefined,
+            after: query.some((parameter) => parameter.name === 'after'),
           },
+          query,
           etag: new Set(
             success.filter((response) => response.headers?.['ETag'] !== undefined).map((response) => response.status),
           ),

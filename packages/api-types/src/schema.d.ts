@@ -18,9 +18,38 @@ export interface paths {
          * @description Operator route. Authenticate with `Authorization: Bearer <ADMIN_TOKEN>`. Creates a user and their first
          *     API key; the key's `secret` is in this response only. In the same transaction, every pending invitation
          *     for the email becomes a membership with the invited role (each one a `member.added` event), and the
-         *     invitations are deleted. Answers `404` when the server has no `ADMIN_TOKEN`.
+         *     invitations are deleted. `Location` is the new user's `/v1/admin/users/{user_id}`, which the same operator
+         *     token reads. Answers `404` when the server has no `ADMIN_TOKEN`.
          */
         post: operations["adminCreateUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/users/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a user (the `user.id` that `POST /v1/admin/users` returned).
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                user_id: components["parameters"]["AdminUserId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a user
+         * @description Operator route. Authenticate with `Authorization: Bearer <ADMIN_TOKEN>`. The user with this id, as
+         *     `POST /v1/admin/users` created it (the `Location` of that response). Answers `404` when there is no such
+         *     user, and when the server has no `ADMIN_TOKEN`.
+         */
+        get: operations["adminGetUser"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1898,6 +1927,12 @@ export interface components {
         };
         /**
          * @description A request sent to a recipient, moved through its lifecycle by the four actions.
+         *
+         *     In TypeScript generated from this contract (`@hey-api/openapi-ts` writes `export type Request` in
+         *     `types.gen.ts`), this type has the name of the Fetch API's global `Request`, which it hides in any module
+         *     that imports it by that name: import it under another, `import type { Request as WorksRequest } from
+         *     './client/types.gen'`. (Renaming the schema would break every client generated from it; `@works-api/client`
+         *     has no such clash: it is `components['schemas']['Request']` there.)
          * @example {
          *       "id": "0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
          *       "workId": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
@@ -3996,12 +4031,14 @@ export interface components {
         };
         /**
          * rate_limited
-         * @description The API key has used its requests for the current window. Retry after `Retry-After` seconds.
+         * @description A budget of the current window is used up: the user's (all their API keys share one), the operator token's,
+         *     a recipient link's, or the client address's budget of failed authentications. Retry after `Retry-After`
+         *     seconds.
          * @example {
          *       "type": "https://works-api.dev/problems/rate_limited",
          *       "title": "Too many requests",
          *       "status": 429,
-         *       "detail": "This API key has used its 600 requests for this minute; retry after 42 seconds.",
+         *       "detail": "You have used the 600 requests of this minute; retry after 42 seconds.",
          *       "instance": "/v1/tenants",
          *       "code": "rate_limited"
          *     }
@@ -4069,6 +4106,24 @@ export interface components {
             code: "headers_too_large";
             /** @constant */
             status: 431;
+        };
+        /**
+         * method_not_allowed
+         * @description The path does not take this method; the `Allow` header lists those it takes.
+         * @example {
+         *       "type": "https://works-api.dev/problems/method_not_allowed",
+         *       "title": "Method not allowed",
+         *       "status": 405,
+         *       "detail": "This route allows GET.",
+         *       "instance": "/v1/me",
+         *       "code": "method_not_allowed"
+         *     }
+         */
+        MethodNotAllowedProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "method_not_allowed";
+            /** @constant */
+            status: 405;
         };
         /**
          * malformed_request
@@ -4506,6 +4561,21 @@ export interface components {
                 "application/problem+json": components["schemas"]["UnsupportedMediaTypeProblem"];
             };
         };
+        /**
+         * @description The path exists but does not take this method (`method_not_allowed`); `Allow` lists the methods it takes.
+         *     Answered before authentication, like any request no operation takes.
+         */
+        MethodNotAllowed: {
+            headers: {
+                Allow: components["headers"]["Allow"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["MethodNotAllowedProblem"];
+            };
+        };
         /** @description A bug on our side. It is logged with the request id; the body says nothing internal. */
         InternalError: {
             headers: {
@@ -4654,7 +4724,7 @@ export interface components {
                  *       "type": "https://works-api.dev/problems/rate_limited",
                  *       "title": "Too many requests",
                  *       "status": 429,
-                 *       "detail": "This API key has made 600 requests in the last minute; retry after the Retry-After delay.",
+                 *       "detail": "You have used the 600 requests of this minute; retry after 42 seconds.",
                  *       "instance": "/v1/tenants",
                  *       "code": "rate_limited"
                  *     }
@@ -4684,6 +4754,11 @@ export interface components {
          * @example 0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0
          */
         UserId: components["schemas"]["IdInPath"];
+        /**
+         * @description The identifier of a user (the `user.id` that `POST /v1/admin/users` returned).
+         * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+         */
+        AdminUserId: components["schemas"]["IdInPath"];
         /**
          * @description The identifier of one of the caller's API keys.
          * @example 0193a1b0-9f0a-7b1c-8d2e-3f4a5b6c7d8e
@@ -4770,12 +4845,17 @@ export interface components {
         XRequestId: string;
         /**
          * @description The caller's remaining quota in the current window (IETF draft `RateLimit` header fields, draft 8):
-         *     `r` is the number of requests left, `t` the seconds until the window resets. Budgets are per API key.
+         *     `r` is the number of requests left, `t` the seconds until the window resets. The budget is per user: every
+         *     API key of a user spends the same one (the operator token has its own; a recipient's operations count per
+         *     answer link and per client address). Sent while rate limiting is on (the server's `RATE_LIMIT_PER_MINUTE`,
+         *     600 by default; `0` turns it off, and then no response carries it), on every response to a request that
+         *     authenticated, errors and `429` included. Absent on a `401` and on the `429` of an address whose
+         *     authentications failed too often: those are answered before anyone is known.
          */
         RateLimit: string;
         /**
          * @description The quota policy that applies (IETF draft `RateLimit-Policy`, draft 8): `q` requests per `w` seconds, per
-         *     API key (`pk` identifies the partition without revealing the key).
+         *     user (`pk` identifies the partition, the user, without revealing it). Sent exactly when `RateLimit` is.
          */
         RateLimitPolicy: string;
         /** @description Seconds to wait before the next request will be accepted. */
@@ -4785,6 +4865,8 @@ export interface components {
          *     (`CORS_ORIGINS`); absent otherwise, so browsers keep other sites out. Credentials mode is never on.
          */
         AccessControlAllowOrigin: string;
+        /** @description The methods the path takes (RFC 9110), with `405`. */
+        Allow: string;
         /**
          * @description `true` when this response is the stored response to an earlier request with the same `Idempotency-Key`
          *     (nothing was created this time). Absent on first responses.
@@ -4839,6 +4921,53 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminGetUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Answer `304 Not Modified` (no body) if the resource still has one of these `ETag`s (comma-separated, or
+                 *     `*`), so a cached copy can be reused.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The identifier of a user (the `user.id` that `POST /v1/admin/users` returned).
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                user_id: components["parameters"]["AdminUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["User"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -83,7 +83,7 @@ export const pathPattern = (template: string, prefix = ''): RegExp =>
 
 export function loadSpec(file = specPath): Spec {
   const document = readSpecDocument(file) as {
-    servers: Array<{ url: string }>;
+    servers: Array<{ url: string; variables?: Record<string, { default: string }> }>;
     security: Array<Record<string, string[]>>;
     paths: Record<string, PathItem>;
   };
@@ -130,7 +130,7 @@ export function loadSpec(file = specPath): Spec {
       ];
     }),
   );
-  return { document, basePath: new URL(document.servers[0]!.url, 'http://x').pathname, operations };
+  return { document, basePath: basePathOf(document.servers[0]!), operations };
 }
 
 /**
@@ -168,6 +168,12 @@ export function operationMatcher(spec: Spec): (method: string, path: string) => 
     ]);
   }
   return (method, path) => byMethod.get(method.toUpperCase())?.find(({ pattern }) => pattern.test(path))?.operation;
+}
+
+/** The path of a server URL (`{origin}/v1` with its variables' defaults, or a relative `/v1`): `/v1`. */
+export function basePathOf(server: { url: string; variables?: Record<string, { default: string }> }): string {
+  const url = server.url.replace(/\{([^}]+)\}/g, (_, name: string) => server.variables?.[name]?.default ?? '');
+  return new URL(url, 'http://x').pathname;
 }
 
 /**

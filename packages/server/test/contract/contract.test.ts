@@ -55,11 +55,22 @@ describe('Admin', () => {
     const result = await admin.adminCreateUser({ body: { email, firstName: 'Grace', lastName: 'Hopper' } });
     const { user, apiKey } = unwrap(result);
     expect(result.response.status).toBe(201);
-    expect(result.response.headers.get('Location')).toBe('/v1/me');
+    expect(result.response.headers.get('Location')).toBe(`/v1/admin/users/${user.id}`);
     expect(user).toMatchObject({ email, firstName: 'Grace', lastName: 'Hopper' });
     expect(apiKey.secret).toMatch(/^wk_/);
     graceId = user.id;
     grace = contractClient(server.baseUrl, apiKey.secret, recorder);
+  });
+
+  it('adminGetUser: the Location of the creation reads the user, with the operator token', async () => {
+    const { user } = unwrap(await admin.adminGetUser({ params: { path: { user_id: graceId } } }));
+    expect(user.id).toBe(graceId);
+    const viaLocation = await fetch(`${server.baseUrl}/v1/admin/users/${graceId}`, {
+      headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(((await viaLocation.json()) as { user: { id: string } }).user.id).toBe(graceId);
+    const missing = await admin.adminGetUser({ params: { path: { user_id: '0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b' } } });
+    expect(problemOf(missing)).toMatchObject({ status: 404, code: 'not_found' });
   });
 
   it('adminCreateUser: an API key is not the operator token (401)', async () => {

@@ -4,7 +4,8 @@
 //   node openapi/scripts/check-breaking.mjs [--base <git revision>]
 //
 // The base is --base, else $API_BASE_REF, else the last release tag (`v*`, the newest reachable from the commit
-// before HEAD, so that a release commit is compared with the release before it), else HEAD~1. It says which.
+// before HEAD, so that a release commit is compared with the release before it), else HEAD~1 (base-ref.mjs). It
+// says which.
 //
 // The comparison is `redocly diff` with the `diff-recommended` rules (openapi/redocly.yaml): a change rated
 // `major` (a removed path, operation or property, a new required input, a tighter limit, a new enum value in a
@@ -26,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import { flattenCompositions } from './flatten-compositions.mjs';
 import { harmlessBecause } from './judge-changes.mjs';
+import { baseRevision } from './base-ref.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const config = path.join(here, '..', 'redocly.yaml');
@@ -34,9 +36,6 @@ const redocly = path.join(
   'bin',
   'cli.js',
 );
-
-const args = process.argv.slice(2);
-const baseArg = args.includes('--base') ? args[args.indexOf('--base') + 1] : undefined;
 
 const git = (...gitArgs) => execFileSync('git', gitArgs, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 const tryGit = (...gitArgs) => {
@@ -48,22 +47,12 @@ const tryGit = (...gitArgs) => {
 };
 
 const root = git('rev-parse', '--show-toplevel').trim();
-const lastRelease = tryGit('describe', '--tags', '--match', 'v*', '--abbrev=0', 'HEAD~1')?.trim();
-const base = baseArg || process.env.API_BASE_REF || lastRelease || 'HEAD~1';
-const why = baseArg
-  ? 'given with --base'
-  : process.env.API_BASE_REF
-    ? 'from API_BASE_REF'
-    : lastRelease
-      ? 'the last release tag'
-      : 'no release tag (v*) yet: the previous commit';
+const { base, why, commit: baseCommit, shallow } = baseRevision();
 console.log(`comparing openapi/api.yaml with ${base} (${why})`);
 const SPEC = 'openapi/api.yaml';
 const ACCEPTED = 'openapi/BREAKING_CHANGES_ACCEPTED';
 
-const baseCommit = tryGit('rev-parse', '--verify', '--quiet', `${base}^{commit}`)?.trim();
 if (!baseCommit) {
-  const shallow = tryGit('rev-parse', '--is-shallow-repository')?.trim() === 'true';
   console.log(
     shallow
       ? `⚠ ${base} is not in this shallow clone: fetch more history (git fetch --deepen=1) to compare the spec.`

@@ -1574,10 +1574,11 @@ export interface components {
         /**
          * Format: date-time
          * @description A date and time you send: an RFC 3339 `date-time`, `YYYY-MM-DDThh:mm:ss`, an optional fraction of a second
-         *     (1 to 9 digits), then `Z` or an offset `+hh:mm` / `-hh:mm` (`T` and `Z` may be lower case). It must be a
-         *     real date and time, such as 2026-11-26T10:00:00Z: a day the month has (no 30 February, 29 February only in
-         *     a leap year), an hour up to 23, minutes and seconds up to 59 (no leap second); anything else is refused with
-         *     `400`, never moved to another day. The service keeps the instant, in UTC with milliseconds: an offset is
+         *     (any number of digits), then `Z` or an offset `+hh:mm` / `-hh:mm`, with `T` and `Z` in upper case (the form
+         *     every standard library writes; a generated Zod schema, `z.iso.datetime({ offset: true })`, takes exactly
+         *     these). It must be a real date and time, such as 2026-11-26T10:00:00Z: a day the month has (no 30 February,
+         *     29 February only in a leap year), an hour up to 23, minutes and seconds up to 59 (no leap second); anything
+         *     else is refused with `400`, never moved to another day. The service keeps the instant, in UTC with milliseconds: an offset is
          *     applied (`2026-11-26T12:00:00+02:00` is stored and returned as `2026-11-26T10:00:00.000Z`), and digits
          *     past the millisecond are dropped (truncated, not rounded).
          * @example 2030-12-01T18:00:00+01:00

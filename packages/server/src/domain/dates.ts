@@ -3,16 +3,17 @@ import { aboutField, ruleMessages } from './validation-messages';
 
 /**
  * The date-times the contract takes (DateTimeInput): RFC 3339 `date-time`, `YYYY-MM-DDThh:mm:ss`, an optional
- * fraction (1 to 9 digits), then `Z` or `±hh:mm` (`T` and `Z` in either case). The validator checks the format with
- * `isRealDateTime` and the domain reads the value with `parseDateTime`, so both accept exactly the same strings.
+ * fraction of a second (any number of digits), then `Z` or `±hh:mm`, `T` and `Z` in upper case: the forms
+ * Go, Java, .NET, Python and JavaScript write, and exactly what a generated Zod schema takes
+ * (`z.iso.datetime({ offset: true })`). The validator checks the format with `isRealDateTime` and the domain reads
+ * the value with `parseDateTime`, so both accept exactly the same strings.
  *
  * JavaScript's Date is no judge of that: `new Date('2026-02-30T10:00:00Z')` is 2 March, and an hour of 25 is an
  * invalid Date. Here a day the month does not have, hour 24 or more, a minute or second of 60 or more (leap
  * seconds included: no clock of ours holds one), or an offset beyond ±23:59 makes the whole value invalid: never
  * moved to another instant.
  */
-const DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:(Z)|([+-])(\d{2}):(\d{2}))$/;
 
 const isLeapYear = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 const daysIn = (year: number, month: number) =>
@@ -34,6 +35,7 @@ export function parseDateTime(text: string): Date | undefined {
     number,
   ];
   const [, , , , , , , fraction = '', zulu, sign, offsetHours = '0', offsetMinutes = '0'] = match;
+  if (text.length > 64) return undefined; // the contract's maxLength: a fraction is no place for a novel
   if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return undefined;
   if (hour > 23 || minute > 59 || second > 59) return undefined;
   const [oh, om] = [Number(offsetHours), Number(offsetMinutes)];

@@ -1,7 +1,7 @@
 import { type components, type Problem, unwrap, type WorksApiClient } from '@works-api/client';
 import { freshEmail } from '../support/fixtures';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/server';
-import { ContractRecorder, contractClient, specOperationIds } from './support/contract';
+import { ContractRecorder, contractClient, previousOperationIds, specOperationIds } from './support/contract';
 import { silentLogger } from '../../src/observability/logger';
 import { DevMailbox } from '../../src/mail/transport';
 
@@ -515,5 +515,16 @@ describe('contract coverage', () => {
     // And the errors partners switch on were seen as well.
     const errorStatuses = new Set(recorder.calls.filter((call) => call.status >= 400).map((call) => call.status));
     expect([...errorStatuses].sort()).toEqual([400, 401, 403, 404, 409]);
+  });
+
+  // The compatibility check (scripts/previous-client.mjs): the previous release's client, strictly checked against
+  // the previous release's contract, worked against today's server for every operation it has.
+  (previousOperationIds ? it : it.skip)('every operation of the previous release succeeded through its client', () => {
+    const older = recorder.calls.filter((call) => call.through === 'previous');
+    const succeeded = new Set(older.filter((call) => call.status < 300).map((call) => call.operationId));
+    expect([...previousOperationIds!].filter((operationId) => !succeeded.has(operationId))).toEqual([]);
+    console.log(
+      `compatibility: ${older.length} calls through the previous release's client (${succeeded.size} operations), each response valid against its contract`,
+    );
   });
 });

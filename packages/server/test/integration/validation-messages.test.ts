@@ -76,6 +76,10 @@ describe('a body that breaks the contract', () => {
     expect(await errorsOf(`/v1/tenants/${tenantId}/works/${workId}`, { method: 'PATCH', json: {} })).toEqual([
       { path: '/body', message: 'the body must set at least one property' },
     ]);
+    const repeated = { url: 'https://hooks.example.com/x', eventTypes: ['work.discarded', 'work.discarded'] };
+    expect(await errorsOf(`/v1/tenants/${tenantId}/webhook-endpoints`, { method: 'POST', json: repeated })).toEqual([
+      { path: '/body/eventTypes', message: 'eventTypes must not list the same item twice' },
+    ]);
   });
 
   it('says which values a parameter takes, and names headers as the contract writes them', async () => {

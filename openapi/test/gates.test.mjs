@@ -97,7 +97,7 @@ describe('redocly lint (recommended + our rules)', () => {
     },
     {
       rule: 'works-api/parameter-example',
-      from: '        maxLength: 200\n        example: djE6MDE5M2ExYjItN2MzZC03ZTRmLThhOWItMGMxZDJlM2Y0YTVi\n    IdempotencyKey:',
+      from: '        maxLength: 200\n        example: AQGTobJ8PX5PipsMHS4_SlvI0tH7AVTTWnXqp_5OAUaD\n    IdempotencyKey:',
       to: '        maxLength: 200\n    IdempotencyKey:',
     },
     { rule: 'works-api/bounded-values', from: '      maxLength: 254\n', to: '' },

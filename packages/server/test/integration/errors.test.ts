@@ -1,5 +1,6 @@
 import http from 'node:http';
 import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import { loadSpec, resolveRef } from '../../src/http/spec';
 import type { Problem } from '../support/roles';
 import { startTestServer, type TestResponse, type TestServer, type TestUser } from '../support/server';
@@ -155,6 +156,7 @@ describe('malformed requests', () => {
       'x-responses-outside-operations'
     ]['405']!;
     const ajv = new Ajv2020({ strict: false });
+    addFormats(ajv);
     ajv.addSchema(document, 'api');
     const response = resolveRef(document, declared.$ref) as {
       headers: Record<string, unknown>;

@@ -135,38 +135,118 @@ function BoundedValues() {
 }
 
 /**
- * Objects declare every property they allow: `additionalProperties: false` (or `unevaluatedProperties: false`). A
- * member of an `allOf` that only narrows properties a closed sibling declares (a problem type fixing `code`) is
- * closed by that sibling.
+ * The direction rule: what we TAKE is closed, what we SEND is open. Every object schema reachable from a request
+ * body or a parameter declares every property it allows (`additionalProperties: false`, or
+ * `unevaluatedProperties: false`), so unknown input is refused; no object schema reachable from a response, a
+ * response header or a webhook payload closes itself, so that a partner's strict validation of an older spec keeps
+ * passing when a response gains a property. A schema reachable both ways is reported: split it into an input form
+ * and an output form. A member of an `allOf` that only narrows properties its closed sibling declares (a problem
+ * type fixing `code`) is closed by that sibling.
  */
-function ClosedObjects() {
-  const narrowing = new WeakSet();
+function ObjectDirection() {
   return {
-    Schema(schema, ctx) {
-      if (Array.isArray(schema.allOf)) {
-        const declared = new Set(
-          schema.allOf
-            .map((member) => resolved(member, ctx))
-            .filter((member) => member && member.additionalProperties === false)
-            .flatMap((member) => Object.keys(member.properties ?? {})),
-        );
-        for (const member of schema.allOf) {
-          const names = Object.keys(member.properties ?? {});
-          if (!member.$ref && member.type === undefined && names.every((name) => declared.has(name)))
-            narrowing.add(member);
+    Root: {
+      enter(root, ctx) {
+        const taken = new Map();
+        const sent = new Map();
+        const roots = { taken: [], sent: [] };
+        for (const [path, item] of Object.entries(root.paths ?? {})) {
+          if (item.parameters) roots.taken.push(['paths', path, 'parameters']);
+          for (const method of HTTP_METHODS) {
+            if (!item[method]) continue;
+            roots.taken.push(['paths', path, method, 'parameters'], ['paths', path, method, 'requestBody']);
+            roots.sent.push(['paths', path, method, 'responses']);
+          }
         }
-      }
-      if (narrowing.has(schema)) return;
-      const isObject = typesOf(schema).includes('object') || schema.properties !== undefined;
-      if (!isObject) return;
-      if (schema.additionalProperties !== false && schema.unevaluatedProperties !== false) {
-        ctx.report({
-          message: 'An object schema needs `additionalProperties: false`: undeclared properties are rejected.',
-          location: ctx.location.key(),
-        });
-      }
+        for (const [name, item] of Object.entries(root.webhooks ?? {})) {
+          for (const method of HTTP_METHODS) {
+            if (item[method])
+              roots.sent.push(['webhooks', name, method, 'requestBody'], ['webhooks', name, method, 'parameters']);
+          }
+        }
+        for (const at of roots.taken) collectObjects(root, at, taken);
+        for (const at of roots.sent) collectObjects(root, at, sent);
+        for (const [key, { at, node, narrowing }] of taken) {
+          if (sent.has(key)) {
+            ctx.report({
+              message:
+                'This object is both taken (a request) and sent (a response or webhook): split it into an input schema (closed) and an output schema (open).',
+              location: ctx.location.child(at).key(),
+            });
+          } else if (!narrowing && node.additionalProperties !== false && node.unevaluatedProperties !== false) {
+            ctx.report({
+              message:
+                'An object schema in a request needs `additionalProperties: false`: undeclared input is refused.',
+              location: ctx.location.child(at).key(),
+            });
+          }
+        }
+        for (const [key, { at, node }] of sent) {
+          if (taken.has(key)) continue;
+          if (node.additionalProperties === false || node.unevaluatedProperties === false) {
+            ctx.report({
+              message:
+                'An object schema we send (a response or a webhook payload) must not forbid additional properties: partners validating an older spec must keep passing when it gains one.',
+              location: ctx.location
+                .child([...at, node.additionalProperties === false ? 'additionalProperties' : 'unevaluatedProperties'])
+                .key(),
+            });
+          }
+        }
+      },
     },
   };
+}
+
+const SCHEMA_DATA = new Set([
+  'example',
+  'examples',
+  'x-codeSamples',
+  'links',
+  'discriminator',
+  'enum',
+  'const',
+  'default',
+]);
+const pointerOf = (ref) =>
+  ref
+    .replace(/^#\//, '')
+    .split('/')
+    .map((key) => key.replace(/~1/g, '/').replace(/~0/g, '~'));
+const nodeAt = (root, at) => at.reduce((value, key) => value?.[key], root);
+
+/**
+ * Every object schema reachable from `at` in `root` (following each `$ref` once), keyed by its location, with
+ * whether it is an `allOf` member that only narrows the properties a closed sibling declares.
+ */
+function collectObjects(root, at, into, visited = new Set(), narrowing = false) {
+  const node = nodeAt(root, at);
+  if (Array.isArray(node)) return node.forEach((_, index) => collectObjects(root, [...at, index], into, visited));
+  if (!node || typeof node !== 'object') return;
+  if (typeof node.$ref === 'string') {
+    const target = pointerOf(node.$ref);
+    if (visited.has(target.join('/'))) return;
+    visited.add(target.join('/'));
+    return collectObjects(root, target, into, visited);
+  }
+  if (typesOf(node).includes('object') || node.properties !== undefined)
+    into.set(at.join('/'), { at, node, narrowing });
+  const closedSiblings = new Set(
+    (node.allOf ?? [])
+      .map((member) => (member.$ref ? nodeAt(root, pointerOf(member.$ref)) : member))
+      .filter((member) => member && member.additionalProperties === false)
+      .flatMap((member) => Object.keys(member.properties ?? {})),
+  );
+  for (const [key, value] of Object.entries(node)) {
+    if (SCHEMA_DATA.has(key)) continue;
+    if (key === 'allOf' && Array.isArray(value)) {
+      value.forEach((member, index) => {
+        const names = Object.keys(member.properties ?? {});
+        const narrows = !member.$ref && member.type === undefined && names.every((name) => closedSiblings.has(name));
+        collectObjects(root, [...at, key, index], into, visited, narrows);
+      });
+    } else collectObjects(root, [...at, key], into, visited);
+  }
 }
 
 /** Every operation is authenticated: a non-empty security requirement, and no anonymous (`{}`) alternative. */
@@ -269,7 +349,7 @@ export default function worksApiPlugin() {
         'schema-example': SchemaExample,
         'parameter-example': ParameterExample,
         'bounded-values': BoundedValues,
-        'closed-objects': ClosedObjects,
+        'object-direction': ObjectDirection,
         'operation-security': OperationSecurity,
         'operation-links': OperationLinks,
       },

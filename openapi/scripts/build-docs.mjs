@@ -28,10 +28,15 @@ export function forReaders(spec, changelog) {
   const copy = structuredClone(spec);
   dropDescribedPatterns(copy);
   describeLinks(copy);
+  // The server serves this reference itself (GET /docs): its URLs read best relative to the page, so the relative
+  // server comes first there; generated clients take the absolute `{origin}/v1` first in api.yaml.
+  copy.servers = [...copy.servers.filter(isRelative), ...copy.servers.filter((server) => !isRelative(server))];
   if (changelog !== undefined)
     copy.info.description = `${copy.info.description.trimEnd()}\n\n## Changelog\n\n${changelogSection(changelog)}\n`;
   return copy;
 }
+
+const isRelative = (server) => server.url.startsWith('/');
 
 function dropDescribedPatterns(node, describedByParent = false) {
   if (Array.isArray(node)) return node.forEach((item) => dropDescribedPatterns(item));

@@ -4,7 +4,8 @@
 //   node openapi/scripts/check-breaking.mjs [--base <git revision>]
 //
 // The base is --base, else $API_BASE_REF, else the last release tag (`v*`, the newest reachable from the commit
-// before HEAD, so that a release commit is compared with the release before it), else HEAD~1. It says which.
+// before HEAD, so that a release commit is compared with the release before it), else HEAD~1 (base-ref.mjs). It
+// says which.
 //
 // The comparison is `redocly diff` with the `diff-recommended` rules (openapi/redocly.yaml): a change rated
 // `major` (a removed path, operation or property, a new required input, a tighter limit, a new enum value in a
@@ -25,6 +26,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import { flattenCompositions } from './flatten-compositions.mjs';
+import { harmlessBecause } from './judge-changes.mjs';
+import { baseRevision } from './base-ref.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const config = path.join(here, '..', 'redocly.yaml');
@@ -33,9 +36,6 @@ const redocly = path.join(
   'bin',
   'cli.js',
 );
-
-const args = process.argv.slice(2);
-const baseArg = args.includes('--base') ? args[args.indexOf('--base') + 1] : undefined;
 
 const git = (...gitArgs) => execFileSync('git', gitArgs, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 const tryGit = (...gitArgs) => {
@@ -47,22 +47,12 @@ const tryGit = (...gitArgs) => {
 };
 
 const root = git('rev-parse', '--show-toplevel').trim();
-const lastRelease = tryGit('describe', '--tags', '--match', 'v*', '--abbrev=0', 'HEAD~1')?.trim();
-const base = baseArg || process.env.API_BASE_REF || lastRelease || 'HEAD~1';
-const why = baseArg
-  ? 'given with --base'
-  : process.env.API_BASE_REF
-    ? 'from API_BASE_REF'
-    : lastRelease
-      ? 'the last release tag'
-      : 'no release tag (v*) yet: the previous commit';
+const { base, why, commit: baseCommit, shallow } = baseRevision();
 console.log(`comparing openapi/api.yaml with ${base} (${why})`);
 const SPEC = 'openapi/api.yaml';
 const ACCEPTED = 'openapi/BREAKING_CHANGES_ACCEPTED';
 
-const baseCommit = tryGit('rev-parse', '--verify', '--quiet', `${base}^{commit}`)?.trim();
 if (!baseCommit) {
-  const shallow = tryGit('rev-parse', '--is-shallow-repository')?.trim() === 'true';
   console.log(
     shallow
       ? `⚠ ${base} is not in this shallow clone: fetch more history (git fetch --deepen=1) to compare the spec.`
@@ -81,9 +71,10 @@ try {
   const basePath = path.join(dir, 'base.yaml');
   const currentPath = path.join(dir, 'current.yaml');
   const reportPath = path.join(dir, 'report.json');
-  const flattened = (text) => stringify(flattenCompositions(parse(text)), { aliasDuplicateObjects: false });
-  writeFileSync(basePath, flattened(previous));
-  writeFileSync(currentPath, flattened(readFileSync(path.join(root, SPEC), 'utf8')));
+  const baseDocument = flattenCompositions(parse(previous));
+  const currentDocument = flattenCompositions(parse(readFileSync(path.join(root, SPEC), 'utf8')));
+  writeFileSync(basePath, stringify(baseDocument, { aliasDuplicateObjects: false }));
+  writeFileSync(currentPath, stringify(currentDocument, { aliasDuplicateObjects: false }));
   const diff = spawnSync(
     process.execPath,
     [
@@ -109,15 +100,28 @@ try {
     process.exit(1);
   }
   const report = JSON.parse(readFileSync(reportPath, 'utf8'));
-  const breaking = (report.changes ?? []).filter((change) => change.impact === 'major');
+  const rated = (report.changes ?? []).filter((change) => change.impact === 'major');
+  // redocly rates some changes by their keyword alone; judge-changes.mjs looks again, and says why it passes one.
+  const reasons = new Map();
+  for (const change of rated) {
+    const reason = harmlessBecause(change, baseDocument, currentDocument);
+    if (reason) reasons.set(reason, [...(reasons.get(reason) ?? []), change.path]);
+  }
+  for (const [reason, paths] of reasons) {
+    console.log(`  ✓ ${paths.length} change(s) rated major are compatible: ${reason}.`);
+    for (const at of paths.slice(0, 3)) console.log(`      ${at}`);
+    if (paths.length > 3) console.log(`      … and ${paths.length - 3} more`);
+  }
+  const breaking = rated.filter((change) => !harmlessBecause(change, baseDocument, currentDocument));
   if (breaking.length === 0) {
-    if (diff.status !== 0) {
+    if (diff.status !== 0 && rated.length === 0) {
       process.stderr.write(diff.stdout + diff.stderr);
       console.error('✘ redocly diff failed without reporting a breaking change.');
       process.exit(1);
     }
-    const { major = 0, minor = 0, patch = 0 } = report.summary ?? {};
-    console.log(`✔ ${SPEC} is compatible with ${base}: ${major} major, ${minor} minor, ${patch} patch change(s).`);
+    const { minor = 0, patch = 0 } = report.summary ?? {};
+    const judged = rated.length > 0 ? ` (and ${rated.length} rated major, judged compatible above)` : '';
+    console.log(`✔ ${SPEC} is compatible with ${base}: 0 major, ${minor} minor, ${patch} patch change(s)${judged}.`);
     process.exit(0);
   }
   for (const change of breaking) {

@@ -97,15 +97,20 @@ describe('redocly lint (recommended + our rules)', () => {
     },
     {
       rule: 'works-api/parameter-example',
-      from: '        maxLength: 200\n        example: djE6MDE5M2ExYjItN2MzZC03ZTRmLThhOWItMGMxZDJlM2Y0YTVi\n    IdempotencyKey:',
+      from: '        maxLength: 200\n        example: AQGTobJ8PX5PipsMHS4_SlvI0tH7AVTTWnXqp_5OAUaD\n    IdempotencyKey:',
       to: '        maxLength: 200\n    IdempotencyKey:',
     },
     { rule: 'works-api/bounded-values', from: '      maxLength: 254\n', to: '' },
     { rule: 'works-api/bounded-values', from: '              maxItems: 1000\n', to: '' },
     {
-      rule: 'works-api/closed-objects',
+      rule: 'works-api/object-direction', // a request body that takes undeclared properties
       from: '    UpdateMemberBody:\n      type: object\n      additionalProperties: false\n',
       to: '    UpdateMemberBody:\n      type: object\n',
+    },
+    {
+      rule: 'works-api/object-direction', // a response schema that would refuse a new property
+      from: '    EmailDelivery:\n      type: object\n',
+      to: '    EmailDelivery:\n      type: object\n      additionalProperties: false\n',
     },
     {
       rule: 'works-api/operation-security',
@@ -131,6 +136,31 @@ describe('redocly lint (recommended + our rules)', () => {
     assert.notEqual(status, 0, 'lint must fail');
     for (const { rule } of mutations)
       assert.match(output, new RegExp(` ${rule.replace('/', '\\/')} `), `${rule} was not reported`);
+  });
+
+  it('holds the direction rule both ways: requests closed, what we send open, a schema used both ways split', () => {
+    let text = mutate(
+      specText,
+      '    EmailDelivery:\n      type: object\n',
+      '    EmailDelivery:\n      type: object\n      additionalProperties: false\n',
+    );
+    text = mutate(
+      text,
+      '    UpdateMemberBody:\n      type: object\n      additionalProperties: false\n',
+      '    UpdateMemberBody:\n      type: object\n',
+    );
+    // A request body that reuses a response schema (Recipient) is one schema in both directions.
+    text = mutate(
+      text,
+      "        recipient:\n          type: object\n          additionalProperties: false\n          required: [email]\n          properties:\n            email:\n              $ref: '#/components/schemas/Email'\n            firstName:\n              $ref: '#/components/schemas/PersonName'\n            lastName:\n              $ref: '#/components/schemas/PersonName'\n",
+      "        recipient:\n          $ref: '#/components/schemas/Recipient'\n",
+    );
+    const { output } = lint(text);
+    const reports = output.split('\n').filter((line) => line.includes('works-api/object-direction'));
+    assert.equal(reports.length, 3, output);
+    assert.match(output, /we send \(a response or a webhook payload\) must not forbid additional properties/);
+    assert.match(output, /in a request needs `additionalProperties: false`/);
+    assert.match(output, /both taken \(a request\) and sent/);
   });
 });
 
@@ -302,6 +332,37 @@ describe('breaking-change check (redocly diff against the previous commit)', () 
     const { status, output } = check(dir);
     assert.equal(status, 1, output);
     assert.match(output, /requestId/);
+  });
+  it('passes a response schema that opens to new properties, and still fails a tighter request body', () => {
+    const opened = repoWith(
+      mutate(
+        specText,
+        '    EmailDelivery:\n      type: object\n',
+        '    EmailDelivery:\n      type: object\n      additionalProperties: false\n',
+      ),
+      specText,
+    );
+    const result = check(opened.dir);
+    assert.equal(result.status, 0, result.output);
+    assert.match(result.output, /`additionalProperties: false` removed: clients ignore properties they do not know/);
+    const closedInput = repoWith(
+      specText,
+      mutate(
+        specText,
+        '    ConfirmRequestBody:\n      type: object\n      additionalProperties: false\n',
+        '    ConfirmRequestBody:\n      type: object\n      additionalProperties: false\n      maxProperties: 0\n',
+      ),
+    );
+    assert.equal(check(closedInput.dir).status, 1);
+  });
+  it('passes a pattern written another way that accepts the same strings, and fails one that accepts fewer', () => {
+    const current = "        pattern: '^[\\x21-\\x7E]*$'\n";
+    const withNot = mutate(specText, current, "        not:\n          pattern: '[^\\x21-\\x7E]'\n");
+    const rewritten = check(repoWith(withNot, specText).dir);
+    assert.equal(rewritten.status, 0, rewritten.output);
+    assert.match(rewritten.output, /a pattern written another way that accepts the same strings/);
+    const tighter = check(repoWith(withNot, mutate(specText, current, "        pattern: '^[\\x21-\\x7D]*$'\n")).dir);
+    assert.equal(tighter.status, 1, tighter.output);
   });
   it('compares with the last release tag when there is one, and says so', () => {
     const { dir, git } = repoWith(specText);

@@ -8,6 +8,11 @@
 //
 // What no portable pattern can say (Unicode white space, lengths after trimming, unpaired surrogates) the server
 // checks (packages/server/src/domain/text.ts), and the schema's description says so.
+//
+// One difference is known and allowed, and only that one: Python's `re` (like Java's, .NET's and PCRE's) also
+// matches a final `$` before a final newline, so it accepts `"a\n"` where the pattern ends in `$` and the other
+// engines refuse it. No portable end anchor exists (`\z` is not ECMAScript, `(?!.)` not RE2), and `not` is what
+// generators drop: the server refuses that string (its validator is ECMAScript), in words that name the field.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -53,10 +58,10 @@ function patternsOf(node, at = '#', context = { examples: [] }) {
 /**
  * The portable subset, as a reader can check it: printable ASCII only; no escapes but `\xHH` and escaped
  * punctuation (no `\d \w \s \b \p{…} \u…`: each dialect reads them differently or not at all); no `(?…)` (look-
- * arounds and flags: RE2 has none); no `$` (Python's, Java's, .NET's and PCRE's `$` also match before a final
- * newline: "only these characters" is written `not: { pattern: '[^…]' }`, a fixed length ends a prefix pattern);
- * and a bounded quantifier only on a literal or a class of ASCII characters (a UTF-16 engine counts an astral
- * character twice, a code point engine once).
+ * arounds and flags: RE2 has none); no `not` around a pattern (code generators drop it without a word: "only these
+ * characters" is `^[…]*$`); `$` only as the last character (see the known difference above); and a bounded
+ * quantifier only on a literal or a class of ASCII characters (a UTF-16 engine counts an astral character twice, a
+ * code point engine once).
  */
 function portabilityProblems(pattern) {
   const problems = [];
@@ -66,7 +71,7 @@ function portabilityProblems(pattern) {
   }
   const plain = pattern.replace(/\\(x[0-9A-Fa-f]{2}|.)/g, 'E'); // escapes out of the way
   if (plain.includes('(?')) problems.push('uses (?…) (a look-around, a flag or a named group)');
-  if (plain.includes('$')) problems.push('uses $ (Python, Java, .NET and PCRE also match it before a final newline)');
+  if (plain.slice(0, -1).includes('$')) problems.push('uses $ before its end');
   for (const match of plain.matchAll(/\{\d+(,\d*)?\}/g)) {
     const before = plain.slice(0, match.index);
     if (before.endsWith(')')) problems.push('bounds a group with {m,n}');
@@ -225,7 +230,8 @@ describe('patterns in openapi/api.yaml', () => {
   it('are all found, and written in the portable subset', () => {
     assert.ok(patterns.length >= 10, `found ${patterns.length} patterns`);
     const problems = patterns.flatMap(({ at, pattern }) => portabilityProblems(pattern).map((p) => `${at} ${p}`));
-    assert.deepEqual(problems, []);
+    const negated = patterns.filter(({ negated }) => negated).map(({ at }) => `${at}: a pattern under \`not\``);
+    assert.deepEqual([...problems, ...negated], []);
   });
 
   // Each engine: a function from pattern to (string → verdict), or the compile error; null = cannot take it.
@@ -285,6 +291,7 @@ describe('patterns in openapi/api.yaml', () => {
     const present = Object.keys(verdicts);
     const disagreements = [];
     let compared = 0;
+    let known = 0;
     patterns.forEach(({ at, pattern }, p) => {
       for (const [label, text] of strings[p]) {
         const s = indexOf.get(text);
@@ -296,7 +303,15 @@ describe('patterns in openapi/api.yaml', () => {
         for (const [engine, verdict] of seen)
           if (verdict === null && !hasLoneSurrogate(text))
             disagreements.push(`${engine} cannot take ${label} ${JSON.stringify(text.slice(0, 40))} for ${at}`);
-        const decided = seen.filter(([, verdict]) => verdict !== null);
+        // The one known difference (see the top of this file): Python's `$` before a final newline.
+        const pythonsDollar = (engine, verdict) =>
+          engine === "Python's re" &&
+          verdict === true &&
+          pattern.endsWith('$') &&
+          text.endsWith('\n') &&
+          new RegExp(pattern, 'u').test(text.slice(0, -1));
+        const decided = seen.filter(([engine, verdict]) => verdict !== null && !pythonsDollar(engine, verdict));
+        known += seen.length - decided.length - seen.filter(([, verdict]) => verdict === null).length;
         compared += decided.length;
         if (new Set(decided.map(([, verdict]) => verdict)).size > 1)
           disagreements.push(
@@ -306,7 +321,7 @@ describe('patterns in openapi/api.yaml', () => {
     });
     assert.deepEqual(disagreements.slice(0, 20), [], `${disagreements.length} disagreements`);
     console.log(
-      `portable patterns: ${patterns.length} patterns, ${allStrings.length} strings, ${compared} verdicts agreed across ${present.join(', ')}` +
+      `portable patterns: ${patterns.length} patterns, ${allStrings.length} strings, ${compared} verdicts agreed across ${present.join(', ')}, ${known} known differences (Python's $ before a final newline)` +
         (rs.python ? '' : ` (jsonschema-rs skipped: ${rs.reason})`),
     );
   });
@@ -323,14 +338,16 @@ describe('patterns in openapi/api.yaml', () => {
     assert.deepEqual(wrong, []);
   });
 
-  it('refuse what the portable part promises, in every engine (control characters in a name)', () => {
-    const noControl = patterns.filter(({ at, negated }) => negated && /\/(Name|PersonName)\/not$/.test(at));
-    assert.equal(noControl.length, 2);
-    for (const { pattern } of noControl)
-      for (const text of ['a\u0000b', 'a\tb', 'a\n', '\u001b', '\u007f', '\u0085', '\u009f'])
-        assert.ok(
-          new RegExp(pattern).test(text) && new RegExp(pattern, 'u').test(text),
-          `${pattern} ${JSON.stringify(text)}`,
-        );
+  it('refuse what the portable part promises, in every engine (control characters in a name, a blank name)', () => {
+    const names = patterns.filter(({ at }) => /\/schemas\/(Name|PersonName)$/.test(at));
+    assert.equal(names.length, 2);
+    for (const { pattern } of names) {
+      for (const text of ['a\u0000b', 'a\tb', 'a\nb', '\u001b', 'a\u007f', 'a\u0085', '\u009f'])
+        for (const flags of ['', 'u'])
+          assert.ok(!new RegExp(pattern, flags).test(text), `${pattern} ${JSON.stringify(text)}`);
+      assert.ok(!new RE2(pattern, 'u').test('a\u0085'), 'RE2 refuses a C1 control');
+    }
+    const name = names.find(({ at }) => at.endsWith('/Name'));
+    for (const blank of ['', ' ', '\u00a0 \u00a0']) assert.ok(!new RegExp(name.pattern, 'u').test(blank));
   });
 });

@@ -18,9 +18,38 @@ export interface paths {
          * @description Operator route. Authenticate with `Authorization: Bearer <ADMIN_TOKEN>`. Creates a user and their first
          *     API key; the key's `secret` is in this response only. In the same transaction, every pending invitation
          *     for the email becomes a membership with the invited role (each one a `member.added` event), and the
-         *     invitations are deleted. Answers `404` when the server has no `ADMIN_TOKEN`.
+         *     invitations are deleted. `Location` is the new user's `/v1/admin/users/{user_id}`, which the same operator
+         *     token reads. Answers `404` when the server has no `ADMIN_TOKEN`.
          */
         post: operations["adminCreateUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/users/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a user (the `user.id` that `POST /v1/admin/users` returned).
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                user_id: components["parameters"]["AdminUserId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a user
+         * @description Operator route. Authenticate with `Authorization: Bearer <ADMIN_TOKEN>`. The user with this id, as
+         *     `POST /v1/admin/users` created it (the `Location` of that response). Answers `404` when there is no such
+         *     user, and when the server has no `ADMIN_TOKEN`.
+         */
+        get: operations["adminGetUser"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1523,8 +1552,10 @@ export interface components {
          */
         Id: string;
         /**
-         * @description An `Id` in a path. Characters outside letters, digits, `-` and `_`, or more than 64 of them, are refused with
-         *     `400`; any other string that is not the id of something the caller may see is `404`.
+         * @description An `Id` in a path. The service writes ids in lower case; the same UUID in upper or mixed case names the same
+         *     resource (UUIDs compare case-insensitively, RFC 9562), so `0193A1B2-7C3D-…` works too. An id must be 1 to 64
+         *     letters, digits, `-` or `_`: anything else is refused with `400`. Any other string that is not the id of
+         *     something the caller may see is `404`.
          * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
          */
         IdInPath: string;
@@ -1541,37 +1572,52 @@ export interface components {
          */
         NullableTimestamp: string | null;
         /**
-         * @description 1 to 200 characters (Unicode code points) after trimming surrounding white space (the trimmed name is
-         *     what is stored); no control characters, no unpaired surrogates.
+         * Format: date-time
+         * @description A date and time you send: an RFC 3339 `date-time`, `YYYY-MM-DDThh:mm:ss`, an optional fraction of a second
+         *     (any number of digits), then `Z` or an offset `+hh:mm` / `-hh:mm`, with `T` and `Z` in upper case (the form
+         *     every standard library writes; a generated Zod schema, `z.iso.datetime({ offset: true })`, takes exactly
+         *     these). It must be a real date and time, such as 2026-11-26T10:00:00Z: a day the month has (no 30 February,
+         *     29 February only in a leap year), an hour up to 23, minutes and seconds up to 59 (no leap second); anything
+         *     else is refused with `400`, never moved to another day. The service keeps the instant, in UTC with milliseconds: an offset is
+         *     applied (`2026-11-26T12:00:00+02:00` is stored and returned as `2026-11-26T10:00:00.000Z`), and digits
+         *     past the millisecond are dropped (truncated, not rounded).
+         * @example 2030-12-01T18:00:00+01:00
+         */
+        DateTimeInput: string;
+        /**
+         * @description A name must not be blank, must be at most 200 characters (Unicode code points, counted after trimming
+         *     surrounding white space: the trimmed name is what is stored), must not contain control characters, and
+         *     must not contain an unpaired surrogate.
          *
-         *     The schema holds the part every regex dialect reads alike: at least one character that is not a control
+         *     The pattern holds the part every regex dialect reads alike: at least one character that is not a control
          *     character, a space or a no-break space, and no control character (U+0000–U+001F, U+007F–U+009F). The
          *     server checks the rest and refuses it with `400 validation_failed` and an error for the field: other
-         *     Unicode white space is trimmed too (a name of white space only is empty), the 200 are counted after
+         *     Unicode white space is trimmed too (a name of white space only is blank), the 200 are counted after
          *     trimming, and an unpaired surrogate (`"\ud800"` in JSON) is refused.
          * @example Acme Research
          */
         Name: string;
         /**
-         * @description At most 5,000 characters (Unicode code points); line breaks and tabs allowed, no other control
-         *     characters, no unpaired surrogates. The schema refuses the control characters; the server refuses an
-         *     unpaired surrogate (`"\ud800"` in JSON), which no portable pattern can name, with `400 validation_failed`
-         *     and an error for the field.
+         * @description A text must be at most 5000 characters (Unicode code points), must not contain control characters other
+         *     than line breaks and tabs, and must not contain an unpaired surrogate. The pattern refuses the control
+         *     characters; the server refuses an unpaired surrogate (`"\ud800"` in JSON), which no portable pattern can
+         *     name, with `400 validation_failed` and an error for the field.
          * @example Please confirm the figures in section 3.
          */
         LongText: string;
         /**
          * Format: email
-         * @description An email address. Compared case-insensitively and stored in lower case.
+         * @description An email address. It must be an email address, such as ada@example.com, of at most 254 characters; it is
+         *     compared case-insensitively and stored in lower case.
          * @example ada@example.com
          */
         Email: string;
         /**
-         * @description A first or last name, possibly empty: at most 200 characters (Unicode code points) after trimming
-         *     surrounding white space (the trimmed name is what is stored); no control characters, no unpaired surrogates.
-         *     The schema refuses the control characters (U+0000–U+001F, U+007F–U+009F); the server trims Unicode white
-         *     space, counts the 200 after trimming and refuses an unpaired surrogate, with `400 validation_failed` and an
-         *     error for the field.
+         * @description A first or last name, possibly empty. It must be at most 200 characters (Unicode code points, counted after
+         *     trimming surrounding white space: the trimmed name is what is stored), must not contain control characters,
+         *     and must not contain an unpaired surrogate. The pattern refuses the control characters (U+0000–U+001F,
+         *     U+007F–U+009F); the server trims Unicode white space, counts the 200 after trimming and refuses an unpaired
+         *     surrogate, with `400 validation_failed` and an error for the field.
          * @example Ada
          */
         PersonName: string;
@@ -1712,7 +1758,7 @@ export interface components {
          *         "totalCount": 1,
          *         "edges": [
          *           {
-         *             "cursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj",
+         *             "cursor": "AQGTobKNTn9Qm6wdLj9KW2zc5-hiYSUdXA14xsFBFag4",
          *             "node": {
          *               "id": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
          *               "slug": "annual-report-2026",
@@ -1731,7 +1777,7 @@ export interface components {
          *         ],
          *         "pageInfo": {
          *           "hasNextPage": false,
-         *           "endCursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj"
+         *           "endCursor": "AQGTobKNTn9Qm6wdLj9KW2zc5-hiYSUdXA14xsFBFag4"
          *         }
          *       }
          *     }
@@ -1882,6 +1928,12 @@ export interface components {
         };
         /**
          * @description A request sent to a recipient, moved through its lifecycle by the four actions.
+         *
+         *     In TypeScript generated from this contract (`@hey-api/openapi-ts` writes `export type Request` in
+         *     `types.gen.ts`), this type has the name of the Fetch API's global `Request`, which it hides in any module
+         *     that imports it by that name: import it under another, `import type { Request as WorksRequest } from
+         *     './client/types.gen'`. (Renaming the schema would break every client generated from it; `@works-api/client`
+         *     has no such clash: it is `components['schemas']['Request']` there.)
          * @example {
          *       "id": "0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
          *       "workId": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
@@ -2073,7 +2125,7 @@ export interface components {
          * @description Where this page ends, and whether another follows.
          * @example {
          *       "hasNextPage": true,
-         *       "endCursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj"
+         *       "endCursor": "AQGTobKNTn9Qm6wdLj9KW2zc5-hiYSUdXA14xsFBFag4"
          *     }
          */
         PageInfo: {
@@ -2087,7 +2139,7 @@ export interface components {
          *       "totalCount": 1,
          *       "edges": [
          *         {
-         *           "cursor": "djE6MDE5M2ExYjItN2MzZC03ZTRmLThhOWItMGMxZDJlM2Y0YTVi",
+         *           "cursor": "AQGTobJ8PX5PipsMHS4_SlvI0tH7AVTTWnXqp_5OAUaD",
          *           "node": {
          *             "id": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
          *             "name": "Acme Research",
@@ -2132,7 +2184,7 @@ export interface components {
          *       ],
          *       "pageInfo": {
          *         "hasNextPage": false,
-         *         "endCursor": "djE6MDE5M2ExYjItN2MzZC03ZTRmLThhOWItMGMxZDJlM2Y0YTVi"
+         *         "endCursor": "AQGTobJ8PX5PipsMHS4_SlvI0tH7AVTTWnXqp_5OAUaD"
          *       }
          *     }
          */
@@ -2151,7 +2203,7 @@ export interface components {
          *       "totalCount": 1,
          *       "edges": [
          *         {
-         *           "cursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj",
+         *           "cursor": "AQGTobKNTn9Qm6wdLj9KW2zc5-hiYSUdXA14xsFBFag4",
          *           "node": {
          *             "id": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
          *             "slug": "annual-report-2026",
@@ -2170,7 +2222,7 @@ export interface components {
          *       ],
          *       "pageInfo": {
          *         "hasNextPage": false,
-         *         "endCursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj"
+         *         "endCursor": "AQGTobKNTn9Qm6wdLj9KW2zc5-hiYSUdXA14xsFBFag4"
          *       }
          *     }
          */
@@ -2189,7 +2241,7 @@ export interface components {
          *       "totalCount": 1,
          *       "edges": [
          *         {
-         *           "cursor": "djE6MDE5M2ExYjEtMWIyYy03ZDNlLTlmNDAtNWI2YzdkOGU5ZmEw",
+         *           "cursor": "AQGTobEbLH0-n0BbbH2On6CmLPbkdGq1j_kVo_K8IOvn",
          *           "node": {
          *             "role": "admin",
          *             "user": {
@@ -2204,7 +2256,7 @@ export interface components {
          *       ],
          *       "pageInfo": {
          *         "hasNextPage": false,
-         *         "endCursor": "djE6MDE5M2ExYjEtMWIyYy03ZDNlLTlmNDAtNWI2YzdkOGU5ZmEw"
+         *         "endCursor": "AQGTobEbLH0-n0BbbH2On6CmLPbkdGq1j_kVo_K8IOvn"
          *       }
          *     }
          */
@@ -2223,7 +2275,7 @@ export interface components {
          *       "totalCount": 1,
          *       "edges": [
          *         {
-         *           "cursor": "djE6MDE5M2ExYzItNWI2Yy03ZDhlLTlmMDEtMmEzYjRjNWQ2ZTdm",
+         *           "cursor": "AQGTocJbbH2OnwEqO0xdbn99DpsUnx23WeRg25YU4JeX",
          *           "node": {
          *             "id": "0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f",
          *             "email": "grace@example.com",
@@ -2241,7 +2293,7 @@ export interface components {
          *       ],
          *       "pageInfo": {
          *         "hasNextPage": false,
-         *         "endCursor": "djE6MDE5M2ExYzItNWI2Yy03ZDhlLTlmMDEtMmEzYjRjNWQ2ZTdm"
+         *         "endCursor": "AQGTocJbbH2OnwEqO0xdbn99DpsUnx23WeRg25YU4JeX"
          *       }
          *     }
          */
@@ -2260,7 +2312,7 @@ export interface components {
          *       "totalCount": 1,
          *       "edges": [
          *         {
-         *           "cursor": "djE6MDE5M2ExYjMtMWEyYi03YzNkLThlNGYtNWE2YjdjOGQ5ZTBm",
+         *           "cursor": "AQGTobMaK3w9jk9aa3yNng88m3s3mXRco-ALVfVpvviL",
          *           "node": {
          *             "id": "0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
          *             "workId": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
@@ -2296,7 +2348,7 @@ export interface components {
          *       ],
          *       "pageInfo": {
          *         "hasNextPage": false,
-         *         "endCursor": "djE6MDE5M2ExYjMtMWEyYi03YzNkLThlNGYtNWE2YjdjOGQ5ZTBm"
+         *         "endCursor": "AQGTobMaK3w9jk9aa3yNng88m3s3mXRco-ALVfVpvviL"
          *       }
          *     }
          */
@@ -2315,7 +2367,7 @@ export interface components {
          *       "totalCount": 1,
          *       "edges": [
          *         {
-         *           "cursor": "djE6MDE5M2ExYjMtMmIzYy03ZDRlLTlmNTAtNmI3YzhkOWUwZjFh",
+         *           "cursor": "AQGTobMrPH1On1BrfI2eDxpfOAV-Nlhi67a5yMgXvyrj",
          *           "node": {
          *             "id": "0193a1b3-2b3c-7d4e-9f50-6b7c8d9e0f1a",
          *             "action": "confirm",
@@ -2334,7 +2386,7 @@ export interface components {
          *       ],
          *       "pageInfo": {
          *         "hasNextPage": false,
-         *         "endCursor": "djE6MDE5M2ExYjMtMmIzYy03ZDRlLTlmNTAtNmI3YzhkOWUwZjFh"
+         *         "endCursor": "AQGTobMrPH1On1BrfI2eDxpfOAV-Nlhi67a5yMgXvyrj"
          *       }
          *     }
          */
@@ -2353,7 +2405,7 @@ export interface components {
          *       "totalCount": 1,
          *       "edges": [
          *         {
-         *           "cursor": "djE6MDE5M2ExYjAtOWYwYS03YjFjLThkMmUtM2Y0YTViNmM3ZDhl",
+         *           "cursor": "AQGTobCfCnscjS4_SltsfY5rQGV_o8UubuM4qt_edv4U",
          *           "node": {
          *             "id": "0193a1b0-9f0a-7b1c-8d2e-3f4a5b6c7d8e",
          *             "name": "CI key",
@@ -2366,7 +2418,7 @@ export interface components {
          *       ],
          *       "pageInfo": {
          *         "hasNextPage": false,
-         *         "endCursor": "djE6MDE5M2ExYjAtOWYwYS03YjFjLThkMmUtM2Y0YTViNmM3ZDhl"
+         *         "endCursor": "AQGTobCfCnscjS4_SltsfY5rQGV_o8UubuM4qt_edv4U"
          *       }
          *     }
          */
@@ -2417,7 +2469,7 @@ export interface components {
          *           "totalCount": 1,
          *           "edges": [
          *             {
-         *               "cursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj",
+         *               "cursor": "AQGTobKNTn9Qm6wdLj9KW2zc5-hiYSUdXA14xsFBFag4",
          *               "node": {
          *                 "id": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
          *                 "slug": "annual-report-2026",
@@ -2436,7 +2488,7 @@ export interface components {
          *           ],
          *           "pageInfo": {
          *             "hasNextPage": false,
-         *             "endCursor": "djE6MDE5M2ExYjItOGQ0ZS03ZjUwLTliYWMtMWQyZTNmNGE1YjZj"
+         *             "endCursor": "AQGTobKNTn9Qm6wdLj9KW2zc5-hiYSUdXA14xsFBFag4"
          *           }
          *         }
          *       }
@@ -2632,7 +2684,7 @@ export interface components {
          *         "firstName": "Grace",
          *         "lastName": "Hopper"
          *       },
-         *       "dueAt": "2026-12-01T17:00:00.000Z"
+         *       "dueAt": "2030-12-01T17:00:00Z"
          *     }
          */
         CreateRequestBody: {
@@ -2644,8 +2696,8 @@ export interface components {
                 firstName?: components["schemas"]["PersonName"];
                 lastName?: components["schemas"]["PersonName"];
             };
-            /** @description When the answer is due. */
-            dueAt?: components["schemas"]["Timestamp"];
+            /** @description When the answer is due; it must be in the future. */
+            dueAt?: components["schemas"]["DateTimeInput"];
         };
         /**
          * @example {
@@ -3216,16 +3268,16 @@ export interface components {
         };
         /**
          * Format: uri
-         * @description Where events are POSTed: an `https` URL on port 443 whose host resolves to public addresses only (no
-         *     loopback, private, link-local or reserved ranges, IPv4 or IPv6), without credentials. Redirects are not
-         *     followed.
+         * @description Where events are POSTed. It must be an absolute URL, such as https://hooks.example.com/works-api: an `https`
+         *     URL on port 443 whose host resolves to public addresses only (no loopback, private, link-local or reserved
+         *     ranges, IPv4 or IPv6), without credentials. Redirects are not followed.
          * @example https://hooks.example.com/works-api
          */
         WebhookUrl: string;
         /**
-         * @description A note for people, not sent anywhere; defaults to an empty string. At most 500 characters (Unicode code
-         *     points); line breaks and tabs allowed, no other control characters, no unpaired surrogates (refused by the
-         *     server, as for `LongText`).
+         * @description A note for people, not sent anywhere; defaults to an empty string. A description must be at most 500
+         *     characters (Unicode code points), and must not contain control characters other than line breaks and tabs
+         *     (the pattern), nor an unpaired surrogate (checked by the server, as for `LongText`).
          * @example Production receiver
          */
         WebhookEndpointDescription: string;
@@ -3516,11 +3568,15 @@ export interface components {
             enabled?: boolean;
         };
         /**
-         * @description For invalid input, where and why.
+         * @description For invalid input, where and why. `path` is a JSON pointer into `body`, `query`, `path` or `headers`;
+         *     `message` names the field and says the rule in words, the same words as the schema's description:
+         *     `name must not be blank`, `name must be at most 200 characters`, `unknown property "colour"`,
+         *     `dueAt must be a real date and time, such as 2026-11-26T10:00:00Z`. Messages are for people and may be
+         *     reworded: switch on `code` and `path`, never on `message`.
          * @example [
          *       {
          *         "path": "/body/name",
-         *         "message": "must NOT have fewer than 1 characters"
+         *         "message": "name must not be blank"
          *       }
          *     ]
          */
@@ -3557,7 +3613,7 @@ export interface components {
          *       "errors": [
          *         {
          *           "path": "/body/name",
-         *           "message": "must NOT have fewer than 1 characters"
+         *           "message": "name must not be blank"
          *         }
          *       ]
          *     }
@@ -3583,7 +3639,7 @@ export interface components {
          *       "errors": [
          *         {
          *           "path": "/body/url",
-         *           "message": "must point to a public address"
+         *           "message": "url must point to a public address"
          *         }
          *       ]
          *     }
@@ -3615,18 +3671,20 @@ export interface components {
         };
         /**
          * invalid_cursor
-         * @description The `after` cursor is not an `endCursor` this API returned. Start again from the first page.
+         * @description The `after` cursor is not an `endCursor` of this list with these filters: a cursor of another list, another
+         *     parent or other filters, one altered or made by hand, or an unsigned cursor of an earlier version. Start
+         *     again from the first page.
          * @example {
          *       "type": "https://works-api.dev/problems/invalid_cursor",
          *       "title": "Invalid cursor",
          *       "status": 400,
-         *       "detail": "The `after` cursor is not one this API returned.",
+         *       "detail": "The `after` cursor is not one this list returned: start again from the first page.",
          *       "instance": "/v1/tenants",
          *       "code": "invalid_cursor",
          *       "errors": [
          *         {
          *           "path": "/query/after",
-         *           "message": "must be the endCursor of a previous page"
+         *           "message": "after must be the endCursor of a page of this same list, with the same filters"
          *         }
          *       ]
          *     }
@@ -3974,12 +4032,14 @@ export interface components {
         };
         /**
          * rate_limited
-         * @description The API key has used its requests for the current window. Retry after `Retry-After` seconds.
+         * @description A budget of the current window is used up: the user's (all their API keys share one), the operator token's,
+         *     a recipient link's, or the client address's budget of failed authentications. Retry after `Retry-After`
+         *     seconds.
          * @example {
          *       "type": "https://works-api.dev/problems/rate_limited",
          *       "title": "Too many requests",
          *       "status": 429,
-         *       "detail": "This API key has used its 600 requests for this minute; retry after 42 seconds.",
+         *       "detail": "You have used the 600 requests of this minute; retry after 42 seconds.",
          *       "instance": "/v1/tenants",
          *       "code": "rate_limited"
          *     }
@@ -4050,6 +4110,24 @@ export interface components {
             status: 431;
         };
         /**
+         * method_not_allowed
+         * @description The path does not take this method; the `Allow` header lists those it takes.
+         * @example {
+         *       "type": "https://works-api.dev/problems/method_not_allowed",
+         *       "title": "Method not allowed",
+         *       "status": 405,
+         *       "detail": "This route allows GET.",
+         *       "instance": "/v1/me",
+         *       "code": "method_not_allowed"
+         *     }
+         */
+        MethodNotAllowedProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "method_not_allowed";
+            /** @constant */
+            status: 405;
+        };
+        /**
          * malformed_request
          * @description The bytes received are not an HTTP/1.1 request (a header line without a colon, a NUL in a header, two different Content-Lengths).
          * @example {
@@ -4108,7 +4186,7 @@ export interface components {
                  *       "errors": [
                  *         {
                  *           "path": "/body/name",
-                 *           "message": "must NOT have fewer than 1 characters"
+                 *           "message": "name must not be blank"
                  *         }
                  *       ]
                  *     }
@@ -4142,7 +4220,7 @@ export interface components {
                  *       "errors": [
                  *         {
                  *           "path": "/body/url",
-                 *           "message": "must point to a public address"
+                 *           "message": "url must point to a public address"
                  *         }
                  *       ]
                  *     }
@@ -4163,7 +4241,10 @@ export interface components {
                 "application/problem+json": components["schemas"]["ValidationFailedProblem"] | components["schemas"]["MalformedRequestProblem"];
             };
         };
-        /** @description A parameter that breaks the contract, or an `after` cursor this API did not return (`errors` says where). */
+        /**
+         * @description A parameter that breaks the contract, or an `after` cursor this list did not return (`invalid_cursor`;
+         *     `errors` says where).
+         */
         InvalidListParameters: {
             headers: {
                 RateLimit: components["headers"]["RateLimit"];
@@ -4482,6 +4563,21 @@ export interface components {
                 "application/problem+json": components["schemas"]["UnsupportedMediaTypeProblem"];
             };
         };
+        /**
+         * @description The path exists but does not take this method (`method_not_allowed`); `Allow` lists the methods it takes.
+         *     Answered before authentication, like any request no operation takes.
+         */
+        MethodNotAllowed: {
+            headers: {
+                Allow: components["headers"]["Allow"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["MethodNotAllowedProblem"];
+            };
+        };
         /** @description A bug on our side. It is logged with the request id; the body says nothing internal. */
         InternalError: {
             headers: {
@@ -4632,7 +4728,7 @@ export interface components {
                  *       "type": "https://works-api.dev/problems/rate_limited",
                  *       "title": "Too many requests",
                  *       "status": 429,
-                 *       "detail": "This API key has made 600 requests in the last minute; retry after the Retry-After delay.",
+                 *       "detail": "You have used the 600 requests of this minute; retry after 42 seconds.",
                  *       "instance": "/v1/tenants",
                  *       "code": "rate_limited"
                  *     }
@@ -4663,17 +4759,29 @@ export interface components {
          */
         UserId: components["schemas"]["IdInPath"];
         /**
+         * @description The identifier of a user (the `user.id` that `POST /v1/admin/users` returned).
+         * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+         */
+        AdminUserId: components["schemas"]["IdInPath"];
+        /**
          * @description The identifier of one of the caller's API keys.
          * @example 0193a1b0-9f0a-7b1c-8d2e-3f4a5b6c7d8e
          */
         ApiKeyId: components["schemas"]["IdInPath"];
         /** @description How many items a page holds at most. */
         Limit: number;
-        /** @description The `endCursor` of the previous page; the page starts after it. */
+        /**
+         * @description The `endCursor` of the previous page of the same list; the page starts after it. A cursor is opaque and
+         *     signed by the service, and bound to the list that issued it: the operation, its parent ids (the path) and
+         *     its filters (every query parameter but `limit` and `after`, a parameter left out counting as its default).
+         *     Any other cursor, one of another list, tenant or filter, altered, forged or not ours, is
+         *     `400 invalid_cursor`. `limit` may change from page to page. A tenant's embedded `works` is the first page
+         *     of `GET /tenants/{tenant_id}/works` (default filters), and its cursors page on there.
+         */
         After: string;
         /**
-         * @description Makes a retried creation safe: a unique value per intended creation (1 to 255 visible ASCII characters, no
-         *     spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
+         * @description Makes a retried creation safe: a unique value per intended creation (it must be 1 to 255 visible ASCII
+         *     characters, without spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
          *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
          *     another operation is `422`; the same key while the first request is still running is `409`.
          */
@@ -4741,12 +4849,17 @@ export interface components {
         XRequestId: string;
         /**
          * @description The caller's remaining quota in the current window (IETF draft `RateLimit` header fields, draft 8):
-         *     `r` is the number of requests left, `t` the seconds until the window resets. Budgets are per API key.
+         *     `r` is the number of requests left, `t` the seconds until the window resets. The budget is per user: every
+         *     API key of a user spends the same one (the operator token has its own; a recipient's operations count per
+         *     answer link and per client address). Sent while rate limiting is on (the server's `RATE_LIMIT_PER_MINUTE`,
+         *     600 by default; `0` turns it off, and then no response carries it), on every response to a request that
+         *     authenticated, errors and `429` included. Absent on a `401` and on the `429` of an address whose
+         *     authentications failed too often: those are answered before anyone is known.
          */
         RateLimit: string;
         /**
          * @description The quota policy that applies (IETF draft `RateLimit-Policy`, draft 8): `q` requests per `w` seconds, per
-         *     API key (`pk` identifies the partition without revealing the key).
+         *     user (`pk` identifies the partition, the user, without revealing it). Sent exactly when `RateLimit` is.
          */
         RateLimitPolicy: string;
         /** @description Seconds to wait before the next request will be accepted. */
@@ -4756,6 +4869,8 @@ export interface components {
          *     (`CORS_ORIGINS`); absent otherwise, so browsers keep other sites out. Credentials mode is never on.
          */
         AccessControlAllowOrigin: string;
+        /** @description The methods the path takes (RFC 9110), with `405`. */
+        Allow: string;
         /**
          * @description `true` when this response is the stored response to an earlier request with the same `Idempotency-Key`
          *     (nothing was created this time). Absent on first responses.
@@ -4771,8 +4886,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retried creation safe: a unique value per intended creation (1 to 255 visible ASCII characters, no
-                 *     spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 * @description Makes a retried creation safe: a unique value per intended creation (it must be 1 to 255 visible ASCII
+                 *     characters, without spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
                  *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
                  *     another operation is `422`; the same key while the first request is still running is `409`.
                  */
@@ -4810,6 +4925,53 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminGetUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Answer `304 Not Modified` (no body) if the resource still has one of these `ETag`s (comma-separated, or
+                 *     `*`), so a cached copy can be reused.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The identifier of a user (the `user.id` that `POST /v1/admin/users` returned).
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                user_id: components["parameters"]["AdminUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["User"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -4861,7 +5023,14 @@ export interface operations {
             query?: {
                 /** @description How many items a page holds at most. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `endCursor` of the previous page; the page starts after it. */
+                /**
+                 * @description The `endCursor` of the previous page of the same list; the page starts after it. A cursor is opaque and
+                 *     signed by the service, and bound to the list that issued it: the operation, its parent ids (the path) and
+                 *     its filters (every query parameter but `limit` and `after`, a parameter left out counting as its default).
+                 *     Any other cursor, one of another list, tenant or filter, altered, forged or not ours, is
+                 *     `400 invalid_cursor`. `limit` may change from page to page. A tenant's embedded `works` is the first page
+                 *     of `GET /tenants/{tenant_id}/works` (default filters), and its cursors page on there.
+                 */
                 after?: components["parameters"]["After"];
             };
             header?: never;
@@ -4898,8 +5067,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retried creation safe: a unique value per intended creation (1 to 255 visible ASCII characters, no
-                 *     spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 * @description Makes a retried creation safe: a unique value per intended creation (it must be 1 to 255 visible ASCII
+                 *     characters, without spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
                  *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
                  *     another operation is `422`; the same key while the first request is still running is `409`.
                  */
@@ -4987,7 +5156,14 @@ export interface operations {
             query?: {
                 /** @description How many items a page holds at most. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `endCursor` of the previous page; the page starts after it. */
+                /**
+                 * @description The `endCursor` of the previous page of the same list; the page starts after it. A cursor is opaque and
+                 *     signed by the service, and bound to the list that issued it: the operation, its parent ids (the path) and
+                 *     its filters (every query parameter but `limit` and `after`, a parameter left out counting as its default).
+                 *     Any other cursor, one of another list, tenant or filter, altered, forged or not ours, is
+                 *     `400 invalid_cursor`. `limit` may change from page to page. A tenant's embedded `works` is the first page
+                 *     of `GET /tenants/{tenant_id}/works` (default filters), and its cursors page on there.
+                 */
                 after?: components["parameters"]["After"];
             };
             header?: never;
@@ -5024,8 +5200,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retried creation safe: a unique value per intended creation (1 to 255 visible ASCII characters, no
-                 *     spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 * @description Makes a retried creation safe: a unique value per intended creation (it must be 1 to 255 visible ASCII
+                 *     characters, without spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
                  *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
                  *     another operation is `422`; the same key while the first request is still running is `409`.
                  */
@@ -5170,7 +5346,14 @@ export interface operations {
             query?: {
                 /** @description How many items a page holds at most. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `endCursor` of the previous page; the page starts after it. */
+                /**
+                 * @description The `endCursor` of the previous page of the same list; the page starts after it. A cursor is opaque and
+                 *     signed by the service, and bound to the list that issued it: the operation, its parent ids (the path) and
+                 *     its filters (every query parameter but `limit` and `after`, a parameter left out counting as its default).
+                 *     Any other cursor, one of another list, tenant or filter, altered, forged or not ours, is
+                 *     `400 invalid_cursor`. `limit` may change from page to page. A tenant's embedded `works` is the first page
+                 *     of `GET /tenants/{tenant_id}/works` (default filters), and its cursors page on there.
+                 */
                 after?: components["parameters"]["After"];
             };
             header?: never;
@@ -5214,8 +5397,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retried creation safe: a unique value per intended creation (1 to 255 visible ASCII characters, no
-                 *     spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 * @description Makes a retried creation safe: a unique value per intended creation (it must be 1 to 255 visible ASCII
+                 *     characters, without spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
                  *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
                  *     another operation is `422`; the same key while the first request is still running is `409`.
                  */
@@ -5438,7 +5621,14 @@ export interface operations {
             query?: {
                 /** @description How many items a page holds at most. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `endCursor` of the previous page; the page starts after it. */
+                /**
+                 * @description The `endCursor` of the previous page of the same list; the page starts after it. A cursor is opaque and
+                 *     signed by the service, and bound to the list that issued it: the operation, its parent ids (the path) and
+                 *     its filters (every query parameter but `limit` and `after`, a parameter left out counting as its default).
+                 *     Any other cursor, one of another list, tenant or filter, altered, forged or not ours, is
+                 *     `400 invalid_cursor`. `limit` may change from page to page. A tenant's embedded `works` is the first page
+                 *     of `GET /tenants/{tenant_id}/works` (default filters), and its cursors page on there.
+                 */
                 after?: components["parameters"]["After"];
             };
             header?: never;
@@ -5524,7 +5714,14 @@ export interface operations {
             query?: {
                 /** @description How many items a page holds at most. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `endCursor` of the previous page; the page starts after it. */
+                /**
+                 * @description The `endCursor` of the previous page of the same list; the page starts after it. A cursor is opaque and
+                 *     signed by the service, and bound to the list that issued it: the operation, its parent ids (the path) and
+                 *     its filters (every query parameter but `limit` and `after`, a parameter left out counting as its default).
+                 *     Any other cursor, one of another list, tenant or filter, altered, forged or not ours, is
+                 *     `400 invalid_cursor`. `limit` may change from page to page. A tenant's embedded `works` is the first page
+                 *     of `GET /tenants/{tenant_id}/works` (default filters), and its cursors page on there.
+                 */
                 after?: components["parameters"]["After"];
                 /** @description `false`: kept works only (the default); `true`: discarded works only; `all`: both. */
                 discarded?: "false" | "true" | "all";
@@ -5570,8 +5767,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retried creation safe: a unique value per intended creation (1 to 255 visible ASCII characters, no
-                 *     spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 * @description Makes a retried creation safe: a unique value per intended creation (it must be 1 to 255 visible ASCII
+                 *     characters, without spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
                  *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
                  *     another operation is `422`; the same key while the first request is still running is `409`.
                  */
@@ -5822,7 +6019,14 @@ export interface operations {
             query?: {
                 /** @description How many items a page holds at most. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `endCursor` of the previous page; the page starts after it. */
+                /**
+                 * @description The `endCursor` of the previous page of the same list; the page starts after it. A cursor is opaque and
+                 *     signed by the service, and bound to the list that issued it: the operation, its parent ids (the path) and
+                 *     its filters (every query parameter but `limit` and `after`, a parameter left out counting as its default).
+                 *     Any other cursor, one of another list, tenant or filter, altered, forged or not ours, is
+                 *     `400 invalid_cursor`. `limit` may change from page to page. A tenant's embedded `works` is the first page
+                 *     of `GET /tenants/{tenant_id}/works` (default filters), and its cursors page on there.
+                 */
                 after?: components["parameters"]["After"];
                 /** @description Only requests in this status. */
                 status?: components["schemas"]["RequestStatus"];
@@ -5873,8 +6077,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retried creation safe: a unique value per intended creation (1 to 255 visible ASCII characters, no
-                 *     spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 * @description Makes a retried creation safe: a unique value per intended creation (it must be 1 to 255 visible ASCII
+                 *     characters, without spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
                  *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
                  *     another operation is `422`; the same key while the first request is still running is `409`.
                  */
@@ -5989,7 +6193,14 @@ export interface operations {
             query?: {
                 /** @description How many items a page holds at most. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `endCursor` of the previous page; the page starts after it. */
+                /**
+                 * @description The `endCursor` of the previous page of the same list; the page starts after it. A cursor is opaque and
+                 *     signed by the service, and bound to the list that issued it: the operation, its parent ids (the path) and
+                 *     its filters (every query parameter but `limit` and `after`, a parameter left out counting as its default).
+                 *     Any other cursor, one of another list, tenant or filter, altered, forged or not ours, is
+                 *     `400 invalid_cursor`. `limit` may change from page to page. A tenant's embedded `works` is the first page
+                 *     of `GET /tenants/{tenant_id}/works` (default filters), and its cursors page on there.
+                 */
                 after?: components["parameters"]["After"];
             };
             header?: never;
@@ -6287,7 +6498,14 @@ export interface operations {
             query?: {
                 /** @description How many items a page holds at most. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `endCursor` of the previous page; the page starts after it. */
+                /**
+                 * @description The `endCursor` of the previous page of the same list; the page starts after it. A cursor is opaque and
+                 *     signed by the service, and bound to the list that issued it: the operation, its parent ids (the path) and
+                 *     its filters (every query parameter but `limit` and `after`, a parameter left out counting as its default).
+                 *     Any other cursor, one of another list, tenant or filter, altered, forged or not ours, is
+                 *     `400 invalid_cursor`. `limit` may change from page to page. A tenant's embedded `works` is the first page
+                 *     of `GET /tenants/{tenant_id}/works` (default filters), and its cursors page on there.
+                 */
                 after?: components["parameters"]["After"];
             };
             header?: never;
@@ -6332,8 +6550,8 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retried creation safe: a unique value per intended creation (1 to 255 visible ASCII characters, no
-                 *     spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 * @description Makes a retried creation safe: a unique value per intended creation (it must be 1 to 255 visible ASCII
+                 *     characters, without spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
                  *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
                  *     another operation is `422`; the same key while the first request is still running is `409`.
                  */
@@ -6610,7 +6828,14 @@ export interface operations {
             query?: {
                 /** @description How many items a page holds at most. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `endCursor` of the previous page; the page starts after it. */
+                /**
+                 * @description The `endCursor` of the previous page of the same list; the page starts after it. A cursor is opaque and
+                 *     signed by the service, and bound to the list that issued it: the operation, its parent ids (the path) and
+                 *     its filters (every query parameter but `limit` and `after`, a parameter left out counting as its default).
+                 *     Any other cursor, one of another list, tenant or filter, altered, forged or not ours, is
+                 *     `400 invalid_cursor`. `limit` may change from page to page. A tenant's embedded `works` is the first page
+                 *     of `GET /tenants/{tenant_id}/works` (default filters), and its cursors page on there.
+                 */
                 after?: components["parameters"]["After"];
             };
             header?: never;

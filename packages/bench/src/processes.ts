@@ -47,6 +47,9 @@ export interface StartOptions {
  */
 const BENCH_ENCRYPTION_KEYS = Buffer.from('works-api benchmark key, not secret').subarray(0, 32).toString('base64');
 
+/** The ENCRYPTION_KEYS every server of the benchmark runs with (they also sign its paging cursors). */
+export const benchEncryptionKeys = (): string => process.env.ENCRYPTION_KEYS ?? BENCH_ENCRYPTION_KEYS;
+
 /** Starts a node process listening on a free loopback port and waits until it answers HTTP. */
 export async function startService(options: StartOptions): Promise<Service> {
   const port = await freePort();
@@ -61,7 +64,7 @@ export async function startService(options: StartOptions): Promise<Service> {
       // The create-tenant scenario creates thousands of tenants as one user: lift the per-user cap (100).
       MAX_TENANTS_PER_USER: '1000000',
       // PostgreSQL needs ENCRYPTION_KEYS (secrets at rest): the benchmark's fixed key unless the caller set one.
-      ENCRYPTION_KEYS: process.env.ENCRYPTION_KEYS ?? BENCH_ENCRYPTION_KEYS,
+      ENCRYPTION_KEYS: benchEncryptionKeys(),
       ...options.env,
       PORT: String(port),
       HOST: '127.0.0.1',

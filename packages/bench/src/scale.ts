@@ -8,12 +8,15 @@ import {
   nthNewestRequestId,
 } from '@works-api/server/dist/db/large-dataset';
 import { applyMigrations, pgliteSession, type SqlSession, withPgSession } from '@works-api/server/dist/db/migrate';
-import { encodeCursor } from '@works-api/server/dist/domain/paging';
+import { parseEncryptionKeys, SecretBox } from '@works-api/server/dist/db/secret-box';
+import { Cursors } from '@works-api/server/dist/domain/cursors';
+import { CursorEdge } from '@works-api/server/dist/http/cursors';
+import { loadSpec } from '@works-api/server/dist/http/spec';
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { callApi, type Fixtures } from './fixtures';
 import { Client } from 'pg';
-import { cpuMsOf, delay, type Service } from './processes';
+import { benchEncryptionKeys, cpuMsOf, delay, type Service } from './processes';
 import type { Measurement } from './report';
 import type { Scenario, Target } from './scenarios';
 
@@ -202,7 +205,12 @@ async function load(session: SqlSession, shape: LargeDatasetShape, log: (line: s
   const loadMs = Date.now() - started;
   for (const { step, ms } of dataset.timings) log(`  ${step.padEnd(28)} ${(ms / 1000).toFixed(1).padStart(6)} s`);
   const deepPosition = Math.max(1, Math.floor(shape.bigWorkRequests * LARGE_DEEP_FRACTION));
-  const deepCursor = encodeCursor(await nthNewestRequestId(session, dataset.bigWorkId, deepPosition));
+  // The cursor the server would hand out for that request (signed with the keys the bench gives every server).
+  const cursors = new Cursors(new SecretBox(parseEncryptionKeys(benchEncryptionKeys())).derivedKeys('cursor'));
+  const deepCursor = new CursorEdge(loadSpec(), cursors).cursorOf(
+    { operationId: 'listRequests', path: { tenant_id: dataset.bigTenantId, work_id: dataset.bigWorkId } },
+    await nthNewestRequestId(session, dataset.bigWorkId, deepPosition),
+  );
   return { dataset, loadMs, deepPosition, deepCursor };
 }
 

@@ -73,6 +73,32 @@ declare module '@works-api/server/dist/db/large-dataset' {
   ): Promise<string>;
 }
 
-declare module '@works-api/server/dist/domain/paging' {
-  export function encodeCursor(id: string): string;
+declare module '@works-api/server/dist/db/secret-box' {
+  export function parseEncryptionKeys(value: string): Buffer[];
+  export class SecretBox {
+    constructor(keys: Buffer[]);
+    derivedKeys(purpose: 'cursor'): Buffer[];
+  }
+}
+
+declare module '@works-api/server/dist/domain/cursors' {
+  export class Cursors {
+    constructor(keys: readonly Buffer[]);
+  }
+}
+
+declare module '@works-api/server/dist/http/spec' {
+  export interface Spec {
+    basePath: string;
+  }
+  export function loadSpec(file?: string): Spec;
+}
+
+declare module '@works-api/server/dist/http/cursors' {
+  import type { Cursors } from '@works-api/server/dist/domain/cursors';
+  import type { Spec } from '@works-api/server/dist/http/spec';
+  export class CursorEdge {
+    constructor(spec: Spec, cursors: Cursors);
+    cursorOf(list: { operationId: string; path: Record<string, string> }, id: string): string;
+  }
 }

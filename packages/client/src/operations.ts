@@ -21,6 +21,7 @@ export const allowedActionsByStatus = {
  */
 export const operationRoutes = {
   adminCreateUser: { method: 'post', path: '/admin/users', creates: true },
+  adminGetUser: { method: 'get', path: '/admin/users/{user_id}', creates: false },
   getMe: { method: 'get', path: '/me', creates: false },
   listApiKeys: { method: 'get', path: '/api-keys', creates: false, list: { connection: 'apiKeys', maxPageSize: 100 } },
   createApiKey: { method: 'post', path: '/api-keys', creates: true },

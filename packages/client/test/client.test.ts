@@ -124,3 +124,42 @@ describe('errors are typed Problems', () => {
     await server.close();
   });
 });
+
+describe('responses that gained properties (what /v1 may add at any time)', () => {
+  it('parse and keep the known fields, whether they are in a resource, a page or a problem', async () => {
+    const newer = { ...work, colour: 'teal', owner: { ...work.owner, pronouns: 'she/her' } };
+    const server = await scriptedServer([
+      { status: 200, body: { work: newer, links: { self: '/v1/works/w1' } } },
+      {
+        status: 200,
+        body: {
+          works: {
+            totalCount: 1,
+            edges: [{ cursor: 'c1', node: newer, rank: 1 }],
+            pageInfo: { hasNextPage: false, endCursor: 'c1', startCursor: 'c1' },
+            searchedAt: '2026-11-26T10:00:00.000Z',
+          },
+        },
+      },
+      { status: 409, body: { ...problem(409, 'work_discarded'), retryable: false, docs: 'https://example.com' } },
+    ]);
+    const client = createClient({ baseUrl: server.baseUrl, apiKey: 'k', retry: false });
+    const path = { tenant_id: 't1', work_id: 'w1' };
+
+    const { work: read } = unwrap(await client.getWork({ params: { path } }));
+    expect(read).toMatchObject({ id: 'w1', name: 'Annual report', owner: { email: 'ada@example.com' } });
+    expect(read).toHaveProperty('colour', 'teal');
+
+    const paged = [];
+    for await (const item of client.paginate('listWorks', { params: { path: { tenant_id: 't1' } } })) paged.push(item);
+    expect(paged.map((item) => item.id)).toEqual(['w1']);
+
+    const result = await client.createRequest({
+      params: { path },
+      body: { title: 'Sign', recipient: { email: 'grace@example.com' } },
+    });
+    expect(isProblem(result.error)).toBe(true);
+    expect(result.error).toMatchObject({ status: 409, code: 'work_discarded', retryable: false });
+    await server.close();
+  });
+});

@@ -29,6 +29,31 @@ const refusal = (run: () => unknown): WebhookVerificationReason | 'accepted' => 
   }
 };
 
+describe('verifyWebhook, from a newer server', () => {
+  it('returns an event that gained properties, with them, and a type it does not know, as it came', () => {
+    const body = JSON.stringify({
+      id: vector.id,
+      type: 'webhook_endpoint.test',
+      createdAt: at.toISOString(),
+      tenantId: '0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b',
+      attempt: 2,
+      data: {
+        webhookEndpoint: { id: '0193a1c0-3a4b-7c5d-8e6f-7a8b9c0d1e2f', url: 'https://h.example.com/x', region: 'eu' },
+      },
+    });
+    const signature = new Webhook(vector.secret).sign(vector.id, at, body);
+    const event = verifyWebhook(body, headers(signature), vector.secret, { now: at });
+    expect(event).toMatchObject({
+      type: 'webhook_endpoint.test',
+      attempt: 2,
+      data: { webhookEndpoint: { region: 'eu' } },
+    });
+    const later = JSON.stringify({ ...JSON.parse(body), type: 'invitation.accepted' });
+    const signedLater = new Webhook(vector.secret).sign(vector.id, at, later);
+    expect(verifyWebhook(later, headers(signedLater), vector.secret, { now: at }).type).toBe('invitation.accepted');
+  });
+});
+
 describe('verifyWebhook against the Standard Webhooks test vector', () => {
   it('returns the typed event of a signed works-api body', () => {
     const body = JSON.stringify({

@@ -139,7 +139,8 @@ describe('the console', () => {
     await page.getByLabel('Recipient email').fill('katherine@example.com');
     await page.getByLabel('Recipient first name').fill('Katherine');
     await page.getByLabel('Recipient last name').fill('Johnson');
-    await page.getByLabel('Due').fill('2026-12-01T17:00');
+    // A due date a month ahead, as the datetime-local field takes it (a due date in the past is refused).
+    await page.getByLabel('Due').fill(new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 16));
     await page.getByRole('button', { name: 'Send request' }).click();
     await expectVisible(heading(page, 'Confirm Q3 figures'));
     await expectVisible(page.locator('.subtitle').getByText('pending'));
@@ -184,6 +185,54 @@ describe('the console', () => {
     await expectVisible(heading(page, 'API keys'));
 
     expect(server.output()).not.toContain(ada.apiKey);
+  });
+
+  it('reads responses that gained properties it does not know: every page renders, no error', async () => {
+    const ada = await server.createUser('Ada');
+    const { tenant } = unwrap(await ada.api.createTenant({ body: { name: 'Newer Server Ltd' } }));
+    const { work } = unwrap(
+      await ada.api.createWork({ params: { path: { tenant_id: tenant.id } }, body: { name: 'Forward compatible' } }),
+    );
+    const { request } = unwrap(
+      await ada.api.createRequest({
+        params: { path: { tenant_id: tenant.id, work_id: work.id } },
+        body: { title: 'Read me anyway', recipient: { email: 'newer@example.com' } },
+      }),
+    );
+    const page = await newPage();
+    // A server a version ahead: every object of every JSON answer carries properties this console has never seen.
+    let widened = 0;
+    const widen = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(widen);
+      if (typeof value !== 'object' || value === null) return value;
+      widened++;
+      return {
+        ...Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, widen(inner)])),
+        addedLater: { note: 'a field from a newer server', list: [1, 2] },
+        colour: 'teal',
+      };
+    };
+    await page.route('**/v1/**', async (route) => {
+      const response = await route.fetch();
+      const type = response.headers()['content-type'] ?? '';
+      if (!/json/.test(type)) return route.fulfill({ response });
+      return route.fulfill({ response, body: JSON.stringify(widen(await response.json())) });
+    });
+    await signIn(page, ada, '/console');
+    await expectVisible(page.getByRole('link', { name: 'Newer Server Ltd' }));
+    await page.getByRole('link', { name: 'Newer Server Ltd' }).click();
+    await expectVisible(page.getByRole('link', { name: 'Forward compatible' }));
+    await page.getByRole('link', { name: 'Forward compatible' }).click();
+    await expectVisible(page.getByRole('link', { name: 'Read me anyway' }));
+    await page.getByRole('link', { name: 'Read me anyway' }).click();
+    await expectVisible(heading(page, 'Read me anyway'));
+    await expectVisible(page.locator('.subtitle').getByText('pending'));
+    await page.getByLabel('Answer').fill('Fine.');
+    await page.getByRole('button', { name: 'Confirm', exact: true }).click();
+    await expectVisible(page.locator('.subtitle').getByText('confirmed'));
+    expect(widened).toBeGreaterThan(20);
+    expect(request.status).toBe('pending');
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
   });
 
   it('shows "changed by someone else" when another browser changed the request first, and reloads it', async () => {

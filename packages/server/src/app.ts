@@ -28,9 +28,12 @@ import {
 import { devMailboxRoutes } from './http/dev-mailbox';
 import type { DevMailbox } from './mail/transport';
 import { assignRequestId } from './http/request-id';
+import { isRealDateTime } from './domain/dates';
+import { ruleMessages } from './domain/validation-messages';
+import { validationMessages } from './http/validation-errors';
 import { contractRoutes, operatorPathMatcher, recipientPathMatcher } from './http/routes';
 import { corsFor, securityHeaders } from './http/security';
-import { loadSpec, operationMatcher, routeTemplates, type Spec } from './http/spec';
+import { closedDocument, loadSpec, operationMatcher, routeTemplates, type Spec } from './http/spec';
 import { METRICS_PATH, metricsRoute, requestLabeler } from './observability/http';
 import type { Telemetry } from './observability/telemetry';
 
@@ -130,7 +133,7 @@ export function createApp(options: AppOptions): express.Express {
     const repeated = repeatedSingletonHeader(req.rawHeaders);
     if (!repeated) return next();
     sendProblem(res, 'validation_failed', `The ${repeated} header must be sent at most once.`, req.path, {
-      errors: [{ path: `/headers/${repeated}`, message: 'must be sent at most once' }],
+      errors: [{ path: `/headers/${repeated}`, message: `${repeated} ${ruleMessages.sentOnce}` }],
     });
   });
   if (options.corsOrigins?.length) app.use(corsFor(options.corsOrigins));
@@ -198,14 +201,18 @@ export function createApp(options: AppOptions): express.Express {
   app.use((req, res, next) => (operationFor(req.method, req.path)?.takes.body ? parseJson(req, res, next) : next()));
   app.use(
     OpenApiValidator.middleware({
-      apiSpec: structuredClone(spec.document) as never,
+      // Tests check responses against the contract closed (closedDocument): exactly the documented properties.
+      apiSpec: (options.validateResponses ? closedDocument(spec.document) : structuredClone(spec.document)) as never,
       validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
       validateResponses: options.validateResponses ?? false,
       validateSecurity: false,
       validateFormats: true,
+      // `date-time` as the domain reads it (domain/dates.ts): a real date and time, never moved; not Ajv's regex.
+      formats: { 'date-time': isRealDateTime },
       $refParser: { mode: 'dereference' },
     }),
   );
+  app.use(validationMessages(spec)); // the validator's findings, in words that name the field
   app.use(
     spec.basePath,
     contractRoutes(

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { DatabaseTarget } from './client';
@@ -143,6 +143,17 @@ export class SecretBox {
         `a sealed value in ${slot.table}.${slot.column} does not open in its row: it was sealed for another row or column, or altered`,
       );
     }
+  }
+
+  /**
+   * Keys for another use of the same secret (`cursor`: the tags of paging cursors), one per key and in the same
+   * order (the first is the current one): HKDF-SHA256 of each key with the purpose as its info, so no derived key
+   * says anything of the sealing key or of another purpose's.
+   */
+  derivedKeys(purpose: 'cursor'): Buffer[] {
+    return this.keys.map(({ bytes }) =>
+      Buffer.from(hkdfSync('sha256', bytes, Buffer.alloc(0), `works-api/${purpose}`, 32)),
+    );
   }
 
   /** Re-sealed at start-up unless it is in the row-bound form and sealed with the sealing key. */

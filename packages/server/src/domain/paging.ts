@@ -1,15 +1,16 @@
-import { isId } from '../db/ids';
-import { ProblemError } from './errors';
-
 /**
- * Keyset paging over time-ordered ids (UUIDv7), newest first. A cursor is the id of the last item of a page,
- * wrapped so clients treat it as opaque. Rows inserted while a client pages are newer than every cursor, so
- * they land before the first page: nothing is skipped or repeated.
+ * Keyset paging over time-ordered ids (UUIDv7), newest first. Inside the service a page's position is the id of
+ * its last item: `edges[].cursor` and `pageInfo.endCursor` hold ids as the domain builds a Connection, and `after`
+ * is an id when it reaches it. The HTTP layer turns them into the cursors partners see, and back, binding each to
+ * its list and signing it (domain/cursors.ts), so no id-shaped string from outside is ever taken as a position.
+ * Rows inserted while a client pages are newer than every cursor, so they land before the first page: nothing is
+ * skipped or repeated.
  */
 export const DEFAULT_PAGE_SIZE = 20;
 
 export interface PageRequest {
   limit?: number;
+  /** The id after which the page starts (a cursor the HTTP layer has read). */
   after?: string;
 }
 
@@ -26,27 +27,30 @@ export interface Connection<T> {
   pageInfo: { hasNextPage: boolean; endCursor: string | null };
 }
 
-const CURSOR_VERSION = 'v1:';
+/** Where a Connection that is not its operation's own list pages on (see `pagesOn`). */
+export const LIST_OF_CONNECTION = Symbol('the list operation a connection is the first page of');
 
-export function encodeCursor(id: string): string {
-  return Buffer.from(CURSOR_VERSION + id).toString('base64url');
+/** A list operation of the contract, under its parent ids, with the query it was asked with (defaults aside). */
+export interface PagedList {
+  operationId: string;
+  path: Record<string, string>;
+  query?: Record<string, string>;
 }
 
-export function decodeCursor(cursor: string): string {
-  const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
-  const id = decoded.slice(CURSOR_VERSION.length);
-  if (!decoded.startsWith(CURSOR_VERSION) || !isId(id)) {
-    throw new ProblemError('invalid_cursor', 'The `after` cursor is not one this API returned.', {
-      errors: [{ path: '/query/after', message: 'must be the endCursor of a previous page' }],
-    });
-  }
-  return id;
+/**
+ * Marks `connection` as the first page of another list (a tenant's `works` is the first page of `listWorks` for
+ * that tenant), so that its cursors are issued for that list and `after` takes them there. A list operation's own
+ * Connection needs no mark; any other Connection without one is a bug the HTTP layer refuses to send.
+ */
+export function pagesOn<T extends Connection<unknown>>(connection: T, list: PagedList): T {
+  Object.defineProperty(connection, LIST_OF_CONNECTION, { value: list, enumerable: false });
+  return connection;
 }
 
 /** The page to read: one row more than asked, to learn whether another page follows. */
 export function pageOf(request: PageRequest): Page {
   const take = (request.limit ?? DEFAULT_PAGE_SIZE) + 1;
-  return request.after === undefined ? { take } : { take, beforeId: decodeCursor(request.after) };
+  return request.after === undefined ? { take } : { take, beforeId: request.after };
 }
 
 /**
@@ -94,6 +98,6 @@ export function toConnection<Row extends { id: string }, Node>(
 ): Connection<Node> {
   const hasNextPage = rows.length === page.take;
   const kept = hasNextPage ? rows.slice(0, page.take - 1) : rows;
-  const edges = kept.map((row) => ({ cursor: encodeCursor(row.id), node: present(row) }));
+  const edges = kept.map((row) => ({ cursor: row.id, node: present(row) }));
   return { totalCount, edges, pageInfo: { hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
 }

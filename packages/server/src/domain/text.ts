@@ -1,3 +1,5 @@
+import { boundMessages, ruleMessages } from './validation-messages';
+
 /**
  * The rules of the contract's text schemas that no portable regular expression can state (openapi/README.md,
  * "Portable patterns"): the schemas refuse control characters in every regex dialect alike; these are the rest,
@@ -22,8 +24,8 @@ export const isTextSchema = (name: string): name is TextSchema => Object.hasOwn(
 const UNPAIRED_SURROGATE = /\p{Cs}/u;
 
 /**
- * The control characters every text schema refuses (their `not: pattern`): C0 and C1 but tab, line feed and
- * carriage return. ANSI escape sequences start with one (ESC), so none can be stored.
+ * The control characters every text schema refuses (their pattern): C0 and C1 but tab, line feed and carriage
+ * return. ANSI escape sequences start with one (ESC), so none can be stored.
  */
 // eslint-disable-next-line no-control-regex -- naming control characters is the point
 export const CONTROL_CHARACTERS = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]/g;
@@ -33,25 +35,23 @@ export const LONG_TEXT_MAX = 5000;
 
 /**
  * Every rule of LongText (the schema's and the server's), for text that reaches the service without the contract's
- * validator: the recipient page's form. Why `value` breaks them, or undefined.
+ * validator: the recipient page's form. Why `value` breaks them (the rule, in the table's words), or undefined.
  */
 export function longTextViolation(value: string): string | undefined {
-  if (new RegExp(CONTROL_CHARACTERS.source).test(value))
-    return 'must not contain control characters (escape codes, NUL, ...) other than line breaks and tabs';
-  if (UNPAIRED_SURROGATE.test(value)) return 'must not contain an unpaired surrogate';
-  if ([...value].length > LONG_TEXT_MAX) return `must be at most ${LONG_TEXT_MAX.toLocaleString('en')} characters`;
+  if (new RegExp(CONTROL_CHARACTERS.source).test(value)) return ruleMessages.controlCharactersButLineBreaks;
+  if (UNPAIRED_SURROGATE.test(value)) return ruleMessages.unpairedSurrogate;
+  if ([...value].length > LONG_TEXT_MAX) return boundMessages.atMostCharacters(LONG_TEXT_MAX);
   return undefined;
 }
 
-/** Why `value` breaks the rest of `schema`'s rules, or undefined when it keeps them. */
+/** Why `value` breaks the rest of `schema`'s rules (the rule, in the table's words), or undefined when it keeps them. */
 export function textViolation(schema: TextSchema, value: string): string | undefined {
-  if (UNPAIRED_SURROGATE.test(value)) return 'must not contain an unpaired surrogate';
+  if (UNPAIRED_SURROGATE.test(value)) return ruleMessages.unpairedSurrogate;
   const rule: { trimmed?: { min: number; max: number } } = textRules[schema];
   if (!rule.trimmed) return undefined;
   // String.prototype.trim() trims exactly Unicode white space (and the line terminators, refused already).
   const length = [...value.trim()].length;
-  if (length < rule.trimmed.min) return 'must contain a character other than white space';
-  if (length > rule.trimmed.max)
-    return `must be at most ${rule.trimmed.max} characters after trimming surrounding white space`;
+  if (length < rule.trimmed.min) return ruleMessages.blank;
+  if (length > rule.trimmed.max) return boundMessages.atMostCharacters(rule.trimmed.max);
   return undefined;
 }

@@ -39,7 +39,7 @@ export type HandlerResult<K extends OperationId> = {
 }[SuccessOf<K>];
 
 /** Operations authenticated with the operator's ADMIN_TOKEN instead of an API key. */
-export type AdminOperationId = 'adminCreateUser';
+export type AdminOperationId = 'adminCreateUser' | 'adminGetUser';
 /** Operations authenticated with a recipient's answer token (the emailed link) instead of an API key. */
 export type RecipientOperationId = 'getRecipientRequest' | 'answerRecipientRequest';
 

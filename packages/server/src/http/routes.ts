@@ -1,5 +1,9 @@
 import { Router, type RequestHandler } from 'express';
 import type { Db } from '../db/client';
+import { canonicalId } from '../db/ids';
+import { secretBoxOf } from '../db/secret-box';
+import { Cursors } from '../domain/cursors';
+import { CursorEdge } from './cursors';
 import type { Limits } from '../domain/limits';
 import type { WebhookSettings } from '../domain/webhooks/endpoints';
 import type { OutageMonitor } from '../db/outage';
@@ -26,6 +30,8 @@ export function contractRoutes(
   onIdempotentReplay?: () => void,
 ): Router {
   const router = Router({ caseSensitive: true }); // as the app's routing (app.ts)
+  // Keyed from the database's keys (ENCRYPTION_KEYS, or the embedded database's key file): no setting of its own.
+  const cursors = new CursorEdge(spec, new Cursors(secretBoxOf(db).derivedKeys('cursor')));
   for (const operation of spec.operations) {
     const handler = handlers[operation.operationId] as unknown as RuntimeHandler | undefined;
     if (!handler) throw new Error(`openapi/api.yaml has ${operation.operationId}, which has no handler`);
@@ -41,7 +47,7 @@ export function contractRoutes(
           ...(onIdempotentReplay && { onReplay: onIdempotentReplay }),
         }),
       );
-    chain.push(respondWith(spec.basePath, operation, handler, db, webhooks, limits));
+    chain.push(respondWith(spec.basePath, operation, handler, db, webhooks, limits, cursors));
     router[operation.method](toExpressPath(operation.path), ...chain);
   }
   return router;
@@ -59,13 +65,21 @@ function respondWith(
   db: Db,
   webhooks: WebhookSettings,
   limits: Limits,
+  cursors: CursorEdge,
 ): RequestHandler {
-  const { etag, takes } = operation;
+  const { etag, takes, operationId } = operation;
   return async (req, res) => {
     const ifMatch = takes.ifMatch ? req.headers['if-match'] : undefined;
+    // Every path parameter of the contract is an id (IdInPath): an upper-case UUID is the same id.
+    const params = Object.fromEntries(
+      Object.entries(req.params).map(([name, id]) => [name, typeof id === 'string' ? canonicalId(id) : id]),
+    ) as Record<string, string>;
+    const query = req.query as Record<string, string>;
+    // A list's own list: its cursors are issued for it, and `after` is read against it (400 when not its own).
+    const list = takes.after ? { operationId, path: params, query } : undefined;
     const result = await handler({
-      params: req.params as never,
-      query: req.query,
+      params: params as never,
+      query: list && query.after !== undefined ? { ...query, after: cursors.read(list, query.after) } : query,
       body: req.body as never,
       actor: req.actor ?? null,
       recipientToken: req.recipientToken,
@@ -77,10 +91,13 @@ function respondWith(
     if (result.location) res.location(basePath + result.location);
     if (result.body === undefined) return void res.status(result.status).end();
     if (etag.has(result.status)) {
+      // The tag of the resource as the domain sees it (cursors as ids), as `If-Match` is compared in the domain;
+      // the cursors are a function of it.
       const tag = entityTag(resourceOf(result.body));
       res.setHeader('ETag', tag);
       if (takes.ifNoneMatch && noneMatchHit(req.headers['if-none-match'], tag)) return void res.status(304).end();
     }
+    cursors.issue(result.body, list);
     res.status(result.status).json(result.body);
   };
 }

@@ -18,7 +18,9 @@ export interface SpecOperation {
   /** The security schemes that may authenticate it. */
   security: string[];
   /** The HTTP behaviours the spec declares for it (they switch the matching middleware on). */
-  takes: { idempotencyKey: boolean; ifMatch: boolean; ifNoneMatch: boolean; body: boolean };
+  takes: { idempotencyKey: boolean; ifMatch: boolean; ifNoneMatch: boolean; body: boolean; after: boolean };
+  /** Its query parameters, with their defaults: a list's filters are all of them but `limit` and `after`. */
+  query: Array<{ name: string; default?: string }>;
   /** The success statuses whose response carries an `ETag` (addMember: its 201, not its 202 invitation). */
   etag: ReadonlySet<number>;
 }
@@ -36,6 +38,7 @@ interface Ref {
 interface ParameterObject extends Ref {
   name?: string;
   in?: string;
+  schema?: { default?: unknown } & Ref;
 }
 
 interface ResponseObject extends Ref {
@@ -80,7 +83,7 @@ export const pathPattern = (template: string, prefix = ''): RegExp =>
 
 export function loadSpec(file = specPath): Spec {
   const document = readSpecDocument(file) as {
-    servers: Array<{ url: string }>;
+    servers: Array<{ url: string; variables?: Record<string, { default: string }> }>;
     security: Array<Record<string, string[]>>;
     paths: Record<string, PathItem>;
   };
@@ -90,12 +93,19 @@ export function loadSpec(file = specPath): Spec {
     HTTP_METHODS.flatMap((method) => {
       const operation = item[method];
       if (!operation) return [];
+      const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map(resolve);
       const headerParameters = new Set(
-        [...(item.parameters ?? []), ...(operation.parameters ?? [])]
-          .map(resolve)
-          .filter((parameter) => parameter.in === 'header')
-          .map((parameter) => parameter.name?.toLowerCase()),
+        parameters.filter((parameter) => parameter.in === 'header').map((parameter) => parameter.name?.toLowerCase()),
       );
+      const query = parameters
+        .filter((parameter) => parameter.in === 'query')
+        .map((parameter) => {
+          const fallback = parameter.schema && resolve(parameter.schema).default;
+          // Query values arrive as strings: a default is compared as the string a client would send.
+          const text =
+            typeof fallback === 'string' ? fallback : fallback === undefined ? undefined : JSON.stringify(fallback);
+          return { name: parameter.name!, ...(text !== undefined && { default: text }) };
+        });
       const success = Object.entries(operation.responses ?? {})
         .filter(([status]) => status.startsWith('2'))
         .map(([status, response]) => ({ status: Number(status), ...resolve(response) }));
@@ -110,7 +120,9 @@ export function loadSpec(file = specPath): Spec {
             ifMatch: headerParameters.has('if-match'),
             ifNoneMatch: headerParameters.has('if-none-match'),
             body: operation.requestBody !== undefined,
+            after: query.some((parameter) => parameter.name === 'after'),
           },
+          query,
           etag: new Set(
             success.filter((response) => response.headers?.['ETag'] !== undefined).map((response) => response.status),
           ),
@@ -118,7 +130,7 @@ export function loadSpec(file = specPath): Spec {
       ];
     }),
   );
-  return { document, basePath: new URL(document.servers[0]!.url, 'http://x').pathname, operations };
+  return { document, basePath: basePathOf(document.servers[0]!), operations };
 }
 
 /**
@@ -156,6 +168,33 @@ export function operationMatcher(spec: Spec): (method: string, path: string) => 
     ]);
   }
   return (method, path) => byMethod.get(method.toUpperCase())?.find(({ pattern }) => pattern.test(path))?.operation;
+}
+
+/** The path of a server URL (`{origin}/v1` with its variables' defaults, or a relative `/v1`): `/v1`. */
+export function basePathOf(server: { url: string; variables?: Record<string, { default: string }> }): string {
+  const url = server.url.replace(/\{([^}]+)\}/g, (_, name: string) => server.variables?.[name]?.default ?? '');
+  return new URL(url, 'http://x').pathname;
+}
+
+/**
+ * A copy of `document` in which every object schema declares `additionalProperties: false`. The contract leaves
+ * what we send open, so that a property can be added without breaking a partner's validation; our own tests hold
+ * the server to exactly the properties it documents today (a response with an undocumented one fails them). An
+ * `allOf` member without a `type` only narrows its siblings (a problem type fixing `code`) and stays as it is.
+ */
+export function closedDocument<T>(document: T): T {
+  const close = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(close);
+    if (typeof node !== 'object' || node === null) return;
+    const schema = node as Record<string, unknown>;
+    const types = Array.isArray(schema.type) ? (schema.type as unknown[]) : [schema.type];
+    if (types.includes('object') && schema.properties !== undefined && schema.additionalProperties === undefined)
+      schema.additionalProperties = false;
+    for (const [key, value] of Object.entries(schema)) if (key !== 'example' && key !== 'examples') close(value);
+  };
+  const copy = structuredClone(document);
+  close(copy);
+  return copy;
 }
 
 /** `/tenants/{tenant_id}` → `/tenants/:tenant_id` */

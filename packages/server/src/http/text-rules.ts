@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import { isTextSchema, type TextSchema, textViolation } from '../domain/text';
+import { aboutField } from '../domain/validation-messages';
 import { sendProblem } from './problems';
 import { resolveRef, type Spec, type SpecOperation } from './spec';
 
@@ -51,8 +52,9 @@ export function textRulesFor(spec: Spec, operation: SpecOperation): RequestHandl
         (into, key) => (typeof into === 'object' && into !== null ? (into as Node)[key] : undefined),
         req.body,
       );
-      const message = typeof value === 'string' ? textViolation(schema, value) : undefined;
-      return message ? [{ path: `/body/${at.join('/')}`, message }] : [];
+      const rule = typeof value === 'string' ? textViolation(schema, value) : undefined;
+      const path = `/body/${at.join('/')}`;
+      return rule ? [{ path, message: aboutField(path, rule) }] : [];
     });
     if (errors.length === 0) return next();
     sendProblem(

@@ -42,7 +42,7 @@ it('accepts and records a response that matches the contract', async () => {
   reply = { status: 200, type: 'application/json', body: JSON.stringify({ user }) };
   const { recorder, outcome } = await call();
   await expect(outcome).resolves.toMatchObject({ data: { user } });
-  expect(recorder.calls).toEqual([{ operationId: 'getMe', method: 'get', status: 200 }]);
+  expect(recorder.calls).toEqual([{ operationId: 'getMe', method: 'get', status: 200, through: 'today' }]);
 });
 
 it.each([

@@ -1,7 +1,7 @@
 import { type components, type Problem, unwrap, type WorksApiClient } from '@works-api/client';
 import { freshEmail } from '../support/fixtures';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/server';
-import { ContractRecorder, contractClient, specOperationIds } from './support/contract';
+import { ContractRecorder, contractClient, previousOperationIds, specOperationIds } from './support/contract';
 import { silentLogger } from '../../src/observability/logger';
 import { DevMailbox } from '../../src/mail/transport';
 
@@ -55,11 +55,22 @@ describe('Admin', () => {
     const result = await admin.adminCreateUser({ body: { email, firstName: 'Grace', lastName: 'Hopper' } });
     const { user, apiKey } = unwrap(result);
     expect(result.response.status).toBe(201);
-    expect(result.response.headers.get('Location')).toBe('/v1/me');
+    expect(result.response.headers.get('Location')).toBe(`/v1/admin/users/${user.id}`);
     expect(user).toMatchObject({ email, firstName: 'Grace', lastName: 'Hopper' });
     expect(apiKey.secret).toMatch(/^wk_/);
     graceId = user.id;
     grace = contractClient(server.baseUrl, apiKey.secret, recorder);
+  });
+
+  it('adminGetUser: the Location of the creation reads the user, with the operator token', async () => {
+    const { user } = unwrap(await admin.adminGetUser({ params: { path: { user_id: graceId } } }));
+    expect(user.id).toBe(graceId);
+    const viaLocation = await fetch(`${server.baseUrl}/v1/admin/users/${graceId}`, {
+      headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(((await viaLocation.json()) as { user: { id: string } }).user.id).toBe(graceId);
+    const missing = await admin.adminGetUser({ params: { path: { user_id: '0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b' } } });
+    expect(problemOf(missing)).toMatchObject({ status: 404, code: 'not_found' });
   });
 
   it('adminCreateUser: an API key is not the operator token (401)', async () => {
@@ -280,7 +291,7 @@ describe('Requests', () => {
       body: {
         title: 'Confirm Q3 figures',
         recipient: { email: 'recipient@example.com', firstName: 'Rae' },
-        dueAt: '2026-12-01T17:00:00.000Z',
+        dueAt: '2030-12-01T17:00:00.000Z',
       },
     });
     request = unwrap(result).request;
@@ -289,7 +300,7 @@ describe('Requests', () => {
       status: 'pending',
       workId: work.id,
       message: '',
-      dueAt: '2026-12-01T17:00:00.000Z',
+      dueAt: '2030-12-01T17:00:00.000Z',
     });
   });
 
@@ -504,5 +515,16 @@ describe('contract coverage', () => {
     // And the errors partners switch on were seen as well.
     const errorStatuses = new Set(recorder.calls.filter((call) => call.status >= 400).map((call) => call.status));
     expect([...errorStatuses].sort()).toEqual([400, 401, 403, 404, 409]);
+  });
+
+  // The compatibility check (scripts/previous-client.mjs): the previous release's client, strictly checked against
+  // the previous release's contract, worked against today's server for every operation it has.
+  (previousOperationIds ? it : it.skip)('every operation of the previous release succeeded through its client', () => {
+    const older = recorder.calls.filter((call) => call.through === 'previous');
+    const succeeded = new Set(older.filter((call) => call.status < 300).map((call) => call.operationId));
+    expect([...previousOperationIds!].filter((operationId) => !succeeded.has(operationId))).toEqual([]);
+    console.log(
+      `compatibility: ${older.length} calls through the previous release's client (${succeeded.size} operations), each response valid against its contract`,
+    );
   });
 });

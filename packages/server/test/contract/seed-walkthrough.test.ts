@@ -38,10 +38,10 @@ it('walks from a new user to a validated request', async () => {
   const request = (
     await client.POST('/tenants/{tenant_id}/works/{work_id}/requests', {
       params: { path: { tenant_id: tenant.id, work_id: work.id } },
-      body: { title: 'Confirm Q3 figures', recipient: { email: 'cfo@example.com' }, dueAt: '2026-12-01T17:00:00.000Z' },
+      body: { title: 'Confirm Q3 figures', recipient: { email: 'cfo@example.com' }, dueAt: '2030-12-01T17:00:00.000Z' },
     })
   ).data!.request;
-  expect(request).toMatchObject({ status: 'pending', dueAt: '2026-12-01T17:00:00.000Z' });
+  expect(request).toMatchObject({ status: 'pending', dueAt: '2030-12-01T17:00:00.000Z' });
 
   const path = { tenant_id: tenant.id, work_id: work.id, id: request.id };
   const confirmed = await client.PUT('/tenants/{tenant_id}/works/{work_id}/requests/{id}/confirm', {

@@ -6,9 +6,8 @@ import {
   nthNewestRequestId,
   sessionOf,
 } from '../../src/db/large-dataset';
-import { encodeCursor } from '../../src/domain/paging';
 import { slugify } from '../../src/domain/slug';
-import { startTestServer, type TestServer } from '../support/server';
+import { cursorAt, startTestServer, type TestServer } from '../support/server';
 
 /**
  * The large data set's loader (src/db/large-dataset.ts), at its small shape: what it loads is valid for the
@@ -126,12 +125,17 @@ test("the big work's requests: counts by status, full pages, and a page deep in 
 
   // The 500th page of 20: after the 9,980th request, newest first.
   const session = sessionOf(server.database.prisma);
-  const after = encodeCursor(await nthNewestRequestId(session, data.bigWorkId, 9_980));
+  const list = { operationId: 'listRequests', path: { tenant_id: data.bigTenantId, work_id: data.bigWorkId } };
+  const after = cursorAt(server, list, await nthNewestRequestId(session, data.bigWorkId, 9_980));
   const deep = await get<{ requests: Connection<Request> }>(`${base}?after=${after}`);
   expect(deep.requests.edges.map((e) => e.node.title)).toEqual(
     Array.from({ length: 20 }, (_, i) => `Request ${shape.bigWorkRequests - 9_980 - i}`),
   );
-  const pendingAfter = encodeCursor(await nthNewestRequestId(session, data.bigWorkId, 9_980, 'pending'));
+  const pendingAfter = cursorAt(
+    server,
+    { ...list, query: { status: 'pending' } },
+    await nthNewestRequestId(session, data.bigWorkId, 9_980, 'pending'),
+  );
   const deepPending = await get<{ requests: Connection<Request> }>(`${base}?status=pending&after=${pendingAfter}`);
   expect(deepPending.requests.edges).toHaveLength(20);
   for (const { node } of deepPending.requests.edges) expect(node.status).toBe('pending');

@@ -279,3 +279,64 @@ it('gives an empty list an empty Connection', async () => {
     pageInfo: { hasNextPage: false, endCursor: null },
   });
 });
+
+describe('a cursor is bound to the list that issued it', () => {
+  let acme: string;
+  let other: string;
+  const problemOf = async (url: string, user = ada) => {
+    const res = await server.call(url, { apiKey: user.apiKey });
+    const body = await res.json<{ code: string; errors: Array<{ path: string; message: string }> }>();
+    return { status: res.status, code: body.code, errors: body.errors };
+  };
+  const refused = {
+    status: 400,
+    code: 'invalid_cursor',
+    errors: [
+      {
+        path: '/query/after',
+        message: 'after must be the endCursor of a page of this same list, with the same filters',
+      },
+    ],
+  };
+
+  beforeAll(async () => {
+    acme = (await createTenant(ada, 'Cursor One')).id;
+    other = (await createTenant(ada, 'Cursor Two')).id;
+    for (const tenant of [acme, other]) for (const name of ['A', 'B', 'C']) await createWork(ada, tenant, name);
+  });
+
+  it('pages on in its own list, and in the same list asked with its defaults spelt out', async () => {
+    const first = await page(ada, `/v1/tenants/${acme}/works`, 'works', { limit: 1 });
+    const next = await page(ada, `/v1/tenants/${acme}/works`, 'works', {
+      limit: 1,
+      discarded: 'false',
+      after: first.pageInfo.endCursor!,
+    });
+    expect(next.edges).toHaveLength(1);
+    expect(idOf(next.edges[0]!)).not.toBe(idOf(first.edges[0]!));
+  });
+
+  it('is refused by another list, another parent, other filters, and with the id of another page swapped in', async () => {
+    const tenants = await page(ada, '/v1/tenants', 'tenants', { limit: 1 });
+    expect(await problemOf(`/v1/tenants/${acme}/works?after=${tenants.pageInfo.endCursor}`)).toEqual(refused);
+    const works = await page(ada, `/v1/tenants/${acme}/works`, 'works', { limit: 1 });
+    expect(await problemOf(`/v1/tenants/${other}/works?after=${works.pageInfo.endCursor}`)).toEqual(refused);
+    expect(await problemOf(`/v1/tenants/${acme}/works?discarded=all&after=${works.pageInfo.endCursor}`)).toEqual(
+      refused,
+    );
+    expect(await problemOf(`/v1/tenants/${acme}/members?after=${works.pageInfo.endCursor}`)).toEqual(refused);
+    // The first page of the tenant's works, embedded in the tenant, pages on in that tenant's works only.
+    const { tenant } = ok(await ada.client.GET('/tenants/{tenant_id}', { params: { path: { tenant_id: acme } } }));
+    expect(await problemOf(`/v1/tenants/${other}/works?after=${tenant.works.pageInfo.endCursor}`)).toEqual(refused);
+  });
+
+  it('is refused when forged: the unsigned kind of the previous version, or a real cursor altered', async () => {
+    const works = await page(ada, `/v1/tenants/${acme}/works`, 'works', { limit: 1 });
+    const forged = Buffer.from(`v1:${idOf(works.edges[0]!)}`).toString('base64url');
+    expect(await problemOf(`/v1/tenants/${acme}/works?after=${forged}`)).toEqual(refused);
+    const bytes = Buffer.from(works.pageInfo.endCursor!, 'base64url');
+    bytes[16]! ^= 1; // the id's last byte: another work
+    expect(await problemOf(`/v1/tenants/${acme}/works?after=${bytes.toString('base64url')}`)).toEqual(refused);
+    expect(server.bugs).toEqual([]);
+  });
+});

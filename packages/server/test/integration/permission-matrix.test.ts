@@ -38,6 +38,15 @@ const expected: Record<OperationId, Row> = {
     noKey: 401,
     operatorToken: 201,
   },
+  adminGetUser: {
+    owner: 401,
+    admin: 401,
+    member: 401,
+    nonMember: 401,
+    revokedKey: 401,
+    noKey: 401,
+    operatorToken: 200,
+  },
   getMe: anyUser(200),
   listApiKeys: anyUser(200),
   createApiKey: anyUser(201),
@@ -103,6 +112,7 @@ const userOf = (caller: Caller) =>
 /** Valid input for each operation; what a cell changes is made for that cell alone. */
 const inputs: Record<OperationId, (caller: Caller) => Promise<Input>> = {
   adminCreateUser: async () => ({ body: { email: freshEmail(), firstName: 'New', lastName: 'User' } }),
+  adminGetUser: async () => ({ params: { user_id: roles.owner.id } }),
   getMe: async () => ({}),
   listApiKeys: async () => ({}),
   createApiKey: async () => ({ body: { name: 'Matrix key' } }),
@@ -271,6 +281,8 @@ describe('the permission matrix', () => {
     const request = `${work}/requests/{id}`;
     const productOperations = [
       'POST /admin/users',
+      // Where the creation's Location points: the new user, read with the operator token (issue 27; it was /me).
+      'GET /admin/users/{user_id}',
       'GET /me',
       'GET /api-keys',
       'POST /api-keys',

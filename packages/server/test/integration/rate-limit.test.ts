@@ -1,6 +1,7 @@
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { createClient } from '@redis/client';
 import { connectRedis, type RedisConnection } from '../../src/http/rate-limit';
+import { loadSpec } from '../../src/http/spec';
 import { DevMailbox } from '../../src/mail/transport';
 import { silentLogger } from '../../src/observability/logger';
 import { startTelemetry } from '../../src/observability/telemetry';
@@ -71,6 +72,48 @@ describe('rate limit per API key (counted in the process)', () => {
     });
     expect(operator.status).toBe(429);
     expect(await operator.json()).toMatchObject({ detail: expect.stringMatching(/^The operator token has used/) });
+  });
+});
+
+describe('the RateLimit headers are where the contract says they are', () => {
+  const { document } = loadSpec();
+  const described = (name: string) =>
+    String((document.components as { headers: Record<string, { description: string }> }).headers[name]!.description);
+
+  it('per user, on what authenticated, never on a 401 or an address refused before authentication', async () => {
+    expect(described('RateLimit')).toMatch(/per user/);
+    expect(described('RateLimit')).not.toMatch(/per API key/);
+    expect(described('RateLimit')).toMatch(/Absent on a `401`/);
+    const server = await startTestServer({ rateLimitPerMinute: 100, rateLimitUnauthenticatedPerMinute: 1 });
+    try {
+      const ada = await server.createUser('ada');
+      const known = await server.call('/v1/me', { apiKey: ada.apiKey });
+      expect(known.headers.get('ratelimit')).toMatch(/^"100-in-1min"; r=99;/);
+      const missing = await server.call('/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b', { apiKey: ada.apiKey });
+      expect(missing.status).toBe(404);
+      expect(missing.headers.get('ratelimit-policy')).toMatch(/^"100-in-1min"; q=100; w=60; pk=/);
+      const unknown = await server.call('/v1/me', { headers: { Authorization: 'Bearer wk_inventedkey_0123456789' } });
+      expect(unknown.status).toBe(401);
+      expect([unknown.headers.get('ratelimit'), unknown.headers.get('ratelimit-policy')]).toEqual([null, null]);
+      const blocked = await server.call('/v1/me', { headers: { Authorization: 'Bearer wk_inventedkey_0123456789' } });
+      expect(blocked.status).toBe(429);
+      expect(blocked.headers.get('ratelimit')).toBeNull();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('says so, and sends none, when rate limiting is off', async () => {
+    expect(described('RateLimit')).toMatch(/`0` turns it off, and then no response carries it/);
+    const server = await startTestServer({ rateLimitPerMinute: 0 });
+    try {
+      const ada = await server.createUser('ada');
+      const res = await server.call('/v1/me', { apiKey: ada.apiKey });
+      expect(res.status).toBe(200);
+      expect([res.headers.get('ratelimit'), res.headers.get('ratelimit-policy')]).toEqual([null, null]);
+    } finally {
+      await server.close();
+    }
   });
 });
 

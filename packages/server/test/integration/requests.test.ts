@@ -48,7 +48,7 @@ describe('POST .../requests', () => {
       title: '  Confirm Q3  ',
       message: 'Section 3, please.\n',
       recipient: { email: 'Grace@Example.com', firstName: ' Grace ', lastName: 'Hopper' },
-      dueAt: '2026-12-01T18:00:00+01:00',
+      dueAt: '2030-12-01T18:00:00+01:00',
     });
     expect(res.status).toBe(201);
     const { request } = res.body;
@@ -64,7 +64,7 @@ describe('POST .../requests', () => {
       answer: null,
       validation: null,
       cancelReason: null,
-      dueAt: '2026-12-01T17:00:00.000Z',
+      dueAt: '2030-12-01T17:00:00.000Z',
       owner: { firstName: 'mia', lastName: 'Tester', email: mia.email },
       createdAt: expect.stringMatching(iso),
       updatedAt: request.createdAt,

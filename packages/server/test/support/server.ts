@@ -5,7 +5,7 @@ import { type components, createClient, type paths, type WorksApiClient } from '
 import type { Store } from 'express-rate-limit';
 import { type AppOptions, createApp } from '../../src/app';
 import { type Database, type DatabaseTarget, openDatabase } from '../../src/db/client';
-import { parseEncryptionKeys } from '../../src/db/secret-box';
+import { parseEncryptionKeys, secretBoxOf } from '../../src/db/secret-box';
 import type { Limits } from '../../src/domain/limits';
 import { answerClientErrors } from '../../src/http/client-errors';
 import { Lifecycle } from '../../src/http/graceful-shutdown';
@@ -16,6 +16,10 @@ import { MailSender, type MailSenderOptions } from '../../src/mail/sender';
 import type { DevMailbox } from '../../src/mail/transport';
 import { documentedStatusCheck } from './documented';
 import { freshEmail } from './fixtures';
+import { Cursors } from '../../src/domain/cursors';
+import type { PagedList } from '../../src/domain/paging';
+import { CursorEdge } from '../../src/http/cursors';
+import { loadSpec } from '../../src/http/spec';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -339,4 +343,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       if (bugs.length > 0) throw new Error(`the server hit ${bugs.length} bug(s): ${String(bugs[0])}`);
     },
   };
+}
+
+/**
+ * The cursor a page of `list` on `server` hands out for the item `id`: to start deep in a list without walking to
+ * it (the cursors are signed with the server's database keys: http/cursors.ts).
+ */
+export function cursorAt(server: TestServer, list: PagedList, id: string): string {
+  const cursors = new Cursors(secretBoxOf(server.database.prisma).derivedKeys('cursor'));
+  return new CursorEdge(loadSpec(), cursors).cursorOf(list, id);
 }

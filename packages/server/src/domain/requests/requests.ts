@@ -1,3 +1,4 @@
+import { futureDateTime } from '../dates';
 import type { Db } from '../../db/client';
 import { countRequestsOf } from '../../db/counts';
 import type { Prisma, WebhookEvent } from '../../db/generated/client';
@@ -80,9 +81,10 @@ export async function createRequest(
   workId: string,
   input: Schemas['CreateRequestBody'],
 ) {
+  const now = new Date();
+  const dueAt = input.dueAt === undefined ? null : futureDateTime(input.dueAt, '/body/dueAt', now);
   await authorize(db, actor, tenantId, 'sendRequest');
   if (!isId(workId)) throw notFound('work');
-  const now = new Date();
   // The row as the INSERT below writes it, defaults included.
   const request = {
     id: newId(),
@@ -96,7 +98,7 @@ export async function createRequest(
     answer: null,
     validation: null,
     cancelReason: null,
-    dueAt: input.dueAt === undefined ? null : new Date(input.dueAt),
+    dueAt,
     createdAt: now,
     updatedAt: now,
     confirmedAt: null,

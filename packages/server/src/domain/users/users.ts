@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client';
-import { newId } from '../../db/ids';
+import { isId, newId } from '../../db/ids';
 import { signalOutboxWrite } from '../../db/outbox-signal';
 import type { Actor } from '../access';
 import { newApiKey, presentApiKey } from '../api-keys/api-keys';
@@ -42,6 +42,13 @@ export async function createUserWithKey(db: Db, input: NewUser) {
     if (isUniqueViolation(error)) throw new ProblemError('email_taken', 'A user with this email already exists.');
     throw error;
   }
+}
+
+/** Operator route: a user by id (404 for any id that names no user). */
+export async function getUser(db: Db, userId: string): Promise<Schemas['User']> {
+  const user = isId(userId) ? await db.user.findUnique({ where: { id: userId } }) : null;
+  if (!user) throw notFound('user');
+  return presentUser(user);
 }
 
 export async function getMe(db: Db, actor: Actor): Promise<Schemas['User']> {

@@ -90,7 +90,7 @@ describe('urlProblem', () => {
     expect(urlProblem('https://127.0.0.1/x', false)).toBe('must point to a public address');
     expect(urlProblem('https://[::ffff:10.0.0.1]/x', false)).toBe('must point to a public address');
     expect(urlProblem('https://localhost:8443/x', false)).toBe('must point to a public address');
-    expect(urlProblem('not a url', false)).toBe('must be an absolute URL');
+    expect(urlProblem('not a url', false)).toMatch(/^must be an absolute URL/);
   });
 
   it('wants port 443: any other port would make deliveries a port scanner', () => {

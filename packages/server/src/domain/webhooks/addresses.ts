@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { ruleMessages } from '../validation-messages';
 
 /**
  * SSRF guard for webhook URLs: which addresses a delivery may connect to. The special-purpose ranges are not kept
@@ -58,14 +59,14 @@ export function isPublicAddress(address: string): boolean {
 
 /** Why a webhook URL cannot be used, or null when its form is fine (its addresses are checked when it is resolved). */
 export function urlProblem(url: string, allowPrivate: boolean): string | null {
-  if (!URL.canParse(url)) return 'must be an absolute URL';
+  if (!URL.canParse(url)) return ruleMessages.url;
   const parsed = new URL(url);
-  if (parsed.protocol !== 'https:' && !(allowPrivate && parsed.protocol === 'http:')) return 'must be an https URL';
-  if (parsed.username || parsed.password) return 'must not contain credentials';
+  if (parsed.protocol !== 'https:' && !(allowPrivate && parsed.protocol === 'http:')) return ruleMessages.https;
+  if (parsed.username || parsed.password) return ruleMessages.noCredentials;
   const host = hostOf(parsed);
-  if (!allowPrivate && isIP(host) !== 0 && !isPublicAddress(host)) return 'must point to a public address';
-  if (!allowPrivate && (host === 'localhost' || host.endsWith('.localhost'))) return 'must point to a public address';
-  if (!allowPrivate && !onHttpsPort(parsed)) return 'must use port 443';
+  if (!allowPrivate && isIP(host) !== 0 && !isPublicAddress(host)) return ruleMessages.publicAddress;
+  if (!allowPrivate && (host === 'localhost' || host.endsWith('.localhost'))) return ruleMessages.publicAddress;
+  if (!allowPrivate && !onHttpsPort(parsed)) return ruleMessages.port443;
   return null;
 }
 

@@ -9,6 +9,7 @@ import { notFound, ProblemError } from '../errors';
 import { createWithinCap, DEFAULT_LIMITS, webhookEndpointLimitReached } from '../limits';
 import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import type { Schemas } from '../schemas';
+import { aboutField, ruleMessages } from '../validation-messages';
 import { AddressRefused, type Lookup, resolveDeliveryAddress, urlProblem } from './addresses';
 import { outboxRow } from './events';
 import { dnsLookup } from './resolver';
@@ -68,7 +69,7 @@ async function checkUrl(url: string, settings: WebhookSettings): Promise<void> {
   const problem = urlProblem(url, settings.allowPrivateUrls);
   const refuse = (detail: string) =>
     new ProblemError('webhook_url_not_allowed', `The webhook URL ${detail}.`, {
-      errors: [{ path: '/body/url', message: detail }],
+      errors: [{ path: '/body/url', message: aboutField('/body/url', detail) }],
     });
   if (problem) throw refuse(problem);
   if (settings.allowPrivateUrls) return;
@@ -80,8 +81,8 @@ async function checkUrl(url: string, settings: WebhookSettings): Promise<void> {
       AbortSignal.timeout(URL_CHECK_LOOKUP_MS),
     );
   } catch (error) {
-    if (error instanceof AddressRefused) throw refuse(`must point to a public address (${error.message})`);
-    throw refuse('must have a host name that resolves');
+    if (error instanceof AddressRefused) throw refuse(`${ruleMessages.publicAddress} (${error.message})`);
+    throw refuse(ruleMessages.resolvableHost);
   }
 }
 

@@ -7,7 +7,16 @@ import { signalOutboxWrite } from '../../db/outbox-signal';
 import { plainQuery } from '../../db/plain-statement';
 import { type Actor, authorize } from '../access';
 import { notFound, ProblemError } from '../errors';
-import { DEFAULT_PAGE_SIZE, newestFirst, type Page, type PageRequest, pageOf, readPage, toConnection } from '../paging';
+import {
+  DEFAULT_PAGE_SIZE,
+  newestFirst,
+  type Page,
+  type PageRequest,
+  pageOf,
+  pagesOn,
+  readPage,
+  toConnection,
+} from '../paging';
 import { checkPrecondition, type Precondition, preconditionFailed } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { createWithUniqueSlug } from '../unique';
@@ -52,9 +61,14 @@ export const firstWorksPage = {
   counts: { select: { keptWorks: true } },
 } as const;
 
+/** A tenant's first page of kept works: the first page of `listWorks` for that tenant, where its cursors go on. */
 export const presentFirstWorksPage = (
-  tenant: Pick<Prisma.TenantGetPayload<{ include: typeof firstWorksPage }>, keyof typeof firstWorksPage>,
-) => toConnection(tenant.works, pageOf({}), tenant.counts?.keptWorks ?? 0, presentWork);
+  tenant: Pick<Prisma.TenantGetPayload<{ include: typeof firstWorksPage }>, keyof typeof firstWorksPage | 'id'>,
+) =>
+  pagesOn(toConnection(tenant.works, pageOf({}), tenant.counts?.keptWorks ?? 0, presentWork), {
+    operationId: 'listWorks',
+    path: { tenant_id: tenant.id },
+  });
 
 export async function listWorks(
   db: Db,

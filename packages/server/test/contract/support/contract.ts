@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import { createClient, type Middleware, type WorksApiClient } from '@works-api/client';
-import { HTTP_METHODS, specPath } from '../../../src/http/spec';
+import { closedDocument, HTTP_METHODS, specPath } from '../../../src/http/spec';
 
 /**
  * Contract checking on the client side: every response the client receives is checked against openapi/api.yaml
@@ -41,35 +42,83 @@ export const specOperationIds: string[] = Object.values(spec.paths).flatMap((ite
   HTTP_METHODS.flatMap((method) => (item[method] ? [item[method].operationId] : [])),
 );
 
-const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
-addFormats(ajv);
-ajv.addSchema(spec, 'api');
+/** A contract to check responses against: its document, and Ajv validators at its JSON pointers. */
+class ContractDocument {
+  private readonly ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+  private readonly validators = new Map<string, ValidateFunction>();
+
+  constructor(readonly document: SpecDocument) {
+    addFormats(this.ajv);
+    this.ajv.addSchema(document, 'api');
+  }
+
+  validatorAt(segments: string[]): ValidateFunction {
+    const ref = `api${pointer(segments)}`;
+    let validate = this.validators.get(ref);
+    if (!validate) {
+      validate = this.ajv.compile({ $ref: ref });
+      this.validators.set(ref, validate);
+    }
+    return validate;
+  }
+
+  errorsText(validate: ValidateFunction): string {
+    return this.ajv.errorsText(validate.errors);
+  }
+
+  /** A `$ref: '#/components/...'` followed to its target, with the target's location. */
+  follow<T extends { $ref?: string }>(node: T, at: string[]): { node: T; at: string[] } {
+    if (!node.$ref) return { node, at };
+    const target = node.$ref.replace(/^#\//, '').split('/');
+    const resolved = target.reduce<unknown>(
+      (value, key) => (value as Record<string, unknown>)[key],
+      this.document,
+    ) as T;
+    return this.follow(resolved, target);
+  }
+}
 
 const pointer = (segments: string[]) =>
   `#/${segments.map((s) => encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/')}`;
-const validators = new Map<string, ValidateFunction>();
-function validatorAt(segments: string[]): ValidateFunction {
-  const ref = `api${pointer(segments)}`;
-  let validate = validators.get(ref);
-  if (!validate) {
-    validate = ajv.compile({ $ref: ref });
-    validators.set(ref, validate);
-  }
-  return validate;
-}
 
-/** A `$ref: '#/components/...'` followed to its target, with the target's location. */
-function follow<T extends { $ref?: string }>(node: T, at: string[]): { node: T; at: string[] } {
-  if (!node.$ref) return { node, at };
-  const target = node.$ref.replace(/^#\//, '').split('/');
-  const resolved = target.reduce<unknown>((value, key) => (value as Record<string, unknown>)[key], spec) as T;
-  return follow(resolved, target);
+// Closed: the server must send exactly the properties the contract documents (partners' copy stays open).
+const today = new ContractDocument(closedDocument(spec));
+
+/**
+ * The previous release's client and contract (scripts/previous-client.mjs sets CONTRACT_PREVIOUS to a folder
+ * holding its bundled client and its api.yaml): the operations that release knew go through its client, and
+ * their responses are checked against its contract as it was written, strictly, as a partner who pinned it would.
+ */
+interface PreviousRelease {
+  contract: ContractDocument;
+  createClient: (options: { baseUrl: string; apiKey?: string; retry?: false }) => WorksApiClient;
+  operationIds: Set<string>;
 }
+const previous: PreviousRelease | undefined = (() => {
+  const folder = process.env.CONTRACT_PREVIOUS;
+  if (!folder) return undefined;
+  // The bundle the script built from the previous release's sources (CommonJS, its dependencies inside).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a bundle built at run time
+  const module = require(path.join(folder, 'client.cjs')) as {
+    createClient: PreviousRelease['createClient'];
+    operationRoutes: Record<string, unknown>;
+  };
+  return {
+    contract: new ContractDocument(parse(readFileSync(path.join(folder, 'api.yaml'), 'utf8')) as SpecDocument),
+    createClient: module.createClient,
+    operationIds: new Set(Object.keys(module.operationRoutes)),
+  };
+})();
+
+/** The operations of the previous release, when the suite runs its client (the compatibility check). */
+export const previousOperationIds: ReadonlySet<string> | undefined = previous?.operationIds;
 
 export interface Exercised {
   operationId: string;
   method: string;
   status: number;
+  /** Which client made the call: today's, or the previous release's (the compatibility check). */
+  through: 'today' | 'previous';
 }
 
 /** What the contract clients have seen: every call, by operationId and status. */
@@ -82,28 +131,32 @@ export class ContractRecorder {
 }
 
 /** Finds the operation of a request and checks the response against it; throws (failing the call) on a mismatch. */
-function contractChecks(recorder: ContractRecorder): Middleware {
+function contractChecks(
+  contract: ContractDocument,
+  recorder: ContractRecorder,
+  through: Exercised['through'],
+): Middleware {
   return {
     async onResponse({ request, response, schemaPath }) {
       const method = request.method.toLowerCase();
-      const operation = spec.paths[schemaPath]?.[method];
+      const operation = contract.document.paths[schemaPath]?.[method];
       if (!operation) throw new Error(`${request.method} ${schemaPath} is not an operation of the contract`);
-      const where = `${operation.operationId} → ${response.status}`;
+      const where = `${operation.operationId} → ${response.status}${through === 'previous' ? ' (previous release)' : ''}`;
 
       const documented = operation.responses[String(response.status)] ?? operation.responses.default;
       if (!documented) throw new Error(`${where}: the status is not documented for this operation`);
       const at = ['paths', schemaPath, method, 'responses', String(response.status)];
-      const { node: declared, at: declaredAt } = follow(documented, at);
+      const { node: declared, at: declaredAt } = contract.follow(documented, at);
 
       for (const [name, header] of Object.entries(declared.headers ?? {})) {
-        const { node: resolved, at: headerAt } = follow(header, [...declaredAt, 'headers', name]);
+        const { node: resolved, at: headerAt } = contract.follow(header, [...declaredAt, 'headers', name]);
         const value = response.headers.get(name);
         if (value === null) {
           if (resolved.required) throw new Error(`${where}: the required header ${name} is missing`);
           continue;
         }
-        const validate = validatorAt([...headerAt, 'schema']);
-        if (!validate(value)) throw new Error(`${where}: header ${name}: ${ajv.errorsText(validate.errors)}`);
+        const validate = contract.validatorAt([...headerAt, 'schema']);
+        if (!validate(value)) throw new Error(`${where}: header ${name}: ${contract.errorsText(validate)}`);
       }
 
       const text = await response.clone().text();
@@ -115,24 +168,36 @@ function contractChecks(recorder: ContractRecorder): Middleware {
         if (!mediaTypes.includes(contentType)) {
           throw new Error(`${where}: Content-Type ${contentType || '(none)'} is not one of ${mediaTypes.join(', ')}`);
         }
-        const validate = validatorAt([...declaredAt, 'content', contentType, 'schema']);
+        const validate = contract.validatorAt([...declaredAt, 'content', contentType, 'schema']);
         let body: unknown;
         try {
           body = JSON.parse(text);
         } catch {
           throw new Error(`${where}: the body is not JSON: ${text.slice(0, 200)}`);
         }
-        if (!validate(body)) throw new Error(`${where}: ${ajv.errorsText(validate.errors)} in ${text.slice(0, 500)}`);
+        if (!validate(body)) throw new Error(`${where}: ${contract.errorsText(validate)} in ${text.slice(0, 500)}`);
       }
-      recorder.calls.push({ operationId: operation.operationId, method, status: response.status });
+      recorder.calls.push({ operationId: operation.operationId, method, status: response.status, through });
       return undefined;
     },
   };
 }
 
-/** The package's own client (as partners use it), plus the contract checks and the recorder. */
+/**
+ * The package's own client (as partners use it), plus the contract checks and the recorder. In the compatibility
+ * check (CONTRACT_PREVIOUS), every operation the previous release had goes through that release's client and is
+ * checked against that release's contract; the operations added since go through today's.
+ */
 export function contractClient(baseUrl: string, apiKey: string, recorder: ContractRecorder): WorksApiClient {
   const client = createClient({ baseUrl, apiKey, retry: false });
-  client.use(contractChecks(recorder));
-  return client;
+  client.use(contractChecks(today, recorder, 'today'));
+  if (!previous) return client;
+  const older = previous.createClient({ baseUrl, apiKey, retry: false });
+  older.use(contractChecks(previous.contract, recorder, 'previous'));
+  return new Proxy(client, {
+    get: (target, key, receiver) =>
+      typeof key === 'string' && previous.operationIds.has(key)
+        ? (older as unknown as Record<string, unknown>)[key]
+        : Reflect.get(target, key, receiver),
+  });
 }

@@ -2085,8 +2085,7 @@ export interface components {
          *     }
          */
         AnswerRequestBody: {
-            /** @description The recipient's answer, 1 to 5,000 characters, held to LongText's rules (no control characters but line breaks and tabs). */
-            answer: components["schemas"]["LongText"];
+            answer: components["schemas"]["Answer"];
         };
         /**
          * @description One transition of a request.
@@ -3274,6 +3273,13 @@ export interface components {
          * @example https://hooks.example.com/works-api
          */
         WebhookUrl: string;
+        /**
+         * @description The recipient's answer. It must not be empty, must be at most 5000 characters (Unicode code points), and
+         *     must not contain control characters other than line breaks and tabs (the pattern), nor an unpaired
+         *     surrogate (checked by the server, as for `LongText`).
+         * @example The figures are correct.
+         */
+        Answer: string;
         /**
          * @description A note for people, not sent anywhere; defaults to an empty string. A description must be at most 500
          *     characters (Unicode code points), and must not contain control characters other than line breaks and tabs

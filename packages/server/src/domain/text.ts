@@ -14,6 +14,8 @@ export const textRules = {
   LongText: {},
   /** A webhook endpoint's description: LongText's rules, 500 code points. */
   WebhookEndpointDescription: {},
+  /** The recipient's answer: LongText's rules, and not empty. */
+  Answer: {},
 } as const satisfies Record<string, { trimmed?: { min: number; max: number } }>;
 
 export type TextSchema = keyof typeof textRules;

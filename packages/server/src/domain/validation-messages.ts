@@ -75,6 +75,7 @@ export const schemaRules: Record<
   },
   LongText: { pattern: ruleMessages.controlCharactersButLineBreaks },
   WebhookEndpointDescription: { pattern: ruleMessages.controlCharactersButLineBreaks },
+  Answer: { pattern: ruleMessages.controlCharactersButLineBreaks, minLength: ruleMessages.notEmpty },
   IdInPath: { pattern: 'must be 1 to 64 letters, digits, "-" or "_"' },
   IdempotencyKey: { pattern: 'must be 1 to 255 visible ASCII characters, without spaces' },
   DateTimeInput: { format: ruleMessages.realDateTime },

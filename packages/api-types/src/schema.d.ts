@@ -16,9 +16,10 @@ export interface paths {
         /**
          * Create a user and their first API key
          * @description Operator route. Authenticate with `Authorization: Bearer <ADMIN_TOKEN>`. Creates a user and their first
-         *     API key; the key's `secret` is in this response only. In the same transaction, every pending invitation
-         *     for the email becomes a membership with the invited role (each one a `member.added` event), and the
-         *     invitations are deleted. Answers `404` when the server has no `ADMIN_TOKEN`.
+         *     API key; the key's `secret` is in this response only. Pending invitations for the email stay invitations:
+         *     the new user sees them in `GET /me/invitations` and joins a tenant only by accepting its invitation. The
+         *     user's names are the ones given here, never an inviter's. Answers `404` when the server has no
+         *     `ADMIN_TOKEN`.
          */
         post: operations["adminCreateUser"];
         delete?: never;
@@ -41,6 +42,85 @@ export interface paths {
         get: operations["getMe"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List my invitations
+         * @description The caller's pending invitations (those to their account's email), newest first: which tenant, which role,
+         *     who invited them and until when they can answer. Expired, withdrawn and answered invitations are not
+         *     listed. `totalCount` counts the caller's pending invitations exactly (one per inviting tenant at most).
+         */
+        get: operations["listMyInvitations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/invitations/{invitation_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a pending invitation.
+                 * @example 0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f
+                 */
+                invitation_id: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation
+         * @description Joins the tenant the invitation is for, with its role: the caller becomes a member (a `member.added`
+         *     event), keeping their own names, and the invitation is deleted. Only the person invited (the account with
+         *     the invitation's email) can accept it: for anyone else, and for an invitation that expired, was withdrawn
+         *     or was already answered, it is `404`.
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/invitations/{invitation_id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a pending invitation.
+                 * @example 0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f
+                 */
+                invitation_id: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline an invitation
+         * @description Deletes the invitation without joining. Only the person invited can decline it; for anyone else, and for
+         *     an invitation that expired, was withdrawn or was already answered, it is `404`. The tenant may invite the
+         *     email again later.
+         */
+        post: operations["declineInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -173,16 +253,18 @@ export interface paths {
         put?: never;
         /**
          * Add a member
-         * @description Adds a member by email. Needs the `owner` or `admin` role; only an owner can add (or invite) an owner.
+         * @description Invites a person by email to join the tenant with `role`. Needs the `owner` or `admin` role; only an owner
+         *     can invite an owner. The answer is always `202` with the pending invitation, the same whether or not the
+         *     email belongs to an account, so it tells nothing about who has one; nobody becomes a member without
+         *     accepting. The person is emailed which tenant invited them, by whom, and a link to the console, where they
+         *     accept or decline it once signed in (`GET /me/invitations`); without an account, an operator of the
+         *     service creates one for them first. An invitation expires after 14 days (`INVITATION_TTL`); inviting the
+         *     email again after that replaces it.
          *
-         *     - The email of an existing user: they become a member at once (`201`, with the member). Their names are
-         *       theirs: `firstName` and `lastName` are ignored.
-         *     - An email with no user: no user is created. The answer is `202` with a pending invitation, and the
-         *       person is emailed which tenant invited them and by whom. When an operator creates their account, the
-         *       invitation becomes a membership with its role (`firstName` and `lastName` are what the invitation
-         *       suggests, used if the operator gives none). The same email again while invited is `409
-         *       already_invited`; a tenant holds at most `MAX_INVITATIONS_PER_TENANT` invitations (100 by default;
-         *       `409 invitation_limit_reached`), deleting one frees a place.
+         *     `firstName` and `lastName` are only the greeting of that one email: they never become anyone's names. The
+         *     email of a member is `409 already_member`, an email with a pending invitation `409 already_invited`; a
+         *     tenant holds at most `MAX_INVITATIONS_PER_TENANT` pending invitations (100 by default; `409
+         *     invitation_limit_reached`), deleting one frees a place.
          */
         post: operations["addMember"];
         delete?: never;
@@ -220,8 +302,9 @@ export interface paths {
         post?: never;
         /**
          * Remove a member
-         * @description Needs the `owner` or `admin` role; only an owner can remove an owner. The last owner cannot be removed
-         *     (`409 last_owner`).
+         * @description Needs the `owner` or `admin` role, except to leave: any member may remove themselves (their own `user_id`).
+         *     Only an owner can remove another owner. The last owner can be neither removed nor leave (`409
+         *     last_owner`): they hand the owner role to another member first. Writes a `member.removed` event.
          */
         delete: operations["removeMember"];
         options?: never;
@@ -229,7 +312,8 @@ export interface paths {
         /**
          * Change a member's role
          * @description Needs the `owner` or `admin` role; only an owner can grant or take away the `owner` role. The last owner
-         *     cannot be demoted (`409 last_owner`).
+         *     cannot be demoted (`409 last_owner`). A change writes a `member.role_changed` event (setting the role a
+         *     member already has changes nothing and writes none).
          */
         patch: operations["updateMember"];
         trace?: never;
@@ -249,8 +333,8 @@ export interface paths {
         };
         /**
          * List pending invitations
-         * @description The tenant's pending invitations (emails added as members that have no user yet), newest first. Needs the
-         *     `owner` or `admin` role.
+         * @description The tenant's invitations that nobody has accepted or declined yet, newest first, expired ones included
+         *     until the tenant invites that email again (`expiresAt` says which). Needs the `owner` or `admin` role.
          */
         get: operations["listInvitations"];
         put?: never;
@@ -272,7 +356,7 @@ export interface paths {
                  */
                 tenant_id: components["parameters"]["TenantId"];
                 /**
-                 * @description The identifier of a pending invitation of the tenant.
+                 * @description The identifier of a pending invitation.
                  * @example 0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f
                  */
                 invitation_id: components["parameters"]["InvitationId"];
@@ -284,8 +368,8 @@ export interface paths {
         post?: never;
         /**
          * Delete a pending invitation
-         * @description Withdraws the invitation: the operator's later creation of that user no longer makes them a member. Needs
-         *     the `owner` or `admin` role; only an owner can delete an invitation to the `owner` role.
+         * @description Withdraws the invitation: the person can no longer accept it. Needs the `owner` or `admin` role; only an
+         *     owner can delete an invitation to the `owner` role.
          */
         delete: operations["deleteInvitation"];
         options?: never;
@@ -1335,7 +1419,7 @@ export interface webhooks {
         put?: never;
         /**
          * member.added
-         * @description A member was added to the tenant. Signed as the Webhooks tag describes; answer any `2xx` to acknowledge it.
+         * @description A member joined the tenant: they accepted an invitation. Signed as the Webhooks tag describes; answer any `2xx` to acknowledge it.
          */
         post: {
             parameters: {
@@ -1365,6 +1449,70 @@ export interface webhooks {
             requestBody: {
                 content: {
                     "application/json": components["schemas"]["MemberAddedEvent"];
+                };
+            };
+            responses: {
+                /**
+                 * @description Any `2xx` within 10 seconds acknowledges the event. Any other status, no answer, or a redirect (never
+                 *     followed) is a failed attempt, retried later; the first 500 characters of the body are kept for the
+                 *     deliveries list.
+                 */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.role_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * member.role_changed
+         * @description A member's role was changed (`PATCH .../members/{user_id}`): `data.member` with the new role, and
+         *     `data.previousRole`. Signed as the Webhooks tag describes; answer any `2xx` to acknowledge it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event's id; the same on every retry of the event, so use it to de-duplicate.
+                     * @example 0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was signed, in seconds since the Unix epoch. Refuse stale ones (5 minutes is usual).
+                     * @example 1795421100
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`,
+                     *     keyed with the base64-decoded part of the endpoint's `whsec_` secret: one, or two for 24 hours after a
+                     *     rotation. Accept the event if any signature matches.
+                     * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MemberRoleChangedEvent"];
                 };
             };
             responses: {
@@ -1806,8 +1954,8 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
         };
         /**
-         * @description A pending invitation: an email added as a member of the tenant before any user has it. It becomes a
-         *     membership, with `role`, when an operator creates that user.
+         * @description A pending invitation to join a tenant. It becomes a membership, with `role`, only when the person with
+         *     this email accepts it, before `expiresAt`.
          * @example {
          *       "id": "0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f",
          *       "email": "grace@example.com",
@@ -1819,20 +1967,39 @@ export interface components {
          *         "lastName": "Lovelace",
          *         "email": "ada@example.com"
          *       },
-         *       "createdAt": "2026-11-22T11:00:00.000Z"
+         *       "tenant": {
+         *         "id": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *         "name": "Acme Research"
+         *       },
+         *       "createdAt": "2026-11-22T11:00:00.000Z",
+         *       "expiresAt": "2026-12-06T11:00:00.000Z"
          *     }
          */
         Invitation: {
             id: components["schemas"]["Id"];
             email: components["schemas"]["Email"];
             role: components["schemas"]["Role"];
-            /** @description The name the inviter suggested (possibly empty), used if the operator gives none. */
+            /** @description What the inviter typed (possibly empty); only the greeting of the invitation email. */
             firstName: components["schemas"]["PersonName"];
-            /** @description The name the inviter suggested (possibly empty), used if the operator gives none. */
+            /** @description What the inviter typed (possibly empty); only the greeting of the invitation email. */
             lastName: components["schemas"]["PersonName"];
             /** @description The member who sent the invitation. */
             invitedBy: components["schemas"]["UserRecord"];
+            tenant: components["schemas"]["InvitationTenant"];
             createdAt: components["schemas"]["Timestamp"];
+            /** @description Until when it can be accepted (`INVITATION_TTL` after it was sent, 14 days by default). */
+            expiresAt: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description The tenant an invitation is to.
+         * @example {
+         *       "id": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *       "name": "Acme Research"
+         *     }
+         */
+        InvitationTenant: {
+            id: components["schemas"]["Id"];
+            name: components["schemas"]["Name"];
         };
         /**
          * @description A work of a tenant.
@@ -2235,7 +2402,12 @@ export interface components {
          *               "lastName": "Lovelace",
          *               "email": "ada@example.com"
          *             },
-         *             "createdAt": "2026-11-22T11:00:00.000Z"
+         *             "tenant": {
+         *               "id": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *               "name": "Acme Research"
+         *             },
+         *             "createdAt": "2026-11-22T11:00:00.000Z",
+         *             "expiresAt": "2026-12-06T11:00:00.000Z"
          *           }
          *         }
          *       ],
@@ -2538,7 +2710,12 @@ export interface components {
          *           "lastName": "Lovelace",
          *           "email": "ada@example.com"
          *         },
-         *         "createdAt": "2026-11-22T11:00:00.000Z"
+         *         "tenant": {
+         *           "id": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *           "name": "Acme Research"
+         *         },
+         *         "createdAt": "2026-11-22T11:00:00.000Z",
+         *         "expiresAt": "2026-12-06T11:00:00.000Z"
          *       }
          *     }
          */
@@ -2592,7 +2769,9 @@ export interface components {
         AddMemberBody: {
             email: components["schemas"]["Email"];
             role: components["schemas"]["Role"];
+            /** @description How the invitation email greets the person; never stored as anyone's name. */
             firstName?: components["schemas"]["PersonName"];
+            /** @description Kept with the invitation for its list; never stored as anyone's name. */
             lastName?: components["schemas"]["PersonName"];
         };
         /**
@@ -2721,13 +2900,13 @@ export interface components {
          *       }
          *     }
          */
-        WebhookEvent: components["schemas"]["RequestCreatedEvent"] | components["schemas"]["RequestConfirmedEvent"] | components["schemas"]["RequestValidatedEvent"] | components["schemas"]["RequestCancelledEvent"] | components["schemas"]["WorkDiscardedEvent"] | components["schemas"]["WorkUndiscardedEvent"] | components["schemas"]["MemberAddedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["WebhookEndpointTestEvent"];
+        WebhookEvent: components["schemas"]["RequestCreatedEvent"] | components["schemas"]["RequestConfirmedEvent"] | components["schemas"]["RequestValidatedEvent"] | components["schemas"]["RequestCancelledEvent"] | components["schemas"]["WorkDiscardedEvent"] | components["schemas"]["WorkUndiscardedEvent"] | components["schemas"]["MemberAddedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["WebhookEndpointTestEvent"];
         /**
          * @description The kinds of event sent to webhook endpoints.
          * @example request.confirmed
          * @enum {string}
          */
-        WebhookEventType: "request.created" | "request.confirmed" | "request.validated" | "request.cancelled" | "work.discarded" | "work.undiscarded" | "member.added" | "member.removed" | "webhook_endpoint.test";
+        WebhookEventType: "request.created" | "request.confirmed" | "request.validated" | "request.cancelled" | "work.discarded" | "work.undiscarded" | "member.added" | "member.role_changed" | "member.removed" | "webhook_endpoint.test";
         /**
          * @description A request was sent (`POST .../requests`).
          * @example {
@@ -3025,7 +3204,7 @@ export interface components {
             data: components["schemas"]["WorkEventData"];
         };
         /**
-         * @description A member was added to the tenant.
+         * @description A member joined the tenant: they accepted an invitation.
          * @example {
          *       "id": "0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b",
          *       "type": "member.added",
@@ -3057,6 +3236,41 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             tenantId: components["schemas"]["Id"];
             data: components["schemas"]["MemberEventData"];
+        };
+        /**
+         * @description A member's role was changed: `data.member` has the new role, `data.previousRole` the old one.
+         * @example {
+         *       "id": "0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b",
+         *       "type": "member.role_changed",
+         *       "createdAt": "2026-11-23T08:05:00.000Z",
+         *       "tenantId": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *       "data": {
+         *         "member": {
+         *           "role": "admin",
+         *           "user": {
+         *             "id": "0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0",
+         *             "firstName": "Grace",
+         *             "lastName": "Hopper",
+         *             "email": "grace@example.com"
+         *           },
+         *           "createdAt": "2026-11-22T11:00:00.000Z"
+         *         },
+         *         "previousRole": "member"
+         *       }
+         *     }
+         */
+        MemberRoleChangedEvent: {
+            /** @description The event's id, also sent as `webhook-id`; the same on every retry, so receivers can de-duplicate. */
+            id: components["schemas"]["Id"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "member.role_changed";
+            /** @description When the change happened (committed with it). */
+            createdAt: components["schemas"]["Timestamp"];
+            tenantId: components["schemas"]["Id"];
+            data: components["schemas"]["MemberRoleChangedEventData"];
         };
         /**
          * @description A member was removed from the tenant (`data.member` as it was).
@@ -3198,6 +3412,26 @@ export interface components {
          */
         MemberEventData: {
             member: components["schemas"]["Member"];
+        };
+        /**
+         * @description The member after the change, and the role they had before it.
+         * @example {
+         *       "member": {
+         *         "role": "admin",
+         *         "user": {
+         *           "id": "0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0",
+         *           "firstName": "Grace",
+         *           "lastName": "Hopper",
+         *           "email": "grace@example.com"
+         *         },
+         *         "createdAt": "2026-11-22T11:00:00.000Z"
+         *       },
+         *       "previousRole": "member"
+         *     }
+         */
+        MemberRoleChangedEventData: {
+            member: components["schemas"]["Member"];
+            previousRole: components["schemas"]["Role"];
         };
         /**
          * @description Which endpoint the test was sent to.
@@ -4691,7 +4925,7 @@ export interface components {
          */
         EndpointId: components["schemas"]["IdInPath"];
         /**
-         * @description The identifier of a pending invitation of the tenant.
+         * @description The identifier of a pending invitation.
          * @example 0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f
          */
         InvitationId: components["schemas"]["IdInPath"];
@@ -4847,6 +5081,115 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMyInvitations: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds at most. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `endCursor` of the previous page; the page starts after it. */
+                after?: components["parameters"]["After"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the caller's pending invitations. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        invitations: components["schemas"]["InvitationConnection"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a pending invitation.
+                 * @example 0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f
+                 */
+                invitation_id: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant the caller has joined, as `GET /tenants/{tenant_id}` shows it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantEnvelope"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    declineInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a pending invitation.
+                 * @example 0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f
+                 */
+                invitation_id: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitation was declined and deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -5233,26 +5576,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new member. */
-            201: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    ETag: components["headers"]["ETag"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MemberEnvelope"];
-                };
-            };
-            /**
-             * @description No user has this email: a pending invitation was created (and its email queued). It becomes a
-             *     membership when an operator creates the user.
-             */
+            /** @description The pending invitation (its email queued). It becomes a membership when the person accepts it. */
             202: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -5486,7 +5810,7 @@ export interface operations {
                  */
                 tenant_id: components["parameters"]["TenantId"];
                 /**
-                 * @description The identifier of a pending invitation of the tenant.
+                 * @description The identifier of a pending invitation.
                  * @example 0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f
                  */
                 invitation_id: components["parameters"]["InvitationId"];

@@ -22,6 +22,9 @@ export const allowedActionsByStatus = {
 export const operationRoutes = {
   adminCreateUser: { method: 'post', path: '/admin/users', creates: true },
   getMe: { method: 'get', path: '/me', creates: false },
+  listMyInvitations: { method: 'get', path: '/me/invitations', creates: false, list: { connection: 'invitations', maxPageSize: 100 } },
+  acceptInvitation: { method: 'post', path: '/me/invitations/{invitation_id}/accept', creates: false },
+  declineInvitation: { method: 'post', path: '/me/invitations/{invitation_id}/decline', creates: false },
   listApiKeys: { method: 'get', path: '/api-keys', creates: false, list: { connection: 'apiKeys', maxPageSize: 100 } },
   createApiKey: { method: 'post', path: '/api-keys', creates: true },
   revokeApiKey: { method: 'delete', path: '/api-keys/{api_key_id}', creates: false },

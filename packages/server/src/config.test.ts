@@ -12,7 +12,13 @@ describe('loadConfig', () => {
       adminToken: undefined,
       logLevel: 'info',
       logFormat: 'auto',
-      limits: { apiKeysPerUser: 100, tenantsPerUser: 100, webhookEndpointsPerTenant: 20, invitationsPerTenant: 100 },
+      limits: {
+        apiKeysPerUser: 100,
+        tenantsPerUser: 100,
+        webhookEndpointsPerTenant: 20,
+        invitationsPerTenant: 100,
+        invitationTtlMs: 14 * 86_400_000,
+      },
       rateLimitPerMinute: 600,
       rateLimitUnauthenticatedPerMinute: 60,
       trustProxy: false,
@@ -67,6 +73,14 @@ describe('loadConfig', () => {
     expect(described).not.toContain('s3cret');
   });
 
+  it('reads INVITATION_TTL (14 days by default) between an hour and 90 days', () => {
+    expect(loadConfig({}).limits.invitationTtlMs).toBe(14 * 86_400_000);
+    expect(loadConfig({ INVITATION_TTL: '36h' }).limits.invitationTtlMs).toBe(36 * 3_600_000);
+    expect(() => loadConfig({ INVITATION_TTL: '59m' })).toThrow('INVITATION_TTL must be from 1h to 90d (got "59m")');
+    expect(() => loadConfig({ INVITATION_TTL: '91d' })).toThrow('INVITATION_TTL must be from 1h to 90d');
+    expect(() => loadConfig({ INVITATION_TTL: '14' })).toThrow('INVITATION_TTL must be a whole number followed by');
+  });
+
   it('reads every variable, and treats an empty one as unset', () => {
     const config = loadConfig({
       PORT: '8080',
@@ -81,6 +95,7 @@ describe('loadConfig', () => {
       MAX_TENANTS_PER_USER: '7',
       MAX_WEBHOOK_ENDPOINTS_PER_TENANT: '3',
       MAX_INVITATIONS_PER_TENANT: '4',
+      INVITATION_TTL: '3d',
       REDIS_URL: 'rediss://:pw@cache:6380/2',
       REDIS_PREFIX: 'prod:',
       CORS_ORIGINS: ' https://app.example.com ,http://localhost:5173,',
@@ -99,7 +114,13 @@ describe('loadConfig', () => {
       logLevel: 'warn',
       logFormat: 'json',
       rateLimitPerMinute: 0,
-      limits: { apiKeysPerUser: 5, tenantsPerUser: 7, webhookEndpointsPerTenant: 3, invitationsPerTenant: 4 },
+      limits: {
+        apiKeysPerUser: 5,
+        tenantsPerUser: 7,
+        webhookEndpointsPerTenant: 3,
+        invitationsPerTenant: 4,
+        invitationTtlMs: 3 * 86_400_000,
+      },
       redis: { url: 'rediss://:pw@cache:6380/2', prefix: 'prod:' },
       corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
       shutdownTimeoutMs: 30_000,

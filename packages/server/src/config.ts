@@ -52,15 +52,18 @@ const originList = z
   );
 
 const DURATION_UNITS_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-/** `90s`, `30m`, `24h`, `2d` → milliseconds (at least a second, at most 30 days). */
-const duration = z
-  .string()
-  .trim()
-  .regex(/^\d{1,6}[smhd]$/, 'must be a whole number followed by s, m, h or d (e.g. 24h)')
-  .transform(
-    (value) => Number(value.slice(0, -1)) * DURATION_UNITS_MS[value.slice(-1) as keyof typeof DURATION_UNITS_MS],
-  )
-  .refine((ms) => ms >= 1000 && ms <= 30 * 86_400_000, 'must be from 1s to 30d');
+/** `90s`, `30m`, `24h`, `2d` → milliseconds, from `min` to `max` (written as such a duration). */
+const durationBetween = (min: `${number}${keyof typeof DURATION_UNITS_MS}`, max: typeof min) => {
+  const ms = (value: string) =>
+    Number(value.slice(0, -1)) * DURATION_UNITS_MS[value.slice(-1) as keyof typeof DURATION_UNITS_MS];
+  return z
+    .string()
+    .trim()
+    .regex(/^\d{1,6}[smhd]$/, 'must be a whole number followed by s, m, h or d (e.g. 24h)')
+    .transform(ms)
+    .refine((value) => value >= ms(min) && value <= ms(max), `must be from ${min} to ${max}`);
+};
+const duration = durationBetween('1s', '30d');
 
 /**
  * TRUST_PROXY: `false` (the connection's peer is the client), a number of proxy hops, or a comma-separated list of
@@ -115,6 +118,7 @@ const environment = z.object({
   MAX_TENANTS_PER_USER: wholeNumber(1, 1_000_000).default(DEFAULT_LIMITS.tenantsPerUser),
   MAX_WEBHOOK_ENDPOINTS_PER_TENANT: wholeNumber(1, 10_000).default(DEFAULT_LIMITS.webhookEndpointsPerTenant),
   MAX_INVITATIONS_PER_TENANT: wholeNumber(1, 10_000).default(DEFAULT_LIMITS.invitationsPerTenant),
+  INVITATION_TTL: durationBetween('1h', '90d').default(DEFAULT_LIMITS.invitationTtlMs),
   REDIS_URL: urlWithScheme(['redis:', 'rediss:'], 'must be a redis:// or rediss:// URL').optional(),
   REDIS_PREFIX: z.string().min(1).max(100, 'must be at most 100 characters').default('works-api:'),
   CORS_ORIGINS: originList.default([]),
@@ -273,6 +277,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       tenantsPerUser: vars.MAX_TENANTS_PER_USER,
       webhookEndpointsPerTenant: vars.MAX_WEBHOOK_ENDPOINTS_PER_TENANT,
       invitationsPerTenant: vars.MAX_INVITATIONS_PER_TENANT,
+      invitationTtlMs: vars.INVITATION_TTL,
     },
     rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
     rateLimitUnauthenticatedPerMinute: vars.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE,

@@ -16,6 +16,8 @@ export interface Limits {
   webhookEndpointsPerTenant: number;
   /** Pending invitations per tenant (each one an email sent to an address the tenant chose). */
   invitationsPerTenant: number;
+  /** How long an invitation can be accepted (INVITATION_TTL). */
+  invitationTtlMs: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -23,6 +25,8 @@ export const DEFAULT_LIMITS: Limits = {
   tenantsPerUser: 100,
   webhookEndpointsPerTenant: 20,
   invitationsPerTenant: 100,
+  // Two weeks: long enough to cover a holiday, short enough that a forgotten invitation does not wait for ever.
+  invitationTtlMs: 14 * 86_400_000,
 };
 
 export const apiKeyLimitReached = (cap: number) =>

@@ -19,7 +19,7 @@ export interface SpecOperation {
   security: string[];
   /** The HTTP behaviours the spec declares for it (they switch the matching middleware on). */
   takes: { idempotencyKey: boolean; ifMatch: boolean; ifNoneMatch: boolean; body: boolean };
-  /** The success statuses whose response carries an `ETag` (addMember: its 201, not its 202 invitation). */
+  /** The success statuses whose response carries an `ETag` (declared as a header of that response). */
   etag: ReadonlySet<number>;
 }
 

@@ -97,30 +97,33 @@ ${due && !reminder ? `<p>Please answer by <strong>${e(due)}</strong>.</p>` : ''}
 }
 
 export interface InvitationMailInput {
-  /** The invited address (no user has it yet). */
+  /** The invited address (an account may have it, or not: the email is the same). */
   to: string;
-  /** The names the inviter suggested (possibly empty). */
+  /** The first name the inviter typed (possibly empty): the greeting of this email, nothing more. */
   invitee: { firstName: string };
   inviter: { email: string; firstName: string; lastName: string };
   tenantName: string;
   role: 'owner' | 'admin' | 'member';
+  expiresAt: Date;
+  /** Where the invitation is accepted: `<PUBLIC_URL>/console/invitations`. */
+  link: string;
 }
 
 /**
- * The email an invitation sends (issue 23): which tenant invited the person, who did, and that an operator creates
- * their account. It carries no link and no secret (it is stored as it is, in the outbox); everything a member
- * wrote (the tenant's name, their names) is escaped in the HTML part, as in the request emails.
+ * The email an invitation sends: which tenant invited the person, who did, and the console page where they accept
+ * or decline it once signed in (an operator creates an account for someone who has none). The same whether or not
+ * an account has the address. Its link is no credential: the console asks for the person's own API key.
  */
 export function renderInvitationMail(input: InvitationMailInput): RenderedMail {
   const inviter = fullName(input.inviter);
   const greeting = input.invitee.firstName ? `Hello ${input.invitee.firstName},` : 'Hello,';
   const role = input.role === 'member' ? 'a member' : `an ${input.role}`;
-  const subject = `${inviter} invited you to ${input.tenantName}`;
+  const subject = `${inviter} invited you to join "${input.tenantName}"`;
   const intro = `${inviter} (${input.inviter.email}) invited you to join "${input.tenantName}" as ${role}.`;
   const next =
-    'You have no account on this service yet. An operator of the service creates it; once they have, you are a ' +
-    'member of the tenant at once, with nothing more to do.';
-  const ignore = 'If you did not expect this invitation, you can ignore this email: nothing was created for you.';
+    `To accept or decline, sign in to the console with your API key: ${input.link}. You join only if you accept, ` +
+    `until ${formatDue(input.expiresAt)}. If you have no account on this service, ask its operator for one.`;
+  const ignore = 'If you did not expect this invitation, you can ignore this email: nothing changes unless you accept.';
   const text = [greeting, '', intro, '', next, '', ignore, ''].join('\n');
   const e = escapeHtml;
   const html = `<!doctype html>
@@ -129,6 +132,7 @@ export function renderInvitationMail(input: InvitationMailInput): RenderedMail {
 <body style="font-family: system-ui, sans-serif; line-height: 1.5; color: #1a1a1a; max-width: 36rem; margin: 0 auto; padding: 1rem;">
 <p>${e(greeting)}</p>
 <p>${e(intro)}</p>
+<p><a href="${e(input.link)}" style="display: inline-block; padding: 0.6rem 1.2rem; background: #1d4ed8; color: #fff; text-decoration: none; border-radius: 0.3rem;">See the invitation</a></p>
 <p>${e(next)}</p>
 <p style="font-size: 0.875rem; color: #555;">${e(ignore)}</p>
 </body>

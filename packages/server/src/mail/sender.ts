@@ -7,8 +7,8 @@ import { newAnswerToken } from '../domain/recipients/tokens';
 import { userRecord } from '../domain/users/present';
 import { retryDelayMs } from '../domain/webhooks/backoff';
 import type { Logger } from '../observability/logger';
-import { onMailQueued } from './outbox';
-import { type RenderedMail, renderRequestMail } from './render';
+import { MAIL_COLUMNS, onMailQueued } from './outbox';
+import { type RenderedMail, renderInvitationMail, renderRequestMail } from './render';
 import type { MailOrigin, MailTransport, SendOutcome } from './transport';
 
 export interface MailSenderOptions {
@@ -17,7 +17,7 @@ export interface MailSenderOptions {
   transport: MailTransport;
   /** `MAIL_FROM`: the From header of every email. */
   from: string;
-  /** `PUBLIC_URL`: where recipients reach this service; links are `<publicUrl>/r/<token>`. */
+  /** `PUBLIC_URL`: where recipients reach this service; links are `<publicUrl>/r/<token>` and `<publicUrl>/console/…`. */
   publicUrl: string;
   /** `REMINDER_BEFORE`: a pending request with a due date gets one reminder this long before it. */
   reminderBeforeMs: number;
@@ -36,7 +36,10 @@ export interface MailSenderOptions {
   onlyTenants?: () => readonly string[];
 }
 
-type Claimed = Pick<MailMessage, 'id' | 'kind' | 'requestId' | 'to' | 'subject' | 'text' | 'html' | 'attempts'>;
+type Claimed = Pick<
+  MailMessage,
+  'id' | 'kind' | 'tenantId' | 'requestId' | 'invitationId' | 'to' | 'subject' | 'text' | 'html' | 'attempts'
+>;
 
 /** A claimed email is this process's for this long: one killed mid-send leaves it due again afterwards. */
 export const LEASE_MS = 60_000;
@@ -134,10 +137,11 @@ export class MailSender {
            AND ($5::uuid[] IS NULL OR work_id IN (SELECT id FROM works WHERE tenant_id = ANY ($5::uuid[])))
          ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED),
        marked AS (
-         UPDATE requests r SET reminded_at = $1::timestamptz FROM due WHERE r.id = due.id RETURNING r.id),
-       numbered AS (SELECT id, row_number() OVER () AS n FROM marked)
-       INSERT INTO mail_outbox (id, kind, request_id, next_attempt_at, created_at)
-       SELECT ($4::uuid[])[n], 'reminder', id, $1::timestamptz, $1::timestamptz FROM numbered
+         UPDATE requests r SET reminded_at = $1::timestamptz FROM due WHERE r.id = due.id RETURNING r.id, r.work_id),
+       numbered AS (SELECT id, work_id, row_number() OVER () AS n FROM marked)
+       INSERT INTO mail_outbox (${MAIL_COLUMNS})
+       SELECT ($4::uuid[])[n], 'reminder', w.tenant_id, numbered.id, NULL, $1::timestamptz, $1::timestamptz
+       FROM numbered JOIN works w ON w.id = numbered.work_id
        RETURNING id`,
       [now.toISOString(), before, REMINDER_BATCH, ids, this.options.onlyTenants?.() ?? null],
     );
@@ -151,12 +155,12 @@ export class MailSender {
     return this.run<Claimed>(
       `WITH due AS (
          SELECT id FROM mail_outbox WHERE status = 'queued' AND next_attempt_at <= $1::timestamptz
-           AND ($4::uuid[] IS NULL OR request_id IN (
-                 SELECT r.id FROM requests r JOIN works w ON w.id = r.work_id WHERE w.tenant_id = ANY ($4::uuid[])))
+           AND ($4::uuid[] IS NULL OR tenant_id = ANY ($4::uuid[]))
          ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
        UPDATE mail_outbox m SET attempts = m.attempts + 1, next_attempt_at = $2::timestamptz
        FROM due WHERE m.id = due.id
-       RETURNING m.id, m.kind, m.request_id AS "requestId", m."to", m.subject, m.text, m.html, m.attempts`,
+       RETURNING m.id, m.kind, m.tenant_id AS "tenantId", m.request_id AS "requestId",
+                 m.invitation_id AS "invitationId", m."to", m.subject, m.text, m.html, m.attempts`,
       [
         now.toISOString(),
         new Date(now.getTime() + LEASE_MS).toISOString(),
@@ -168,7 +172,11 @@ export class MailSender {
 
   private async send(mail: Claimed): Promise<void> {
     try {
-      const rendered = mail.requestId ? await this.renderRequestMail(mail) : plainContent(mail);
+      const rendered = mail.requestId
+        ? await this.renderRequestMail(mail)
+        : mail.invitationId
+          ? await this.renderInvitationMail(mail.invitationId)
+          : plainContent(mail);
       if (!rendered) {
         await this.finish(mail, 'dropped');
         return;
@@ -220,6 +228,25 @@ export class MailSender {
       link: `${this.options.publicUrl}/r/${token}`,
     });
     return { ...rendered, origin };
+  }
+
+  /** An invitation's email, rendered now; null once it was accepted, declined, withdrawn or expired. */
+  private async renderInvitationMail(invitationId: string): Promise<(RenderedMail & { origin: MailOrigin }) | null> {
+    const invitation = await this.options.db.invitation.findUnique({
+      where: { id: invitationId },
+      include: { inviter: userRecord, tenant: { select: { name: true } } },
+    });
+    if (!invitation || invitation.expiresAt <= this.options.clock()) return null;
+    const rendered = renderInvitationMail({
+      to: invitation.email,
+      invitee: { firstName: invitation.firstName },
+      inviter: invitation.inviter,
+      tenantName: invitation.tenant.name,
+      role: invitation.role,
+      expiresAt: invitation.expiresAt,
+      link: `${this.options.publicUrl}/console/invitations`,
+    });
+    return { ...rendered, origin: { request: null } };
   }
 
   private async record(mail: Claimed, outcome: SendOutcome): Promise<void> {

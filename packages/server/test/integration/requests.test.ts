@@ -14,7 +14,7 @@ beforeAll(async () => {
   server = await startTestServer();
   [ada, mia] = await Promise.all([server.createUser('ada'), server.createUser('mia')]);
   const tenant = await createTenant(ada, 'Requests');
-  await addMember(ada, tenant.id, mia.email, 'member');
+  await addMember(ada, tenant.id, mia, 'member');
   worksUrl = `/v1/tenants/${tenant.id}/works`;
 });
 afterAll(() => server.close());

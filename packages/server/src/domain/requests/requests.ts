@@ -128,8 +128,8 @@ export async function createRequest(
        FOR SHARE
        RETURNING id),
      mailed AS (
-       INSERT INTO mail_outbox (${MAIL_COLUMNS}) SELECT $19::uuid, 'request', id, $10::timestamptz, $10::timestamptz
-       FROM created)
+       INSERT INTO mail_outbox (${MAIL_COLUMNS})
+       SELECT $19::uuid, 'request', $11::uuid, id, NULL, $10::timestamptz, $10::timestamptz FROM created)
      INSERT INTO webhook_events (${OUTBOX_COLUMNS}) SELECT ${outboxPlaceholders(12)} FROM created RETURNING id`,
     [
       request.id,
@@ -403,9 +403,9 @@ export async function resendRequest(db: Db, actor: Actor, ref: RequestRef) {
      dropped AS (
        UPDATE mail_outbox SET status = 'dropped', next_attempt_at = NULL
        WHERE request_id IN (SELECT id FROM changed) AND status = 'queued')
-     INSERT INTO mail_outbox (${MAIL_COLUMNS}) SELECT $3::uuid, 'request', id, $4::timestamptz, $4::timestamptz
-     FROM changed RETURNING id`,
-    [ref.requestId, ref.workId, newId(), now.toISOString()],
+     INSERT INTO mail_outbox (${MAIL_COLUMNS})
+     SELECT $3::uuid, 'request', $5::uuid, id, NULL, $4::timestamptz, $4::timestamptz FROM changed RETURNING id`,
+    [ref.requestId, ref.workId, newId(), now.toISOString(), ref.tenantId],
   );
   // Changed in between (answered, cancelled, discarded): answer from what it is now.
   if (resent.length === 0) return resendRequest(db, actor, ref);

@@ -116,15 +116,16 @@ describe('the console', () => {
     await expectVisible(heading(page, 'Acme Research'));
     await expectVisible(page.getByText('No works yet'));
 
+    // Membership is by consent: an existing account's email and an unknown one are both invited, and the form
+    // says so; no member row appears until the person accepts.
     await page.getByLabel('Email', { exact: true }).fill(grace.email);
     await page.getByLabel('Role', { exact: true }).selectOption('admin');
-    await page.getByRole('button', { name: 'Add member' }).click();
-    await expectVisible(page.getByLabel(`Role of ${grace.email}`));
-    expect(await page.getByLabel(`Role of ${grace.email}`).inputValue()).toBe('admin');
-    // An email no user has is invited, not added (issue 23): the form says so, and no member row appears.
+    await page.getByRole('button', { name: 'Send invitation' }).click();
+    await expectVisible(page.getByText(`Invitation sent to ${grace.email}.`));
+    expect(await page.getByLabel(`Role of ${grace.email}`).count()).toBe(0);
     const newcomer = `newcomer-${Date.now()}@example.com`;
     await page.getByLabel('Email', { exact: true }).fill(newcomer);
-    await page.getByRole('button', { name: 'Add member' }).click();
+    await page.getByRole('button', { name: 'Send invitation' }).click();
     await expectVisible(page.getByText(`Invitation sent to ${newcomer}.`));
     expect(await page.getByLabel(`Role of ${newcomer}`).count()).toBe(0);
 
@@ -252,10 +253,8 @@ describe('the console', () => {
     const bob = await server.createUser('Bob');
     const { tenant } = unwrap(await ada.api.createTenant({ body: { name: 'Concurrent Roles' } }));
     const tenantPath = { tenant_id: tenant.id };
-    unwrap(await ada.api.addMember({ params: { path: tenantPath }, body: { email: grace.email, role: 'admin' } }));
-    const member = memberOf(
-      unwrap(await ada.api.addMember({ params: { path: tenantPath }, body: { email: bob.email, role: 'member' } })),
-    );
+    await join(ada, tenant.id, grace, 'admin');
+    const member = await join(ada, tenant.id, bob, 'member');
     const bobPath = { ...tenantPath, user_id: member.user.id };
     const bobsRole = async () => unwrap(await ada.api.getMember({ params: { path: bobPath } })).member.role;
     const isRoleChange = (request: { method(): string; url(): string }) =>
@@ -336,9 +335,7 @@ describe('the console', () => {
     const grace = await server.createUser('Grace');
     const { tenant } = unwrap(await ada.api.createTenant({ body: { name: 'Roles Inc' } }));
     const tenantPath = { tenant_id: tenant.id };
-    const member = memberOf(
-      unwrap(await ada.api.addMember({ params: { path: tenantPath }, body: { email: grace.email, role: 'admin' } })),
-    );
+    const member = await join(ada, tenant.id, grace, 'admin');
     const { work } = unwrap(await ada.api.createWork({ params: { path: tenantPath }, body: { name: 'Handbook' } }));
 
     const page = await newPage();
@@ -358,9 +355,9 @@ describe('the console', () => {
     expect(await forbidden.textContent()).toContain('This operation needs the owner or admin role.');
 
     await page.reload();
-    await expectVisible(page.getByText('Only owners and admins add, change or remove members.'));
+    await expectVisible(page.getByText('Only owners and admins invite, change or remove members.'));
     expect(await page.getByRole('heading', { name: 'Rename' }).count()).toBe(0);
-    expect(await page.getByRole('heading', { name: 'Add a member' }).count()).toBe(0);
+    expect(await page.getByRole('heading', { name: 'Invite a member' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Remove' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Change role' }).count()).toBe(0);
     // What a member may do is there: create works.
@@ -585,6 +582,63 @@ describe('the recipient, through the dev mailbox (no SMTP_URL)', () => {
   });
 });
 
+describe('invitations: membership by consent', () => {
+  it('the invited user finds the invitation through its email, accepts one with their own names, declines another, and may leave', async () => {
+    const ada = await server.createUser('Ada');
+    const grace = await server.createUser('Grace');
+    const { tenant } = unwrap(await ada.api.createTenant({ body: { name: 'Invited Ltd' } }));
+    const { tenant: other } = unwrap(await ada.api.createTenant({ body: { name: 'Declined Ltd' } }));
+    for (const { id } of [other, tenant])
+      unwrap(
+        await ada.api.addMember({
+          params: { path: { tenant_id: id } },
+          // What Ada types is only the email's greeting: it must never become Grace's name.
+          body: { email: grace.email, role: 'member', firstName: 'Gracie', lastName: 'Typed' },
+        }),
+      );
+
+    const page = await newPage();
+    await signIn(page, grace);
+    await expectVisible(page.getByText('You have 2 pending invitations to join a tenant.'));
+    // The invitation email (in the dev mailbox, to its addressee) links to the console's Invitations page.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Mailbox' }).click();
+    const mail = page.getByRole('article').filter({ hasText: 'Invited Ltd' });
+    await expectVisible(mail.getByText('Hello Gracie,'));
+    const link = mail.locator('.mail-text a', { hasText: '/console/invitations' }).first();
+    const href = (await link.getAttribute('href'))!;
+    expect(href).toBe(`${server.baseUrl}/console/invitations`);
+    await page.goto(href);
+    await expectVisible(heading(page, 'Invitations'));
+    const invited = page.getByRole('listitem', { name: 'Invitation to Invited Ltd' });
+    await expectVisible(invited.getByText(`from Ada Lovelace (${ada.email})`));
+    await checkPage(page, 'invitations');
+
+    const declined = page.getByRole('listitem', { name: 'Invitation to Declined Ltd' });
+    await declined.getByRole('button', { name: 'Decline' }).click();
+    await declined.getByRole('button', { name: 'Yes, decline' }).click();
+    await expectVisible(page.getByText('Showing 1 of 1 invitations'));
+
+    await invited.getByRole('button', { name: 'Accept' }).click();
+    await expectVisible(heading(page, 'Invited Ltd'));
+    const me = page.getByRole('listitem').filter({ hasText: '(you)' });
+    await expectVisible(me.getByText('Grace Hopper'));
+    expect(await page.getByText('Gracie').count()).toBe(0);
+    const members = async (tenantId: string) =>
+      unwrap(await ada.api.listMembers({ params: { path: { tenant_id: tenantId } } })).members.edges.map(
+        (edge) => edge.node.user.email,
+      );
+    expect(await members(tenant.id)).toContain(grace.email);
+    expect(await members(other.id)).not.toContain(grace.email);
+
+    // A member leaves on their own: the tenant is gone from their list.
+    await me.getByRole('button', { name: 'Leave' }).click();
+    await me.getByRole('button', { name: 'Yes, leave' }).click();
+    await expectVisible(heading(page, 'Tenants'));
+    await expectVisible(page.getByText('You are not a member of any tenant yet'));
+    expect(await members(tenant.id)).not.toContain(grace.email);
+  });
+});
+
 describe('a server that sends through SMTP', () => {
   it('has no dev mailbox, and the console shows no Mailbox', async () => {
     // Nothing listens on port 9: the emails would wait in the outbox; this test sends none.
@@ -616,8 +670,12 @@ function createKeyClient(apiKey: string) {
   return createClient({ baseUrl: server.baseUrl, apiKey, retry: false });
 }
 
-/** addMember's answer for an existing user: the member (an email with no user would be a 202 invitation). */
-function memberOf<M>(added: { member: M } | { invitation: unknown }): M {
-  if (!('member' in added)) throw new Error('expected a member, got an invitation');
-  return added.member;
+/** Makes `user` a member of the tenant as the product does: `by` invites their email, and they accept it. */
+async function join(by: TestUser, tenantId: string, user: TestUser, role: 'owner' | 'admin' | 'member') {
+  const { invitation } = unwrap(
+    await by.api.addMember({ params: { path: { tenant_id: tenantId } }, body: { email: user.email, role } }),
+  );
+  const { tenant } = unwrap(await user.api.acceptInvitation({ params: { path: { invitation_id: invitation.id } } }));
+  const me = unwrap(await user.api.getMe()).user;
+  return unwrap(await by.api.getMember({ params: { path: { tenant_id: tenant.id, user_id: me.id } } })).member;
 }

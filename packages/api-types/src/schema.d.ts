@@ -264,7 +264,9 @@ export interface paths {
          *     `firstName` and `lastName` are only the greeting of that one email: they never become anyone's names. The
          *     email of a member is `409 already_member`, an email with a pending invitation `409 already_invited`; a
          *     tenant holds at most `MAX_INVITATIONS_PER_TENANT` pending invitations (100 by default; `409
-         *     invitation_limit_reached`), deleting one frees a place.
+         *     invitation_limit_reached`), deleting one frees a place. The invitation email counts against the daily email
+         *     caps of `POST .../requests` when it is sent (`429`, nothing created); an address that stopped this tenant's
+         *     emails is invited without an email.
          */
         post: operations["addMember"];
         delete?: never;
@@ -504,7 +506,12 @@ export interface paths {
         put?: never;
         /**
          * Send a request
-         * @description Creates a `pending` request to a recipient. Any member may send requests; not in a discarded work.
+         * @description Creates a `pending` request to a recipient and emails them. Any member may send requests; not in a discarded
+         *     work. Every email a tenant sends counts against two daily caps (UTC days): per recipient address (`429
+         *     recipient_email_limit_reached`, 20 a day by default) and for the whole tenant (`429
+         *     tenant_email_budget_exhausted`, 1,000 a day by default), each with `Retry-After` until the next day; a
+         *     refused request is not created. A recipient who stopped this tenant's emails (the link in every email) still
+         *     gets the request, but no email: the request says so with `emailsStopped: true`.
          */
         post: operations["createRequest"];
         delete?: never;
@@ -763,7 +770,11 @@ export interface paths {
          * Email a request again
          * @description Emails the recipient of a `pending` request again, with a new answer link; the links of earlier emails stop
          *     working at once. `emailDelivery` starts over at `queued`. Any member may resend; `409` once the request is
-         *     no longer `pending`.
+         *     no longer `pending`. A request is resent at most once every 10 minutes (`RESEND_COOLDOWN`; `429
+         *     resend_too_soon` with `Retry-After`) and at most 5 times in all (`MAX_RESENDS_PER_REQUEST`; `409
+         *     resend_limit_reached`), and the email counts against the daily caps of `POST .../requests`. When the
+         *     recipient has stopped this tenant's emails nothing is sent and nothing changes: the answer is the request,
+         *     with `emailsStopped: true`.
          */
         post: operations["resendRequest"];
         delete?: never;
@@ -2078,7 +2089,9 @@ export interface components {
          *         "status": "sent",
          *         "lastSentAt": "2026-11-22T10:30:02.000Z",
          *         "failure": null
-         *       }
+         *       },
+         *       "emailsStopped": false,
+         *       "confirmedThroughDevMailbox": false
          *     }
          */
         Request: {
@@ -2110,6 +2123,18 @@ export interface components {
              *     the service emailed recipients. Not part of the `ETag`: a mail going out never makes an `If-Match` fail.
              */
             emailDelivery: components["schemas"]["EmailDelivery"] | null;
+            /**
+             * @description True when the recipient has stopped this tenant's emails (through the link every email carries): the
+             *     request exists, but was not emailed (or, stopped later, gets no more emails: no reminder, no resend).
+             *     Not part of the `ETag`.
+             */
+            emailsStopped: boolean;
+            /**
+             * @description True when the request was confirmed through an answer link that the server's dev mailbox kept instead of
+             *     emailing it (a development set-up without SMTP): the tenant's members could read that link, so the answer
+             *     is not known to be the recipient's. Its `confirm` event says the same (`throughDevMailbox`).
+             */
+            confirmedThroughDevMailbox: boolean;
         };
         /**
          * @description The last email to the recipient: `queued` until the mail server accepts it (retried with backoff for about
@@ -2216,6 +2241,7 @@ export interface components {
          *         "email": "ada@example.com"
          *       },
          *       "actorType": "user",
+         *       "throughDevMailbox": false,
          *       "note": "The figures are correct.",
          *       "createdAt": "2026-11-23T08:05:00.000Z"
          *     }
@@ -2232,6 +2258,12 @@ export interface components {
              * @enum {string}
              */
             actorType: "user" | "recipient";
+            /**
+             * @description True for an answer given through a link the server's dev mailbox kept instead of emailing it (no SMTP, a
+             *     development set-up): any member who could read that mailbox may have given it, so it is not recorded as
+             *     the recipient's word even though `actorType` says through which door it came.
+             */
+            throughDevMailbox: boolean;
             /** @description The answer of a `confirm` or the reason of a `cancel`, when given. */
             note: string | null;
             createdAt: components["schemas"]["Timestamp"];
@@ -2462,7 +2494,9 @@ export interface components {
          *               "status": "sent",
          *               "lastSentAt": "2026-11-22T10:30:02.000Z",
          *               "failure": null
-         *             }
+         *             },
+         *             "emailsStopped": false,
+         *             "confirmedThroughDevMailbox": false
          *           }
          *         }
          *       ],
@@ -2499,6 +2533,7 @@ export interface components {
          *               "email": "ada@example.com"
          *             },
          *             "actorType": "user",
+         *             "throughDevMailbox": false,
          *             "note": "The figures are correct.",
          *             "createdAt": "2026-11-23T08:05:00.000Z"
          *           }
@@ -2671,7 +2706,9 @@ export interface components {
          *           "status": "sent",
          *           "lastSentAt": "2026-11-22T10:30:02.000Z",
          *           "failure": null
-         *         }
+         *         },
+         *         "emailsStopped": false,
+         *         "confirmedThroughDevMailbox": false
          *       }
          *     }
          */
@@ -2944,7 +2981,9 @@ export interface components {
          *             "status": "sent",
          *             "lastSentAt": "2026-11-22T10:30:02.000Z",
          *             "failure": null
-         *           }
+         *           },
+         *           "emailsStopped": false,
+         *           "confirmedThroughDevMailbox": false
          *         }
          *       }
          *     }
@@ -2999,7 +3038,9 @@ export interface components {
          *             "status": "sent",
          *             "lastSentAt": "2026-11-22T10:30:02.000Z",
          *             "failure": null
-         *           }
+         *           },
+         *           "emailsStopped": false,
+         *           "confirmedThroughDevMailbox": false
          *         }
          *       }
          *     }
@@ -3054,7 +3095,9 @@ export interface components {
          *             "status": "sent",
          *             "lastSentAt": "2026-11-22T10:30:02.000Z",
          *             "failure": null
-         *           }
+         *           },
+         *           "emailsStopped": false,
+         *           "confirmedThroughDevMailbox": false
          *         }
          *       }
          *     }
@@ -3109,7 +3152,9 @@ export interface components {
          *             "status": "sent",
          *             "lastSentAt": "2026-11-22T10:30:02.000Z",
          *             "failure": null
-         *           }
+         *           },
+         *           "emailsStopped": false,
+         *           "confirmedThroughDevMailbox": false
          *         }
          *       }
          *     }
@@ -3366,7 +3411,9 @@ export interface components {
          *           "status": "sent",
          *           "lastSentAt": "2026-11-22T10:30:02.000Z",
          *           "failure": null
-         *         }
+         *         },
+         *         "emailsStopped": false,
+         *         "confirmedThroughDevMailbox": false
          *       }
          *     }
          */
@@ -4225,6 +4272,81 @@ export interface components {
             status: 429;
         };
         /**
+         * recipient_email_limit_reached
+         * @description The tenant has sent as many emails to this address today (UTC) as allowed (MAX_EMAILS_PER_RECIPIENT_PER_DAY, 20
+         *     by default). Nothing was created; retry after `Retry-After` seconds.
+         * @example {
+         *       "type": "https://works-api.dev/problems/recipient_email_limit_reached",
+         *       "title": "Too many emails",
+         *       "status": 429,
+         *       "detail": "This tenant has sent 20 emails to this address today, the most allowed; retry after Retry-After.",
+         *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works/0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c/requests",
+         *       "code": "recipient_email_limit_reached"
+         *     }
+         */
+        RecipientEmailLimitReachedProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "recipient_email_limit_reached";
+            /** @constant */
+            status: 429;
+        };
+        /**
+         * tenant_email_budget_exhausted
+         * @description The tenant has sent as many emails today (UTC) as allowed (MAX_EMAILS_PER_TENANT_PER_DAY, 1,000 by default).
+         *     Nothing was created; retry after `Retry-After` seconds.
+         * @example {
+         *       "type": "https://works-api.dev/problems/tenant_email_budget_exhausted",
+         *       "title": "Too many emails",
+         *       "status": 429,
+         *       "detail": "This tenant has sent 1000 emails today, the most allowed; retry after Retry-After.",
+         *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works/0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c/requests",
+         *       "code": "tenant_email_budget_exhausted"
+         *     }
+         */
+        TenantEmailBudgetExhaustedProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "tenant_email_budget_exhausted";
+            /** @constant */
+            status: 429;
+        };
+        /**
+         * resend_too_soon
+         * @description The request was resent less than RESEND_COOLDOWN ago (10 minutes by default). Nothing changed; retry after
+         *     `Retry-After` seconds.
+         * @example {
+         *       "type": "https://works-api.dev/problems/resend_too_soon",
+         *       "title": "Too many emails",
+         *       "status": 429,
+         *       "detail": "This request was resent less than 10 minutes ago; retry after Retry-After.",
+         *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works/0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c/requests/0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f/resend",
+         *       "code": "resend_too_soon"
+         *     }
+         */
+        ResendTooSoonProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "resend_too_soon";
+            /** @constant */
+            status: 429;
+        };
+        /**
+         * resend_limit_reached
+         * @description The request was resent as many times as allowed (MAX_RESENDS_PER_REQUEST, 5 by default).
+         * @example {
+         *       "type": "https://works-api.dev/problems/resend_limit_reached",
+         *       "title": "Conflict",
+         *       "status": 409,
+         *       "detail": "This request was resent 5 times, the most allowed.",
+         *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works/0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c/requests/0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f/resend",
+         *       "code": "resend_limit_reached"
+         *     }
+         */
+        ResendLimitReachedProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "resend_limit_reached";
+            /** @constant */
+            status: 409;
+        };
+        /**
          * internal_error
          * @description A bug on our side, logged with the request id. The body says nothing internal; quote `requestId` when you
          *     report it.
@@ -4667,6 +4789,89 @@ export interface components {
                  *     }
                  */
                 "application/problem+json": components["schemas"]["InvalidTransitionProblem"] | components["schemas"]["WorkDiscardedProblem"];
+            };
+        };
+        /**
+         * @description A request budget is used up (`rate_limited`, as for every operation), or the email this operation would send
+         *     is over a daily cap: the tenant has sent the most emails allowed to this address today
+         *     (`recipient_email_limit_reached`), or its whole daily email budget (`tenant_email_budget_exhausted`). Nothing
+         *     was created; retry after `Retry-After` seconds (for the daily caps, at the next UTC midnight).
+         */
+        EmailLimited: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://works-api.dev/problems/recipient_email_limit_reached",
+                 *       "title": "Too many emails",
+                 *       "status": 429,
+                 *       "detail": "This tenant has sent 20 emails to this address today, the most allowed; retry after Retry-After.",
+                 *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works/0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c/requests",
+                 *       "code": "recipient_email_limit_reached"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["RateLimitedProblem"] | components["schemas"]["RecipientEmailLimitReachedProblem"] | components["schemas"]["TenantEmailBudgetExhaustedProblem"];
+            };
+        };
+        /**
+         * @description As `EmailLimited`, or the request was resent less than `RESEND_COOLDOWN` ago (10 minutes by default;
+         *     `resend_too_soon`). Nothing changed; retry after `Retry-After` seconds.
+         */
+        ResendLimited: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://works-api.dev/problems/resend_too_soon",
+                 *       "title": "Too many emails",
+                 *       "status": 429,
+                 *       "detail": "This request was resent less than 10 minutes ago; retry after Retry-After.",
+                 *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works/0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c/requests/0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f/resend",
+                 *       "code": "resend_too_soon"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["RateLimitedProblem"] | components["schemas"]["RecipientEmailLimitReachedProblem"] | components["schemas"]["TenantEmailBudgetExhaustedProblem"] | components["schemas"]["ResendTooSoonProblem"];
+            };
+        };
+        /**
+         * @description The request is no longer `pending` (`invalid_transition`, with `currentStatus` and `allowedActions`), its work
+         *     is discarded (`work_discarded`), or it was resent as many times as allowed (`resend_limit_reached`;
+         *     `MAX_RESENDS_PER_REQUEST`, 5 by default).
+         */
+        ResendConflict: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://works-api.dev/problems/resend_limit_reached",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "This request was resent 5 times, the most allowed.",
+                 *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works/0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c/requests/0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f/resend",
+                 *       "code": "resend_limit_reached"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["InvalidTransitionProblem"] | components["schemas"]["WorkDiscardedProblem"] | components["schemas"]["ResendLimitReachedProblem"];
             };
         };
         /** @description The body is over 64 KiB. */
@@ -5598,7 +5803,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["EmailLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6244,7 +6449,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["EmailLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6596,8 +6801,8 @@ export interface operations {
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["TransitionConflict"];
-            429: components["responses"]["TooManyRequests"];
+            409: components["responses"]["ResendConflict"];
+            429: components["responses"]["ResendLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

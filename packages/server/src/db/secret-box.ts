@@ -1,4 +1,12 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  hkdfSync,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { DatabaseTarget } from './client';
@@ -24,6 +32,8 @@ const PREFIX = 'sealed:v1:';
 const KEY_BYTES = 32;
 
 export type SealPurpose = 'webhook-secret' | 'idempotent-response';
+/** What a MAC made with these keys vouches for (each purpose has a key of its own, derived from each key). */
+export type MacPurpose = 'stop-emails-link';
 
 export class SecretKeyError extends Error {
   override name = 'SecretKeyError';
@@ -95,6 +105,36 @@ export class SecretBox {
     decipher.setAAD(Buffer.from(purpose));
     decipher.setAuthTag(bytes.subarray(bytes.length - 16));
     return Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()]).toString('utf8');
+  }
+
+  /**
+   * An HMAC-SHA256 of `data` for `purpose`, with a key derived (HKDF) from the sealing key: a value the service
+   * hands out and later checks without storing it (a stop link). `macMatches` accepts one made with any key, so a
+   * rotation does not break what was handed out before it while the old key is kept.
+   */
+  mac(purpose: MacPurpose, data: Buffer): Buffer {
+    return createHmac('sha256', this.macKey(this.keys[0]!, purpose)).update(data).digest();
+  }
+
+  /** Whether `mac` (possibly truncated, at least 16 bytes) is `data`'s for `purpose` under one of the keys. */
+  macMatches(purpose: MacPurpose, data: Buffer, mac: Buffer): boolean {
+    if (mac.length < 16) return false;
+    return this.keys.some((key) => {
+      const expected = createHmac('sha256', this.macKey(key, purpose)).update(data).digest().subarray(0, mac.length);
+      return timingSafeEqual(expected, mac);
+    });
+  }
+
+  private readonly macKeys = new Map<string, Buffer>();
+
+  private macKey(key: Key, purpose: MacPurpose): Buffer {
+    const id = `${key.id}:${purpose}`;
+    let derived = this.macKeys.get(id);
+    if (!derived) {
+      derived = Buffer.from(hkdfSync('sha256', key.bytes, Buffer.alloc(0), `works-api ${purpose}`, 32));
+      this.macKeys.set(id, derived);
+    }
+    return derived;
   }
 
   /** True when the value is sealed with the sealing key (else it is re-sealed at start-up). */

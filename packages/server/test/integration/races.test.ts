@@ -24,6 +24,8 @@ import { startTestServer, type TestServer, type TestUser } from '../support/serv
  * request over HTTP rarely waits for real I/O, the calls still interleave at every query), and over HTTP.
  */
 const RUNS = 25;
+/** Every race sends its requests to one address: email caps none of them reaches (mail-limits tests those). */
+const NO_EMAIL_CAPS = { emailsPerRecipientPerDay: 1_000_000, emailsPerTenantPerDay: 1_000_000 };
 let server: TestServer;
 let ada: TestUser;
 let actor: Actor;
@@ -65,10 +67,10 @@ describe('a request sent while its work is being discarded', () => {
       const body = { title: 'Race', recipient: { email: 'r@example.com' } };
       // The discard starts in the middle of five sends, a few turns of the event loop after the first two (more
       // each run, so that it meets them at every step: before their first query, between two, after their last).
-      const sends = [0, 1].map(() => createRequest(db(), actor, tenant.id, work.id, body));
+      const sends = [0, 1].map(() => createRequest(db(), actor, tenant.id, work.id, body, NO_EMAIL_CAPS));
       for (let turn = 0; turn < run % 6; turn++) await new Promise(setImmediate);
       const discard = discardCountingRequests(work.id);
-      sends.push(...[2, 3, 4].map(() => createRequest(db(), actor, tenant.id, work.id, body)));
+      sends.push(...[2, 3, 4].map(() => createRequest(db(), actor, tenant.id, work.id, body, NO_EMAIL_CAPS)));
       const outcomes = (await Promise.allSettled(sends)).map(outcomeOf);
       const beforeTheDiscard = await discard;
       for (const outcome of outcomes) tally.set(outcome, (tally.get(outcome) ?? 0) + 1);
@@ -93,10 +95,10 @@ describe('a request sent while its work is being discarded', () => {
       for (let run = 0; run < RUNS; run++) {
         const work = await createWork(ada, tenant.id, `Work ${run}`);
         const body = { title: 'Race', recipient: { email: 'r@example.com' } };
-        const sends = [0, 1].map(() => createRequest(db(), actor, tenant.id, work.id, body));
+        const sends = [0, 1].map(() => createRequest(db(), actor, tenant.id, work.id, body, NO_EMAIL_CAPS));
         for (let turn = 0; turn < run % 6; turn++) await new Promise(setImmediate);
         const discard = discardWork(db(), actor, tenant.id, work.id);
-        sends.push(...[2, 3, 4].map(() => createRequest(db(), actor, tenant.id, work.id, body)));
+        sends.push(...[2, 3, 4].map(() => createRequest(db(), actor, tenant.id, work.id, body, NO_EMAIL_CAPS)));
         const outcomes = (await Promise.allSettled(sends)).map(outcomeOf);
         expect((await discard).discardedAt).not.toBeNull();
         expect(outcomes.filter((o) => o !== 'created' && o !== 'work_discarded')).toEqual([]);

@@ -12,6 +12,7 @@ import type { Actor } from '../../src/domain/access';
 import { authenticate, createApiKey, listApiKeys, revokeApiKey } from '../../src/domain/api-keys/api-keys';
 import { listMyInvitations } from '../../src/domain/members/invitations';
 import { listMembers } from '../../src/domain/members/members';
+import { DEFAULT_LIMITS } from '../../src/domain/limits';
 import { encodeCursor } from '../../src/domain/paging';
 import {
   actOnRequest,
@@ -19,6 +20,7 @@ import {
   getRequest,
   listRequestEvents,
   listRequests,
+  resendRequest,
 } from '../../src/domain/requests/requests';
 import { createTenant, getTenant, listTenants } from '../../src/domain/tenants/tenants';
 import { getMe } from '../../src/domain/users/users';
@@ -279,6 +281,12 @@ describe('creates and actions use indexes', () => {
         recipient: { email: 'plans@example.com' },
       }),
     );
+  });
+
+  test('resend a request of the big work: the cooldown, the count and the email caps by key', async () => {
+    const ref = { ...bigWork(), requestId: await requestOfStatus('pending') };
+    const limits = { ...DEFAULT_LIMITS, resendCooldownMs: 1, resendsPerRequest: NO_CAP };
+    await expectBoundedPlans(() => resendRequest(db(), actor, ref, limits));
   });
 
   test('act on a request, discard and restore a work', async () => {

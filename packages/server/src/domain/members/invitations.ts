@@ -6,6 +6,7 @@ import { MAIL_COLUMNS } from '../../mail/outbox';
 import { type Actor, authorize, type Role } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { invitationLimitReached } from '../limits';
+import { allowanceCall, allowanceValues, type MailCaps } from '../mail-caps';
 import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import type { Schemas } from '../schemas';
 import { getTenant } from '../tenants/tenants';
@@ -53,14 +54,17 @@ export interface NewInvitation {
  * Inside addMember's transaction, under the tenant's membership lock (the email is no member's): creates the
  * invitation and queues its email, which the mail sender renders when it sends it (a withdrawn invitation is not
  * sent). Expired invitations of the tenant are deleted first, so that they neither count nor block inviting their
- * email again. At most `cap` invitations per tenant, counted under that lock, reading at most `cap` rows.
+ * email again. At most `cap` invitations per tenant, counted under that lock, reading at most `cap` rows. The email
+ * counts against the tenant's daily email caps as it is queued (over one, the transaction rolls back: 429), not as
+ * a pending row, so inviting and withdrawing in a loop cannot mail an address without end; an address that stopped
+ * the tenant's emails is invited without one.
  */
 export async function createInvitation(
   tx: Prisma.TransactionClient,
   actor: Actor,
   tenantId: string,
   input: NewInvitation,
-  { cap, ttlMs }: { cap: number; ttlMs: number },
+  { cap, ttlMs, caps }: { cap: number; ttlMs: number; caps: MailCaps },
   now = new Date(),
 ): Promise<Schemas['Invitation']> {
   await tx.$executeRaw`DELETE FROM invitations WHERE tenant_id = ${tenantId}::uuid AND expires_at <= ${now}`;
@@ -80,7 +84,12 @@ export async function createInvitation(
     },
     include: withInviterAndTenant,
   });
-  // In the transaction: the email is sent only if the invitation commits.
+  // In the transaction: the email is counted and sent only if the invitation commits.
+  const [allowance] = await tx.$queryRawUnsafe<Array<{ stopped: boolean }>>(
+    `SELECT ${allowanceCall(1)} AS stopped`,
+    ...allowanceValues(tenantId, input.email, caps, now),
+  );
+  if (allowance?.stopped) return presentInvitation(row);
   await tx.$executeRawUnsafe(
     `INSERT INTO mail_outbox (${MAIL_COLUMNS})
      VALUES ($1::uuid, 'invitation', $2::uuid, NULL, $3::uuid, $4::timestamptz, $4::timestamptz)`,

@@ -7,6 +7,7 @@ import { signalMailQueued } from '../../mail/outbox';
 import { type Actor, authorize, type Membership, type Permission, requirePermission, type Role } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { DEFAULT_LIMITS, type Limits } from '../limits';
+import { type MailCaps, mailCapRefusal } from '../mail-caps';
 import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import { checkPrecondition, type Precondition } from '../preconditions';
 import type { Schemas } from '../schemas';
@@ -85,29 +86,35 @@ export async function addMember(
   actor: Actor,
   tenantId: string,
   input: { email: string; role: Role; firstName?: string; lastName?: string },
-  limits: Pick<Limits, 'invitationsPerTenant' | 'invitationTtlMs'> = DEFAULT_LIMITS,
+  limits: Pick<Limits, 'invitationsPerTenant' | 'invitationTtlMs'> & MailCaps = DEFAULT_LIMITS,
 ): Promise<Schemas['Invitation']> {
   checkRoleChange(await authorize(db, actor, tenantId, 'manageMembers'), undefined, input.role);
   const email = normalizeEmail(input.email);
-  const invitation = await db.$transaction(async (tx) => {
-    checkRoleChange(await callerInTransaction(tx, actor, tenantId), undefined, input.role);
-    const [member] = await tx.$queryRaw<Array<{ found: number }>>`
+  const now = new Date();
+  const invitation = await db
+    .$transaction(async (tx) => {
+      checkRoleChange(await callerInTransaction(tx, actor, tenantId), undefined, input.role);
+      const [member] = await tx.$queryRaw<Array<{ found: number }>>`
       SELECT 1 AS found FROM memberships m JOIN users u ON u.id = m.user_id
       WHERE m.tenant_id = ${tenantId}::uuid AND u.email = ${email}`;
-    if (member) throw new ProblemError('already_member', 'This email is already a member of the tenant.');
-    return createInvitation(
-      tx,
-      actor,
-      tenantId,
-      {
-        email,
-        role: input.role,
-        firstName: normalizeName(input.firstName ?? ''),
-        lastName: normalizeName(input.lastName ?? ''),
-      },
-      { cap: limits.invitationsPerTenant, ttlMs: limits.invitationTtlMs },
-    );
-  });
+      if (member) throw new ProblemError('already_member', 'This email is already a member of the tenant.');
+      return createInvitation(
+        tx,
+        actor,
+        tenantId,
+        {
+          email,
+          role: input.role,
+          firstName: normalizeName(input.firstName ?? ''),
+          lastName: normalizeName(input.lastName ?? ''),
+        },
+        { cap: limits.invitationsPerTenant, ttlMs: limits.invitationTtlMs, caps: limits },
+        now,
+      );
+    })
+    .catch((error: unknown) => {
+      throw mailCapRefusal(error, limits, now) ?? error;
+    });
   signalMailQueued(db);
   return invitation;
 }

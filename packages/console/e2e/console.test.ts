@@ -528,7 +528,8 @@ describe('the recipient, through the dev mailbox (no SMTP_URL)', () => {
     await mail.getByRole('button', { name: 'Show the HTML part (without its styles)' }).click();
     const frameElement = mail.locator('iframe');
     expect(await frameElement.getAttribute('sandbox')).toBe('allow-popups allow-popups-to-escape-sandbox');
-    const htmlPart = mail.frameLocator('iframe').locator('h1');
+    // What the sender wrote is a quotation in the email's body, as text.
+    const htmlPart = mail.frameLocator('iframe').locator('blockquote p').first();
     await expectVisible(htmlPart);
     expect(await htmlPart.textContent()).toBe(title);
     await screenshot(page, 'mailbox-html-part');

@@ -48,85 +48,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/me/invitations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List my invitations
-         * @description The caller's pending invitations (those to their account's email), newest first: which tenant, which role,
-         *     who invited them and until when they can answer. Expired, withdrawn and answered invitations are not
-         *     listed. `totalCount` counts the caller's pending invitations exactly (one per inviting tenant at most).
-         */
-        get: operations["listMyInvitations"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/me/invitations/{invitation_id}/accept": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The identifier of a pending invitation.
-                 * @example 0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f
-                 */
-                invitation_id: components["parameters"]["InvitationId"];
-            };
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Accept an invitation
-         * @description Joins the tenant the invitation is for, with its role: the caller becomes a member (a `member.added`
-         *     event), keeping their own names, and the invitation is deleted. Only the person invited (the account with
-         *     the invitation's email) can accept it: for anyone else, and for an invitation that expired, was withdrawn
-         *     or was already answered, it is `404`.
-         */
-        post: operations["acceptInvitation"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/me/invitations/{invitation_id}/decline": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The identifier of a pending invitation.
-                 * @example 0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f
-                 */
-                invitation_id: components["parameters"]["InvitationId"];
-            };
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Decline an invitation
-         * @description Deletes the invitation without joining. Only the person invited can decline it; for anyone else, and for
-         *     an invitation that expired, was withdrawn or was already answered, it is `404`. The tenant may invite the
-         *     email again later.
-         */
-        post: operations["declineInvitation"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api-keys": {
         parameters: {
             query?: never;
@@ -374,6 +295,85 @@ export interface paths {
          *     owner can delete an invitation to the `owner` role.
          */
         delete: operations["deleteInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List my invitations
+         * @description The caller's pending invitations (those to their account's email), newest first: which tenant, which role,
+         *     who invited them and until when they can answer. Expired, withdrawn and answered invitations are not
+         *     listed. `totalCount` counts the caller's pending invitations exactly (one per inviting tenant at most).
+         */
+        get: operations["listMyInvitations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/invitations/{invitation_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a pending invitation.
+                 * @example 0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f
+                 */
+                invitation_id: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation
+         * @description Joins the tenant the invitation is for, with its role: the caller becomes a member (a `member.added`
+         *     event), keeping their own names, and the invitation is deleted. Only the person invited (the account with
+         *     the invitation's email) can accept it: for anyone else, and for an invitation that expired, was withdrawn
+         *     or was already answered, it is `404`.
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/invitations/{invitation_id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a pending invitation.
+                 * @example 0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f
+                 */
+                invitation_id: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline an invitation
+         * @description Deletes the invitation without joining. Only the person invited can decline it; for anyone else, and for
+         *     an invitation that expired, was withdrawn or was already answered, it is `404`. The tenant may invite the
+         *     email again later.
+         */
+        post: operations["declineInvitation"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -5292,115 +5292,6 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    listMyInvitations: {
-        parameters: {
-            query?: {
-                /** @description How many items a page holds at most. */
-                limit?: components["parameters"]["Limit"];
-                /** @description The `endCursor` of the previous page; the page starts after it. */
-                after?: components["parameters"]["After"];
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of the caller's pending invitations. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        invitations: components["schemas"]["InvitationConnection"];
-                    };
-                };
-            };
-            400: components["responses"]["InvalidListParameters"];
-            401: components["responses"]["Unauthorized"];
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    acceptInvitation: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The identifier of a pending invitation.
-                 * @example 0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f
-                 */
-                invitation_id: components["parameters"]["InvitationId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The tenant the caller has joined, as `GET /tenants/{tenant_id}` shows it. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TenantEnvelope"];
-                };
-            };
-            400: components["responses"]["InvalidParameters"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    declineInvitation: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The identifier of a pending invitation.
-                 * @example 0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f
-                 */
-                invitation_id: components["parameters"]["InvitationId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The invitation was declined and deleted. */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["InvalidParameters"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
     listApiKeys: {
         parameters: {
             query?: {
@@ -6038,6 +5929,115 @@ export interface operations {
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMyInvitations: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds at most. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `endCursor` of the previous page; the page starts after it. */
+                after?: components["parameters"]["After"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the caller's pending invitations. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        invitations: components["schemas"]["InvitationConnection"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a pending invitation.
+                 * @example 0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f
+                 */
+                invitation_id: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant the caller has joined, as `GET /tenants/{tenant_id}` shows it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantEnvelope"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    declineInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a pending invitation.
+                 * @example 0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f
+                 */
+                invitation_id: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitation was declined and deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];

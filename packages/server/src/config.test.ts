@@ -103,6 +103,8 @@ describe('loadConfig', () => {
       ),
     ]);
     expect(mailOf({ SMTP_URL: 'smtp://mail.example.com:2525' })).toEqual([false, 'SMTP at mail.example.com:2525']);
+    expect(describeConfig(loadConfig(postgres)).mail.sender).toBe('off (nowhere to send)');
+    expect(describeConfig(loadConfig({})).mail.sender).toBe('on, polling every 1000 ms');
     expect(() => loadConfig({ SMTP_URL: 'smtp://mail.example.com', DEV_MAILBOX: 'true' })).toThrow(
       'DEV_MAILBOX=true and SMTP_URL exclude each other',
     );

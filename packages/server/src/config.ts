@@ -398,7 +398,11 @@ export function describeConfig(config: Config, { clustered = false }: { clustere
       from: config.mail.from,
       links: `${config.mail.publicUrl}/r/…`,
       reminderBefore: `${config.mail.reminderBeforeMs / 1000} s`,
-      sender: config.mail.sender ? `on, polling every ${config.mail.pollIntervalMs} ms` : 'off',
+      sender: !config.mail.sender
+        ? 'off'
+        : config.mail.smtpUrl || config.mail.devMailbox
+          ? `on, polling every ${config.mail.pollIntervalMs} ms`
+          : 'off (nowhere to send)',
     },
     metrics: config.metricsToken
       ? 'GET /metrics, with the METRICS_TOKEN bearer token'

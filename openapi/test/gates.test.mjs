@@ -313,10 +313,15 @@ describe('breaking-change check (redocly diff against the previous commit)', () 
     assert.match(output, /became required: `dueAt`/);
   });
   it('sees through the composition of problem types: a new code in a response is breaking, a removed one is not', () => {
+    // TransitionConflict's two codes (ResendConflict starts with the same two, then has a third).
     const transition =
       "              - $ref: '#/components/schemas/InvalidTransitionProblem'\n              - $ref: '#/components/schemas/WorkDiscardedProblem'\n";
     const addCode = (text) =>
-      mutate(text, transition, `${transition}              - $ref: '#/components/schemas/LastOwnerProblem'\n`);
+      mutate(
+        text,
+        `${transition}          example:\n`,
+        `${transition}              - $ref: '#/components/schemas/LastOwnerProblem'\n          example:\n`,
+      );
     const added = repoWith(specText, addCode(specText));
     const { status, output } = check(added.dir);
     assert.equal(status, 1, output);

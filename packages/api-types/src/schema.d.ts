@@ -16,10 +16,11 @@ export interface paths {
         /**
          * Create a user and their first API key
          * @description Operator route. Authenticate with `Authorization: Bearer <ADMIN_TOKEN>`. Creates a user and their first
-         *     API key; the key's `secret` is in this response only. In the same transaction, every pending invitation
-         *     for the email becomes a membership with the invited role (each one a `member.added` event), and the
-         *     invitations are deleted. `Location` is the new user's `/v1/admin/users/{user_id}`, which the same operator
-         *     token reads. Answers `404` when the server has no `ADMIN_TOKEN`.
+         *     API key; the key's `secret` is in this response only. Pending invitations for the email stay invitations:
+         *     the new user sees them in `GET /me/invitations` and joins a tenant only by accepting its invitation. The
+         *     user's names are the ones given here, never an inviter's. `Location` is the new user's
+         *     `/v1/admin/users/{user_id}`, which the same operator token reads. Answers `404` when the server has no
+         *     `ADMIN_TOKEN`.
          */
         post: operations["adminCreateUser"];
         delete?: never;
@@ -202,16 +203,20 @@ export interface paths {
         put?: never;
         /**
          * Add a member
-         * @description Adds a member by email. Needs the `owner` or `admin` role; only an owner can add (or invite) an owner.
+         * @description Invites a person by email to join the tenant with `role`. Needs the `owner` or `admin` role; only an owner
+         *     can invite an owner. The answer is always `202` with the pending invitation, the same whether or not the
+         *     email belongs to an account, so it tells nothing about who has one; nobody becomes a member without
+         *     accepting. The person is emailed which tenant invited them, by whom, and a link to the console, where they
+         *     accept or decline it once signed in (`GET /me/invitations`); without an account, an operator of the
+         *     service creates one for them first. An invitation expires after 14 days (`INVITATION_TTL`); inviting the
+         *     email again after that replaces it.
          *
-         *     - The email of an existing user: they become a member at once (`201`, with the member). Their names are
-         *       theirs: `firstName` and `lastName` are ignored.
-         *     - An email with no user: no user is created. The answer is `202` with a pending invitation, and the
-         *       person is emailed which tenant invited them and by whom. When an operator creates their account, the
-         *       invitation becomes a membership with its role (`firstName` and `lastName` are what the invitation
-         *       suggests, used if the operator gives none). The same email again while invited is `409
-         *       already_invited`; a tenant holds at most `MAX_INVITATIONS_PER_TENANT` invitations (100 by default;
-         *       `409 invitation_limit_reached`), deleting one frees a place.
+         *     `firstName` and `lastName` are only the greeting of that one email: they never become anyone's names. The
+         *     email of a member is `409 already_member`, an email with a pending invitation `409 already_invited`; a
+         *     tenant holds at most `MAX_INVITATIONS_PER_TENANT` pending invitations (100 by default; `409
+         *     invitation_limit_reached`), deleting one frees a place. The invitation email counts against the daily email
+         *     caps of `POST .../requests` when it is sent (`429`, nothing created); an address that stopped this tenant's
+         *     emails is invited without an email.
          */
         post: operations["addMember"];
         delete?: never;
@@ -249,8 +254,9 @@ export interface paths {
         post?: never;
         /**
          * Remove a member
-         * @description Needs the `owner` or `admin` role; only an owner can remove an owner. The last owner cannot be removed
-         *     (`409 last_owner`).
+         * @description Needs the `owner` or `admin` role, except to leave: any member may remove themselves (their own `user_id`).
+         *     Only an owner can remove another owner. The last owner can be neither removed nor leave (`409
+         *     last_owner`): they hand the owner role to another member first. Writes a `member.removed` event.
          */
         delete: operations["removeMember"];
         options?: never;
@@ -258,7 +264,8 @@ export interface paths {
         /**
          * Change a member's role
          * @description Needs the `owner` or `admin` role; only an owner can grant or take away the `owner` role. The last owner
-         *     cannot be demoted (`409 last_owner`).
+         *     cannot be demoted (`409 last_owner`). A change writes a `member.role_changed` event (setting the role a
+         *     member already has changes nothing and writes none).
          */
         patch: operations["updateMember"];
         trace?: never;
@@ -278,8 +285,8 @@ export interface paths {
         };
         /**
          * List pending invitations
-         * @description The tenant's pending invitations (emails added as members that have no user yet), newest first. Needs the
-         *     `owner` or `admin` role.
+         * @description The tenant's invitations that nobody has accepted or declined yet, newest first, expired ones included
+         *     until the tenant invites that email again (`expiresAt` says which). Needs the `owner` or `admin` role.
          */
         get: operations["listInvitations"];
         put?: never;
@@ -301,7 +308,7 @@ export interface paths {
                  */
                 tenant_id: components["parameters"]["TenantId"];
                 /**
-                 * @description The identifier of a pending invitation of the tenant.
+                 * @description The identifier of a pending invitation.
                  * @example 0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f
                  */
                 invitation_id: components["parameters"]["InvitationId"];
@@ -313,10 +320,89 @@ export interface paths {
         post?: never;
         /**
          * Delete a pending invitation
-         * @description Withdraws the invitation: the operator's later creation of that user no longer makes them a member. Needs
-         *     the `owner` or `admin` role; only an owner can delete an invitation to the `owner` role.
+         * @description Withdraws the invitation: the person can no longer accept it. Needs the `owner` or `admin` role; only an
+         *     owner can delete an invitation to the `owner` role.
          */
         delete: operations["deleteInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List my invitations
+         * @description The caller's pending invitations (those to their account's email), newest first: which tenant, which role,
+         *     who invited them and until when they can answer. Expired, withdrawn and answered invitations are not
+         *     listed. `totalCount` counts the caller's pending invitations exactly (one per inviting tenant at most).
+         */
+        get: operations["listMyInvitations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/invitations/{invitation_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a pending invitation.
+                 * @example 0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f
+                 */
+                invitation_id: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation
+         * @description Joins the tenant the invitation is for, with its role: the caller becomes a member (a `member.added`
+         *     event), keeping their own names, and the invitation is deleted. Only the person invited (the account with
+         *     the invitation's email) can accept it: for anyone else, and for an invitation that expired, was withdrawn
+         *     or was already answered, it is `404`.
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/invitations/{invitation_id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a pending invitation.
+                 * @example 0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f
+                 */
+                invitation_id: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline an invitation
+         * @description Deletes the invitation without joining. Only the person invited can decline it; for anyone else, and for
+         *     an invitation that expired, was withdrawn or was already answered, it is `404`. The tenant may invite the
+         *     email again later.
+         */
+        post: operations["declineInvitation"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -449,7 +535,12 @@ export interface paths {
         put?: never;
         /**
          * Send a request
-         * @description Creates a `pending` request to a recipient. Any member may send requests; not in a discarded work.
+         * @description Creates a `pending` request to a recipient and emails them. Any member may send requests; not in a discarded
+         *     work. Every email a tenant sends counts against two daily caps (UTC days): per recipient address (`429
+         *     recipient_email_limit_reached`, 20 a day by default) and for the whole tenant (`429
+         *     tenant_email_budget_exhausted`, 1,000 a day by default), each with `Retry-After` until the next day; a
+         *     refused request is not created. A recipient who stopped this tenant's emails (the link in every email) still
+         *     gets the request, but no email: the request says so with `emailsStopped: true`.
          */
         post: operations["createRequest"];
         delete?: never;
@@ -708,7 +799,11 @@ export interface paths {
          * Email a request again
          * @description Emails the recipient of a `pending` request again, with a new answer link; the links of earlier emails stop
          *     working at once. `emailDelivery` starts over at `queued`. Any member may resend; `409` once the request is
-         *     no longer `pending`.
+         *     no longer `pending`. A request is resent at most once every 10 minutes (`RESEND_COOLDOWN`; `429
+         *     resend_too_soon` with `Retry-After`) and at most 5 times in all (`MAX_RESENDS_PER_REQUEST`; `409
+         *     resend_limit_reached`), and the email counts against the daily caps of `POST .../requests`. When the
+         *     recipient has stopped this tenant's emails nothing is sent and nothing changes: the answer is the request,
+         *     with `emailsStopped: true`.
          */
         post: operations["resendRequest"];
         delete?: never;
@@ -1364,7 +1459,7 @@ export interface webhooks {
         put?: never;
         /**
          * member.added
-         * @description A member was added to the tenant. Signed as the Webhooks tag describes; answer any `2xx` to acknowledge it.
+         * @description A member joined the tenant: they accepted an invitation. Signed as the Webhooks tag describes; answer any `2xx` to acknowledge it.
          */
         post: {
             parameters: {
@@ -1394,6 +1489,70 @@ export interface webhooks {
             requestBody: {
                 content: {
                     "application/json": components["schemas"]["MemberAddedEvent"];
+                };
+            };
+            responses: {
+                /**
+                 * @description Any `2xx` within 10 seconds acknowledges the event. Any other status, no answer, or a redirect (never
+                 *     followed) is a failed attempt, retried later; the first 500 characters of the body are kept for the
+                 *     deliveries list.
+                 */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.role_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * member.role_changed
+         * @description A member's role was changed (`PATCH .../members/{user_id}`): `data.member` with the new role, and
+         *     `data.previousRole`. Signed as the Webhooks tag describes; answer any `2xx` to acknowledge it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event's id; the same on every retry of the event, so use it to de-duplicate.
+                     * @example 0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was signed, in seconds since the Unix epoch. Refuse stale ones (5 minutes is usual).
+                     * @example 1795421100
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`,
+                     *     keyed with the base64-decoded part of the endpoint's `whsec_` secret: one, or two for 24 hours after a
+                     *     rotation. Accept the event if any signature matches.
+                     * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MemberRoleChangedEvent"];
                 };
             };
             responses: {
@@ -1852,8 +2011,8 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
         };
         /**
-         * @description A pending invitation: an email added as a member of the tenant before any user has it. It becomes a
-         *     membership, with `role`, when an operator creates that user.
+         * @description A pending invitation to join a tenant. It becomes a membership, with `role`, only when the person with
+         *     this email accepts it, before `expiresAt`.
          * @example {
          *       "id": "0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f",
          *       "email": "grace@example.com",
@@ -1865,20 +2024,39 @@ export interface components {
          *         "lastName": "Lovelace",
          *         "email": "ada@example.com"
          *       },
-         *       "createdAt": "2026-11-22T11:00:00.000Z"
+         *       "tenant": {
+         *         "id": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *         "name": "Acme Research"
+         *       },
+         *       "createdAt": "2026-11-22T11:00:00.000Z",
+         *       "expiresAt": "2026-12-06T11:00:00.000Z"
          *     }
          */
         Invitation: {
             id: components["schemas"]["Id"];
             email: components["schemas"]["Email"];
             role: components["schemas"]["Role"];
-            /** @description The name the inviter suggested (possibly empty), used if the operator gives none. */
+            /** @description What the inviter typed (possibly empty); only the greeting of the invitation email. */
             firstName: components["schemas"]["PersonName"];
-            /** @description The name the inviter suggested (possibly empty), used if the operator gives none. */
+            /** @description What the inviter typed (possibly empty); only the greeting of the invitation email. */
             lastName: components["schemas"]["PersonName"];
             /** @description The member who sent the invitation. */
             invitedBy: components["schemas"]["UserRecord"];
+            tenant: components["schemas"]["InvitationTenant"];
             createdAt: components["schemas"]["Timestamp"];
+            /** @description Until when it can be accepted (`INVITATION_TTL` after it was sent, 14 days by default). */
+            expiresAt: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description The tenant an invitation is to.
+         * @example {
+         *       "id": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *       "name": "Acme Research"
+         *     }
+         */
+        InvitationTenant: {
+            id: components["schemas"]["Id"];
+            name: components["schemas"]["Name"];
         };
         /**
          * @description A work of a tenant.
@@ -1963,7 +2141,9 @@ export interface components {
          *         "status": "sent",
          *         "lastSentAt": "2026-11-22T10:30:02.000Z",
          *         "failure": null
-         *       }
+         *       },
+         *       "emailsStopped": false,
+         *       "confirmedThroughDevMailbox": false
          *     }
          */
         Request: {
@@ -1995,6 +2175,18 @@ export interface components {
              *     the service emailed recipients. Not part of the `ETag`: a mail going out never makes an `If-Match` fail.
              */
             emailDelivery: components["schemas"]["EmailDelivery"] | null;
+            /**
+             * @description True when the recipient has stopped this tenant's emails (through the link every email carries): the
+             *     request exists, but was not emailed (or, stopped later, gets no more emails: no reminder, no resend).
+             *     Not part of the `ETag`.
+             */
+            emailsStopped: boolean;
+            /**
+             * @description True when the request was confirmed through an answer link that the server's dev mailbox kept instead of
+             *     emailing it (a development set-up without SMTP): the tenant's members could read that link, so the answer
+             *     is not known to be the recipient's. Its `confirm` event says the same (`throughDevMailbox`).
+             */
+            confirmedThroughDevMailbox: boolean;
         };
         /**
          * @description The last email to the recipient: `queued` until the mail server accepts it (retried with backoff for about
@@ -2100,6 +2292,7 @@ export interface components {
          *         "email": "ada@example.com"
          *       },
          *       "actorType": "user",
+         *       "throughDevMailbox": false,
          *       "note": "The figures are correct.",
          *       "createdAt": "2026-11-23T08:05:00.000Z"
          *     }
@@ -2116,6 +2309,12 @@ export interface components {
              * @enum {string}
              */
             actorType: "user" | "recipient";
+            /**
+             * @description True for an answer given through a link the server's dev mailbox kept instead of emailing it (no SMTP, a
+             *     development set-up): any member who could read that mailbox may have given it, so it is not recorded as
+             *     the recipient's word even though `actorType` says through which door it came.
+             */
+            throughDevMailbox: boolean;
             /** @description The answer of a `confirm` or the reason of a `cancel`, when given. */
             note: string | null;
             createdAt: components["schemas"]["Timestamp"];
@@ -2286,7 +2485,12 @@ export interface components {
          *               "lastName": "Lovelace",
          *               "email": "ada@example.com"
          *             },
-         *             "createdAt": "2026-11-22T11:00:00.000Z"
+         *             "tenant": {
+         *               "id": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *               "name": "Acme Research"
+         *             },
+         *             "createdAt": "2026-11-22T11:00:00.000Z",
+         *             "expiresAt": "2026-12-06T11:00:00.000Z"
          *           }
          *         }
          *       ],
@@ -2341,7 +2545,9 @@ export interface components {
          *               "status": "sent",
          *               "lastSentAt": "2026-11-22T10:30:02.000Z",
          *               "failure": null
-         *             }
+         *             },
+         *             "emailsStopped": false,
+         *             "confirmedThroughDevMailbox": false
          *           }
          *         }
          *       ],
@@ -2378,6 +2584,7 @@ export interface components {
          *               "email": "ada@example.com"
          *             },
          *             "actorType": "user",
+         *             "throughDevMailbox": false,
          *             "note": "The figures are correct.",
          *             "createdAt": "2026-11-23T08:05:00.000Z"
          *           }
@@ -2550,7 +2757,9 @@ export interface components {
          *           "status": "sent",
          *           "lastSentAt": "2026-11-22T10:30:02.000Z",
          *           "failure": null
-         *         }
+         *         },
+         *         "emailsStopped": false,
+         *         "confirmedThroughDevMailbox": false
          *       }
          *     }
          */
@@ -2589,7 +2798,12 @@ export interface components {
          *           "lastName": "Lovelace",
          *           "email": "ada@example.com"
          *         },
-         *         "createdAt": "2026-11-22T11:00:00.000Z"
+         *         "tenant": {
+         *           "id": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *           "name": "Acme Research"
+         *         },
+         *         "createdAt": "2026-11-22T11:00:00.000Z",
+         *         "expiresAt": "2026-12-06T11:00:00.000Z"
          *       }
          *     }
          */
@@ -2643,7 +2857,9 @@ export interface components {
         AddMemberBody: {
             email: components["schemas"]["Email"];
             role: components["schemas"]["Role"];
+            /** @description How the invitation email greets the person; never stored as anyone's name. */
             firstName?: components["schemas"]["PersonName"];
+            /** @description Kept with the invitation for its list; never stored as anyone's name. */
             lastName?: components["schemas"]["PersonName"];
         };
         /**
@@ -2772,13 +2988,13 @@ export interface components {
          *       }
          *     }
          */
-        WebhookEvent: components["schemas"]["RequestCreatedEvent"] | components["schemas"]["RequestConfirmedEvent"] | components["schemas"]["RequestValidatedEvent"] | components["schemas"]["RequestCancelledEvent"] | components["schemas"]["WorkDiscardedEvent"] | components["schemas"]["WorkUndiscardedEvent"] | components["schemas"]["MemberAddedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["WebhookEndpointTestEvent"];
+        WebhookEvent: components["schemas"]["RequestCreatedEvent"] | components["schemas"]["RequestConfirmedEvent"] | components["schemas"]["RequestValidatedEvent"] | components["schemas"]["RequestCancelledEvent"] | components["schemas"]["WorkDiscardedEvent"] | components["schemas"]["WorkUndiscardedEvent"] | components["schemas"]["MemberAddedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["WebhookEndpointTestEvent"];
         /**
          * @description The kinds of event sent to webhook endpoints.
          * @example request.confirmed
          * @enum {string}
          */
-        WebhookEventType: "request.created" | "request.confirmed" | "request.validated" | "request.cancelled" | "work.discarded" | "work.undiscarded" | "member.added" | "member.removed" | "webhook_endpoint.test";
+        WebhookEventType: "request.created" | "request.confirmed" | "request.validated" | "request.cancelled" | "work.discarded" | "work.undiscarded" | "member.added" | "member.role_changed" | "member.removed" | "webhook_endpoint.test";
         /**
          * @description A request was sent (`POST .../requests`).
          * @example {
@@ -2816,7 +3032,9 @@ export interface components {
          *             "status": "sent",
          *             "lastSentAt": "2026-11-22T10:30:02.000Z",
          *             "failure": null
-         *           }
+         *           },
+         *           "emailsStopped": false,
+         *           "confirmedThroughDevMailbox": false
          *         }
          *       }
          *     }
@@ -2871,7 +3089,9 @@ export interface components {
          *             "status": "sent",
          *             "lastSentAt": "2026-11-22T10:30:02.000Z",
          *             "failure": null
-         *           }
+         *           },
+         *           "emailsStopped": false,
+         *           "confirmedThroughDevMailbox": false
          *         }
          *       }
          *     }
@@ -2926,7 +3146,9 @@ export interface components {
          *             "status": "sent",
          *             "lastSentAt": "2026-11-22T10:30:02.000Z",
          *             "failure": null
-         *           }
+         *           },
+         *           "emailsStopped": false,
+         *           "confirmedThroughDevMailbox": false
          *         }
          *       }
          *     }
@@ -2981,7 +3203,9 @@ export interface components {
          *             "status": "sent",
          *             "lastSentAt": "2026-11-22T10:30:02.000Z",
          *             "failure": null
-         *           }
+         *           },
+         *           "emailsStopped": false,
+         *           "confirmedThroughDevMailbox": false
          *         }
          *       }
          *     }
@@ -3076,7 +3300,7 @@ export interface components {
             data: components["schemas"]["WorkEventData"];
         };
         /**
-         * @description A member was added to the tenant.
+         * @description A member joined the tenant: they accepted an invitation.
          * @example {
          *       "id": "0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b",
          *       "type": "member.added",
@@ -3108,6 +3332,41 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             tenantId: components["schemas"]["Id"];
             data: components["schemas"]["MemberEventData"];
+        };
+        /**
+         * @description A member's role was changed: `data.member` has the new role, `data.previousRole` the old one.
+         * @example {
+         *       "id": "0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b",
+         *       "type": "member.role_changed",
+         *       "createdAt": "2026-11-23T08:05:00.000Z",
+         *       "tenantId": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *       "data": {
+         *         "member": {
+         *           "role": "admin",
+         *           "user": {
+         *             "id": "0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0",
+         *             "firstName": "Grace",
+         *             "lastName": "Hopper",
+         *             "email": "grace@example.com"
+         *           },
+         *           "createdAt": "2026-11-22T11:00:00.000Z"
+         *         },
+         *         "previousRole": "member"
+         *       }
+         *     }
+         */
+        MemberRoleChangedEvent: {
+            /** @description The event's id, also sent as `webhook-id`; the same on every retry, so receivers can de-duplicate. */
+            id: components["schemas"]["Id"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "member.role_changed";
+            /** @description When the change happened (committed with it). */
+            createdAt: components["schemas"]["Timestamp"];
+            tenantId: components["schemas"]["Id"];
+            data: components["schemas"]["MemberRoleChangedEventData"];
         };
         /**
          * @description A member was removed from the tenant (`data.member` as it was).
@@ -3203,7 +3462,9 @@ export interface components {
          *           "status": "sent",
          *           "lastSentAt": "2026-11-22T10:30:02.000Z",
          *           "failure": null
-         *         }
+         *         },
+         *         "emailsStopped": false,
+         *         "confirmedThroughDevMailbox": false
          *       }
          *     }
          */
@@ -3249,6 +3510,26 @@ export interface components {
          */
         MemberEventData: {
             member: components["schemas"]["Member"];
+        };
+        /**
+         * @description The member after the change, and the role they had before it.
+         * @example {
+         *       "member": {
+         *         "role": "admin",
+         *         "user": {
+         *           "id": "0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0",
+         *           "firstName": "Grace",
+         *           "lastName": "Hopper",
+         *           "email": "grace@example.com"
+         *         },
+         *         "createdAt": "2026-11-22T11:00:00.000Z"
+         *       },
+         *       "previousRole": "member"
+         *     }
+         */
+        MemberRoleChangedEventData: {
+            member: components["schemas"]["Member"];
+            previousRole: components["schemas"]["Role"];
         };
         /**
          * @description Which endpoint the test was sent to.
@@ -4057,6 +4338,81 @@ export interface components {
             status: 429;
         };
         /**
+         * recipient_email_limit_reached
+         * @description The tenant has sent as many emails to this address today (UTC) as allowed (MAX_EMAILS_PER_RECIPIENT_PER_DAY, 20
+         *     by default). Nothing was created; retry after `Retry-After` seconds.
+         * @example {
+         *       "type": "https://works-api.dev/problems/recipient_email_limit_reached",
+         *       "title": "Too many emails",
+         *       "status": 429,
+         *       "detail": "This tenant has sent 20 emails to this address today, the most allowed; retry after Retry-After.",
+         *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works/0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c/requests",
+         *       "code": "recipient_email_limit_reached"
+         *     }
+         */
+        RecipientEmailLimitReachedProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "recipient_email_limit_reached";
+            /** @constant */
+            status: 429;
+        };
+        /**
+         * tenant_email_budget_exhausted
+         * @description The tenant has sent as many emails today (UTC) as allowed (MAX_EMAILS_PER_TENANT_PER_DAY, 1,000 by default).
+         *     Nothing was created; retry after `Retry-After` seconds.
+         * @example {
+         *       "type": "https://works-api.dev/problems/tenant_email_budget_exhausted",
+         *       "title": "Too many emails",
+         *       "status": 429,
+         *       "detail": "This tenant has sent 1000 emails today, the most allowed; retry after Retry-After.",
+         *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works/0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c/requests",
+         *       "code": "tenant_email_budget_exhausted"
+         *     }
+         */
+        TenantEmailBudgetExhaustedProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "tenant_email_budget_exhausted";
+            /** @constant */
+            status: 429;
+        };
+        /**
+         * resend_too_soon
+         * @description The request was resent less than RESEND_COOLDOWN ago (10 minutes by default). Nothing changed; retry after
+         *     `Retry-After` seconds.
+         * @example {
+         *       "type": "https://works-api.dev/problems/resend_too_soon",
+         *       "title": "Too many emails",
+         *       "status": 429,
+         *       "detail": "This request was resent less than 10 minutes ago; retry after Retry-After.",
+         *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works/0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c/requests/0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f/resend",
+         *       "code": "resend_too_soon"
+         *     }
+         */
+        ResendTooSoonProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "resend_too_soon";
+            /** @constant */
+            status: 429;
+        };
+        /**
+         * resend_limit_reached
+         * @description The request was resent as many times as allowed (MAX_RESENDS_PER_REQUEST, 5 by default).
+         * @example {
+         *       "type": "https://works-api.dev/problems/resend_limit_reached",
+         *       "title": "Conflict",
+         *       "status": 409,
+         *       "detail": "This request was resent 5 times, the most allowed.",
+         *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works/0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c/requests/0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f/resend",
+         *       "code": "resend_limit_reached"
+         *     }
+         */
+        ResendLimitReachedProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "resend_limit_reached";
+            /** @constant */
+            status: 409;
+        };
+        /**
          * internal_error
          * @description A bug on our side, logged with the request id. The body says nothing internal; quote `requestId` when you
          *     report it.
@@ -4523,6 +4879,89 @@ export interface components {
                 "application/problem+json": components["schemas"]["InvalidTransitionProblem"] | components["schemas"]["WorkDiscardedProblem"];
             };
         };
+        /**
+         * @description A request budget is used up (`rate_limited`, as for every operation), or the email this operation would send
+         *     is over a daily cap: the tenant has sent the most emails allowed to this address today
+         *     (`recipient_email_limit_reached`), or its whole daily email budget (`tenant_email_budget_exhausted`). Nothing
+         *     was created; retry after `Retry-After` seconds (for the daily caps, at the next UTC midnight).
+         */
+        EmailLimited: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://works-api.dev/problems/recipient_email_limit_reached",
+                 *       "title": "Too many emails",
+                 *       "status": 429,
+                 *       "detail": "This tenant has sent 20 emails to this address today, the most allowed; retry after Retry-After.",
+                 *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works/0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c/requests",
+                 *       "code": "recipient_email_limit_reached"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["RateLimitedProblem"] | components["schemas"]["RecipientEmailLimitReachedProblem"] | components["schemas"]["TenantEmailBudgetExhaustedProblem"];
+            };
+        };
+        /**
+         * @description As `EmailLimited`, or the request was resent less than `RESEND_COOLDOWN` ago (10 minutes by default;
+         *     `resend_too_soon`). Nothing changed; retry after `Retry-After` seconds.
+         */
+        ResendLimited: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://works-api.dev/problems/resend_too_soon",
+                 *       "title": "Too many emails",
+                 *       "status": 429,
+                 *       "detail": "This request was resent less than 10 minutes ago; retry after Retry-After.",
+                 *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works/0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c/requests/0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f/resend",
+                 *       "code": "resend_too_soon"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["RateLimitedProblem"] | components["schemas"]["RecipientEmailLimitReachedProblem"] | components["schemas"]["TenantEmailBudgetExhaustedProblem"] | components["schemas"]["ResendTooSoonProblem"];
+            };
+        };
+        /**
+         * @description The request is no longer `pending` (`invalid_transition`, with `currentStatus` and `allowedActions`), its work
+         *     is discarded (`work_discarded`), or it was resent as many times as allowed (`resend_limit_reached`;
+         *     `MAX_RESENDS_PER_REQUEST`, 5 by default).
+         */
+        ResendConflict: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://works-api.dev/problems/resend_limit_reached",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "This request was resent 5 times, the most allowed.",
+                 *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works/0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c/requests/0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f/resend",
+                 *       "code": "resend_limit_reached"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["InvalidTransitionProblem"] | components["schemas"]["WorkDiscardedProblem"] | components["schemas"]["ResendLimitReachedProblem"];
+            };
+        };
         /** @description The body is over 64 KiB. */
         PayloadTooLarge: {
             headers: {
@@ -4808,7 +5247,7 @@ export interface components {
          */
         EndpointId: components["schemas"]["IdInPath"];
         /**
-         * @description The identifier of a pending invitation of the tenant.
+         * @description The identifier of a pending invitation.
          * @example 0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f
          */
         InvitationId: components["schemas"]["IdInPath"];
@@ -5425,26 +5864,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new member. */
-            201: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    ETag: components["headers"]["ETag"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MemberEnvelope"];
-                };
-            };
-            /**
-             * @description No user has this email: a pending invitation was created (and its email queued). It becomes a
-             *     membership when an operator creates the user.
-             */
+            /** @description The pending invitation (its email queued). It becomes a membership when the person accepts it. */
             202: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -5466,7 +5886,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["EmailLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5685,7 +6105,7 @@ export interface operations {
                  */
                 tenant_id: components["parameters"]["TenantId"];
                 /**
-                 * @description The identifier of a pending invitation of the tenant.
+                 * @description The identifier of a pending invitation.
                  * @example 0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f
                  */
                 invitation_id: components["parameters"]["InvitationId"];
@@ -5708,6 +6128,122 @@ export interface operations {
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMyInvitations: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds at most. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `endCursor` of the previous page of the same list; the page starts after it. A cursor is opaque and
+                 *     signed by the service, and bound to the list that issued it: the operation, its parent ids (the path) and
+                 *     its filters (every query parameter but `limit` and `after`, a parameter left out counting as its default).
+                 *     Any other cursor, one of another list, tenant or filter, altered, forged or not ours, is
+                 *     `400 invalid_cursor`. `limit` may change from page to page. A tenant's embedded `works` is the first page
+                 *     of `GET /tenants/{tenant_id}/works` (default filters), and its cursors page on there.
+                 */
+                after?: components["parameters"]["After"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the caller's pending invitations. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        invitations: components["schemas"]["InvitationConnection"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a pending invitation.
+                 * @example 0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f
+                 */
+                invitation_id: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant the caller has joined, as `GET /tenants/{tenant_id}` shows it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantEnvelope"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    declineInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a pending invitation.
+                 * @example 0193a1c2-5b6c-7d8e-9f01-2a3b4c5d6e7f
+                 */
+                invitation_id: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitation was declined and deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -6133,7 +6669,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["EmailLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6492,8 +7028,8 @@ export interface operations {
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["TransitionConflict"];
-            429: components["responses"]["TooManyRequests"];
+            409: components["responses"]["ResendConflict"];
+            429: components["responses"]["ResendLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -66,9 +66,20 @@ export async function createFixtures(baseUrl: string, adminToken: string, runId:
   for (const [i, name] of ['Grace Hopper', 'Alan Turing', 'Edsger Dijkstra'].entries()) {
     const [firstName, lastName] = name.split(' ');
     const email = `member${i}-${runId}@example.com`;
-    // The user first (an email with no user would only be invited: a pending invitation, not a member).
-    await call('POST', '/v1/admin/users', { email, firstName, lastName }, adminToken);
-    await call('POST', `/v1/tenants/${readTenantId}/members`, { email, role: 'member' }, key);
+    // Membership is by consent: the user is invited, then accepts with their own key.
+    const created = await call<{ apiKey: { secret: string } }>(
+      'POST',
+      '/v1/admin/users',
+      { email, firstName, lastName },
+      adminToken,
+    );
+    const { invitation } = await call<{ invitation: { id: string } }>(
+      'POST',
+      `/v1/tenants/${readTenantId}/members`,
+      { email, role: 'member' },
+      key,
+    );
+    await call('POST', `/v1/me/invitations/${invitation.id}/accept`, undefined, created.apiKey.secret);
   }
   let readWorkId = '';
   for (let i = 1; i <= READ_TENANT_WORKS; i++) readWorkId = await work(readTenantId, `Fixture work ${i}`);

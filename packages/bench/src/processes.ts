@@ -63,6 +63,9 @@ export async function startService(options: StartOptions): Promise<Service> {
       RATE_LIMIT_PER_MINUTE: '0',
       // The create-tenant scenario creates thousands of tenants as one user: lift the per-user cap (100).
       MAX_TENANTS_PER_USER: '1000000',
+      // The request scenarios send thousands of requests from one tenant, most to one address: lift the email caps.
+      MAX_EMAILS_PER_RECIPIENT_PER_DAY: '100000',
+      MAX_EMAILS_PER_TENANT_PER_DAY: '10000000',
       // PostgreSQL needs ENCRYPTION_KEYS (secrets at rest): the benchmark's fixed key unless the caller set one.
       ENCRYPTION_KEYS: benchEncryptionKeys(),
       ...options.env,

@@ -116,15 +116,16 @@ describe('the console', () => {
     await expectVisible(heading(page, 'Acme Research'));
     await expectVisible(page.getByText('No works yet'));
 
+    // Membership is by consent: an existing account's email and an unknown one are both invited, and the form
+    // says so; no member row appears until the person accepts.
     await page.getByLabel('Email', { exact: true }).fill(grace.email);
     await page.getByLabel('Role', { exact: true }).selectOption('admin');
-    await page.getByRole('button', { name: 'Add member' }).click();
-    await expectVisible(page.getByLabel(`Role of ${grace.email}`));
-    expect(await page.getByLabel(`Role of ${grace.email}`).inputValue()).toBe('admin');
-    // An email no user has is invited, not added (issue 23): the form says so, and no member row appears.
+    await page.getByRole('button', { name: 'Send invitation' }).click();
+    await expectVisible(page.getByText(`Invitation sent to ${grace.email}.`));
+    expect(await page.getByLabel(`Role of ${grace.email}`).count()).toBe(0);
     const newcomer = `newcomer-${Date.now()}@example.com`;
     await page.getByLabel('Email', { exact: true }).fill(newcomer);
-    await page.getByRole('button', { name: 'Add member' }).click();
+    await page.getByRole('button', { name: 'Send invitation' }).click();
     await expectVisible(page.getByText(`Invitation sent to ${newcomer}.`));
     expect(await page.getByLabel(`Role of ${newcomer}`).count()).toBe(0);
 
@@ -301,10 +302,8 @@ describe('the console', () => {
     const bob = await server.createUser('Bob');
     const { tenant } = unwrap(await ada.api.createTenant({ body: { name: 'Concurrent Roles' } }));
     const tenantPath = { tenant_id: tenant.id };
-    unwrap(await ada.api.addMember({ params: { path: tenantPath }, body: { email: grace.email, role: 'admin' } }));
-    const member = memberOf(
-      unwrap(await ada.api.addMember({ params: { path: tenantPath }, body: { email: bob.email, role: 'member' } })),
-    );
+    await join(ada, tenant.id, grace, 'admin');
+    const member = await join(ada, tenant.id, bob, 'member');
     const bobPath = { ...tenantPath, user_id: member.user.id };
     const bobsRole = async () => unwrap(await ada.api.getMember({ params: { path: bobPath } })).member.role;
     const isRoleChange = (request: { method(): string; url(): string }) =>
@@ -385,9 +384,7 @@ describe('the console', () => {
     const grace = await server.createUser('Grace');
     const { tenant } = unwrap(await ada.api.createTenant({ body: { name: 'Roles Inc' } }));
     const tenantPath = { tenant_id: tenant.id };
-    const member = memberOf(
-      unwrap(await ada.api.addMember({ params: { path: tenantPath }, body: { email: grace.email, role: 'admin' } })),
-    );
+    const member = await join(ada, tenant.id, grace, 'admin');
     const { work } = unwrap(await ada.api.createWork({ params: { path: tenantPath }, body: { name: 'Handbook' } }));
 
     const page = await newPage();
@@ -407,9 +404,9 @@ describe('the console', () => {
     expect(await forbidden.textContent()).toContain('This operation needs the owner or admin role.');
 
     await page.reload();
-    await expectVisible(page.getByText('Only owners and admins add, change or remove members.'));
+    await expectVisible(page.getByText('Only owners and admins invite, change or remove members.'));
     expect(await page.getByRole('heading', { name: 'Rename' }).count()).toBe(0);
-    expect(await page.getByRole('heading', { name: 'Add a member' }).count()).toBe(0);
+    expect(await page.getByRole('heading', { name: 'Invite a member' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Remove' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Change role' }).count()).toBe(0);
     // What a member may do is there: create works.
@@ -564,7 +561,8 @@ describe('the recipient, through the dev mailbox (no SMTP_URL)', () => {
     await expectVisible(heading(page, 'Mailbox'));
     // The email leaves through the outbox a moment later; the page looks again every few seconds.
     const mail = page.getByRole('article').filter({ hasText: recipientEmail });
-    await expectVisible(mail.getByText(`Ada Lovelace asks you: ${title}`));
+    // The subject is ours (who, from which tenant); the title is in the body only.
+    await expectVisible(mail.getByText('Ada Lovelace of "Mailbox Ltd" sent you a request'));
     expect(await page.locator('b').count()).toBe(0); // the title stayed text
     for (const viewport of [DESKTOP, PHONE]) {
       await page.setViewportSize(viewport);
@@ -579,7 +577,8 @@ describe('the recipient, through the dev mailbox (no SMTP_URL)', () => {
     await mail.getByRole('button', { name: 'Show the HTML part (without its styles)' }).click();
     const frameElement = mail.locator('iframe');
     expect(await frameElement.getAttribute('sandbox')).toBe('allow-popups allow-popups-to-escape-sandbox');
-    const htmlPart = mail.frameLocator('iframe').locator('h1');
+    // What the sender wrote is a quotation in the email's body, as text.
+    const htmlPart = mail.frameLocator('iframe').locator('blockquote p').first();
     await expectVisible(htmlPart);
     expect(await htmlPart.textContent()).toBe(title);
     await screenshot(page, 'mailbox-html-part');
@@ -622,15 +621,82 @@ describe('the recipient, through the dev mailbox (no SMTP_URL)', () => {
     await expectVisible(page.locator('.subtitle').getByText('confirmed'));
     const details = page.locator('#details-title + dl');
     await expectVisible(details.getByText('The figures are correct.', { exact: true }));
-    await expectVisible(details.getByText(/by Grace Hopper, the recipient, through the emailed link$/));
+    // The link came from the dev mailbox, which the tenant's members can read: the answer is marked, not the
+    // recipient's word.
+    await expectVisible(
+      details.getByText(
+        /by someone with the dev mailbox's link for Grace Hopper \(no email was sent: not necessarily the recipient\)$/,
+      ),
+    );
     const timeline = page.getByRole('list', { name: 'Events, newest first' });
     await expectVisible(timeline.getByText('Confirmed: pending → confirmed'));
-    await expectVisible(timeline.getByText(/^by Grace Hopper, the recipient, through the emailed link/));
+    await expectVisible(timeline.getByText(/^by someone with the dev mailbox's link for Grace Hopper/));
     await checkPage(page, 'request-answered');
     const { request: confirmed } = unwrap(
       await ada.api.getRequest({ params: { path: { tenant_id: tenant.id, work_id: work.id, id: request.id } } }),
     );
-    expect(confirmed).toMatchObject({ status: 'confirmed', answer: 'The figures are correct.' });
+    expect(confirmed).toMatchObject({
+      status: 'confirmed',
+      answer: 'The figures are correct.',
+      confirmedThroughDevMailbox: true,
+    });
+  });
+});
+
+describe('invitations: membership by consent', () => {
+  it('the invited user finds the invitation through its email, accepts one with their own names, declines another, and may leave', async () => {
+    const ada = await server.createUser('Ada');
+    const grace = await server.createUser('Grace');
+    const { tenant } = unwrap(await ada.api.createTenant({ body: { name: 'Invited Ltd' } }));
+    const { tenant: other } = unwrap(await ada.api.createTenant({ body: { name: 'Declined Ltd' } }));
+    for (const { id } of [other, tenant])
+      unwrap(
+        await ada.api.addMember({
+          params: { path: { tenant_id: id } },
+          // What Ada types is only the email's greeting: it must never become Grace's name.
+          body: { email: grace.email, role: 'member', firstName: 'Gracie', lastName: 'Typed' },
+        }),
+      );
+
+    const page = await newPage();
+    await signIn(page, grace);
+    await expectVisible(page.getByText('You have 2 pending invitations to join a tenant.'));
+    // The invitation email (in the dev mailbox, to its addressee) links to the console's Invitations page.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Mailbox' }).click();
+    const mail = page.getByRole('article').filter({ hasText: 'Invited Ltd' });
+    await expectVisible(mail.getByText('Hello Gracie,'));
+    const link = mail.locator('.mail-text a', { hasText: '/console/invitations' }).first();
+    const href = (await link.getAttribute('href'))!;
+    expect(href).toBe(`${server.baseUrl}/console/invitations`);
+    await page.goto(href);
+    await expectVisible(heading(page, 'Invitations'));
+    const invited = page.getByRole('listitem', { name: 'Invitation to Invited Ltd' });
+    await expectVisible(invited.getByText(`from Ada Lovelace (${ada.email})`));
+    await checkPage(page, 'invitations');
+
+    const declined = page.getByRole('listitem', { name: 'Invitation to Declined Ltd' });
+    await declined.getByRole('button', { name: 'Decline' }).click();
+    await declined.getByRole('button', { name: 'Yes, decline' }).click();
+    await expectVisible(page.getByText('Showing 1 of 1 invitations'));
+
+    await invited.getByRole('button', { name: 'Accept' }).click();
+    await expectVisible(heading(page, 'Invited Ltd'));
+    const me = page.getByRole('listitem').filter({ hasText: '(you)' });
+    await expectVisible(me.getByText('Grace Hopper'));
+    expect(await page.getByText('Gracie').count()).toBe(0);
+    const members = async (tenantId: string) =>
+      unwrap(await ada.api.listMembers({ params: { path: { tenant_id: tenantId } } })).members.edges.map(
+        (edge) => edge.node.user.email,
+      );
+    expect(await members(tenant.id)).toContain(grace.email);
+    expect(await members(other.id)).not.toContain(grace.email);
+
+    // A member leaves on their own: the tenant is gone from their list.
+    await me.getByRole('button', { name: 'Leave' }).click();
+    await me.getByRole('button', { name: 'Yes, leave' }).click();
+    await expectVisible(heading(page, 'Tenants'));
+    await expectVisible(page.getByText('You are not a member of any tenant yet'));
+    expect(await members(tenant.id)).not.toContain(grace.email);
   });
 });
 
@@ -665,8 +731,12 @@ function createKeyClient(apiKey: string) {
   return createClient({ baseUrl: server.baseUrl, apiKey, retry: false });
 }
 
-/** addMember's answer for an existing user: the member (an email with no user would be a 202 invitation). */
-function memberOf<M>(added: { member: M } | { invitation: unknown }): M {
-  if (!('member' in added)) throw new Error('expected a member, got an invitation');
-  return added.member;
+/** Makes `user` a member of the tenant as the product does: `by` invites their email, and they accept it. */
+async function join(by: TestUser, tenantId: string, user: TestUser, role: 'owner' | 'admin' | 'member') {
+  const { invitation } = unwrap(
+    await by.api.addMember({ params: { path: { tenant_id: tenantId } }, body: { email: user.email, role } }),
+  );
+  const { tenant } = unwrap(await user.api.acceptInvitation({ params: { path: { invitation_id: invitation.id } } }));
+  const me = unwrap(await user.api.getMe()).user;
+  return unwrap(await by.api.getMember({ params: { path: { tenant_id: tenant.id, user_id: me.id } } })).member;
 }

@@ -11,9 +11,11 @@ import { useMemo, useRef, useState } from 'react';
 import { Link, Route, Router, Switch, useLocation } from 'wouter';
 import { clientFor, type Session, SessionContext, useSession } from './api/auth';
 import { devMailboxKey, useDevMailbox } from './api/dev-mailbox';
+import { useMyInvitations } from './api/queries';
 import { forgetApiKey, prefixOf, storeApiKey, storedApiKey } from './api/session';
 import type { User } from './api/types';
 import { ApiKeysPage } from './pages/api-keys';
+import { InvitationsPage } from './pages/invitations';
 import { MailboxPage } from './pages/mailbox';
 import { NotFoundPage } from './pages/not-found';
 import { RequestPage } from './pages/request';
@@ -81,6 +83,7 @@ export function App() {
                 <Route path="/tenants/:tenantId/works/:workId" component={WorkPage} />
                 <Route path="/tenants/:tenantId/works/:workId/requests/:requestId" component={RequestPage} />
                 <Route path="/api-keys" component={ApiKeysPage} />
+                <Route path="/invitations" component={InvitationsPage} />
                 <Route path="/mailbox" component={MailboxPage} />
                 <Route component={NotFoundPage} />
               </Switch>
@@ -107,6 +110,8 @@ function Layout({ children }: { children: React.ReactNode }) {
   const name = [me.firstName, me.lastName].filter(Boolean).join(' ');
   // Only a server without SMTP has a dev mailbox (GET /dev/mailbox answers 404 otherwise).
   const hasMailbox = Boolean(useDevMailbox().data);
+  // How many invitations wait for an answer: shown beside the link, so that nobody misses one.
+  const pending = useMyInvitations().data?.pages[0]?.totalCount ?? 0;
   return (
     <>
       <a className="skip-link" href="#main">
@@ -121,6 +126,16 @@ function Layout({ children }: { children: React.ReactNode }) {
             <ul>
               <li>
                 <NavLink href="/">Tenants</NavLink>
+              </li>
+              <li>
+                <NavLink href="/invitations">
+                  Invitations
+                  {pending > 0 && (
+                    <span className="badge" aria-label={`${pending} pending`}>
+                      {pending}
+                    </span>
+                  )}
+                </NavLink>
               </li>
               <li>
                 <NavLink href="/api-keys">API keys</NavLink>

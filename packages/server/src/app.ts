@@ -20,6 +20,7 @@ import { repeatedSingletonHeader } from './http/duplicate-headers';
 import { MAX_BODY_BYTES, notFoundHandler, problemHandler, type ProblemLocals, sendProblem } from './http/problems';
 import { countingFailures, FailedAuthentications, forwardedForWarning, rateLimitPerUser } from './http/rate-limit';
 import { recipientPageRoutes } from './http/recipient-page';
+import { stopPageRoutes } from './http/stop-page';
 import {
   RECIPIENT_RATE_LIMITS,
   type RecipientRateLimitOptions,
@@ -179,7 +180,8 @@ export function createApp(options: AppOptions): express.Express {
     logger,
     ...(metrics && { onRejected: () => metrics.rateLimited('recipient') }),
   });
-  app.use(recipientPageRoutes(db, recipientLimits)); // GET/POST /r/:token: the recipient's page, no account
+  app.use(recipientPageRoutes(db, recipientLimits, limits.answerLinkTtlMs)); // GET/POST /r/:token, no account
+  app.use(stopPageRoutes(db, recipientLimits)); // GET/POST /stop/:token: stop a tenant's emails, no account
   if (options.devMailbox) app.use(devMailboxRoutes(options.devMailbox, db, apiKeyAuth));
   app.use(spec.basePath, authenticate);
   const limitedAsRecipient = Router().use(recipientLimits);

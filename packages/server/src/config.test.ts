@@ -12,7 +12,18 @@ describe('loadConfig', () => {
       adminToken: undefined,
       logLevel: 'info',
       logFormat: 'auto',
-      limits: { apiKeysPerUser: 100, tenantsPerUser: 100, webhookEndpointsPerTenant: 20, invitationsPerTenant: 100 },
+      limits: {
+        apiKeysPerUser: 100,
+        tenantsPerUser: 100,
+        webhookEndpointsPerTenant: 20,
+        invitationsPerTenant: 100,
+        invitationTtlMs: 14 * 86_400_000,
+        resendCooldownMs: 600_000,
+        resendsPerRequest: 5,
+        emailsPerRecipientPerDay: 20,
+        emailsPerTenantPerDay: 1000,
+        answerLinkTtlMs: 30 * 86_400_000,
+      },
       rateLimitPerMinute: 600,
       rateLimitUnauthenticatedPerMinute: 60,
       trustProxy: false,
@@ -28,6 +39,7 @@ describe('loadConfig', () => {
         historyCleanupIntervalMs: 3_600_000,
       },
       mail: {
+        devMailbox: true,
         from: 'works-api <no-reply@localhost>',
         publicUrl: 'http://localhost:3000',
         reminderBeforeMs: 86_400_000,
@@ -53,6 +65,7 @@ describe('loadConfig', () => {
       }).mail,
     ).toEqual({
       smtpUrl: 'smtps://mailer:s3cret@smtp.example.com:465',
+      devMailbox: false,
       from: 'Works <works@example.com>',
       publicUrl: 'https://works.example.com',
       reminderBeforeMs: 90 * 60_000,
@@ -71,6 +84,66 @@ describe('loadConfig', () => {
     expect(described).not.toContain('s3cret');
   });
 
+  it('keeps the dev mailbox on by default only with the embedded database, and says so at start-up', () => {
+    const postgres = { DATABASE_URL: 'postgresql://db/works', ENCRYPTION_KEYS: KEYS };
+    const mailOf = (env: NodeJS.ProcessEnv) => {
+      const config = loadConfig(env);
+      return [config.mail.devMailbox, describeConfig(config).mail.transport];
+    };
+    expect(mailOf({})).toEqual([
+      true,
+      expect.stringMatching(/^dev mailbox, on by default with the embedded database:/),
+    ]);
+    expect(mailOf({ DEV_MAILBOX: 'false' })).toEqual([false, expect.stringMatching(/^off: SMTP_URL is not set/)]);
+    // A production deploy that forgot SMTP_URL: no live links in memory; the emails wait in the outbox.
+    expect(mailOf(postgres)).toEqual([
+      false,
+      'off: SMTP_URL is not set and the dev mailbox is off (with DATABASE_URL it needs DEV_MAILBOX=true): emails wait in the outbox until SMTP_URL is set',
+    ]);
+    expect(mailOf({ ...postgres, DEV_MAILBOX: 'true' })).toEqual([
+      true,
+      expect.stringMatching(
+        /^dev mailbox, on because DEV_MAILBOX=true: emails are kept in memory with their live links/,
+      ),
+    ]);
+    expect(mailOf({ SMTP_URL: 'smtp://mail.example.com:2525' })).toEqual([false, 'SMTP at mail.example.com:2525']);
+    expect(describeConfig(loadConfig(postgres)).mail.sender).toBe('off (nowhere to send)');
+    expect(describeConfig(loadConfig({})).mail.sender).toBe('on, polling every 1000 ms');
+    expect(() => loadConfig({ SMTP_URL: 'smtp://mail.example.com', DEV_MAILBOX: 'true' })).toThrow(
+      'DEV_MAILBOX=true and SMTP_URL exclude each other',
+    );
+    expect(() => loadConfig({ DEV_MAILBOX: 'yes' })).toThrow('DEV_MAILBOX must be true or false (got "yes")');
+  });
+
+  it('reads INVITATION_TTL (14 days by default) between an hour and 90 days', () => {
+    expect(loadConfig({}).limits.invitationTtlMs).toBe(14 * 86_400_000);
+    expect(loadConfig({ INVITATION_TTL: '36h' }).limits.invitationTtlMs).toBe(36 * 3_600_000);
+    expect(() => loadConfig({ INVITATION_TTL: '59m' })).toThrow('INVITATION_TTL must be from 1h to 90d (got "59m")');
+    expect(() => loadConfig({ INVITATION_TTL: '91d' })).toThrow('INVITATION_TTL must be from 1h to 90d');
+    expect(() => loadConfig({ INVITATION_TTL: '14' })).toThrow('INVITATION_TTL must be a whole number followed by');
+  });
+
+  it('makes answer links expire after ANSWER_LINK_TTL: 30 days by default, an hour to a year', () => {
+    expect(loadConfig({}).limits.answerLinkTtlMs).toBe(30 * 86_400_000);
+    expect(loadConfig({ ANSWER_LINK_TTL: '365d' }).limits.answerLinkTtlMs).toBe(365 * 86_400_000);
+    expect(() => loadConfig({ ANSWER_LINK_TTL: '30m' })).toThrow('ANSWER_LINK_TTL must be from 1h to 365d (got "30m")');
+    expect(() => loadConfig({ ANSWER_LINK_TTL: '366d' })).toThrow('ANSWER_LINK_TTL must be from 1h to 365d');
+  });
+
+  it('bounds the email caps: resends (cooldown, count) and daily emails per address and per tenant', () => {
+    expect(() => loadConfig({ RESEND_COOLDOWN: '0s' })).toThrow('RESEND_COOLDOWN must be from 1s to 1d (got "0s")');
+    expect(() => loadConfig({ RESEND_COOLDOWN: '25h' })).toThrow('RESEND_COOLDOWN must be from 1s to 1d');
+    expect(() => loadConfig({ MAX_RESENDS_PER_REQUEST: '1001' })).toThrow(
+      'MAX_RESENDS_PER_REQUEST must be a whole number from 0 to 1000',
+    );
+    expect(() => loadConfig({ MAX_EMAILS_PER_RECIPIENT_PER_DAY: '0' })).toThrow(
+      'MAX_EMAILS_PER_RECIPIENT_PER_DAY must be a whole number from 1 to 100000',
+    );
+    expect(() => loadConfig({ MAX_EMAILS_PER_TENANT_PER_DAY: '-5' })).toThrow(
+      'MAX_EMAILS_PER_TENANT_PER_DAY must be a whole number from 1 to 10000000',
+    );
+  });
+
   it('reads every variable, and treats an empty one as unset', () => {
     const config = loadConfig({
       PORT: '8080',
@@ -85,6 +158,12 @@ describe('loadConfig', () => {
       MAX_TENANTS_PER_USER: '7',
       MAX_WEBHOOK_ENDPOINTS_PER_TENANT: '3',
       MAX_INVITATIONS_PER_TENANT: '4',
+      INVITATION_TTL: '3d',
+      RESEND_COOLDOWN: '30m',
+      MAX_RESENDS_PER_REQUEST: '0',
+      MAX_EMAILS_PER_RECIPIENT_PER_DAY: '3',
+      MAX_EMAILS_PER_TENANT_PER_DAY: '50000',
+      ANSWER_LINK_TTL: '7d',
       REDIS_URL: 'rediss://:pw@cache:6380/2',
       REDIS_PREFIX: 'prod:',
       CORS_ORIGINS: ' https://app.example.com ,http://localhost:5173,',
@@ -103,7 +182,18 @@ describe('loadConfig', () => {
       logLevel: 'warn',
       logFormat: 'json',
       rateLimitPerMinute: 0,
-      limits: { apiKeysPerUser: 5, tenantsPerUser: 7, webhookEndpointsPerTenant: 3, invitationsPerTenant: 4 },
+      limits: {
+        apiKeysPerUser: 5,
+        tenantsPerUser: 7,
+        webhookEndpointsPerTenant: 3,
+        invitationsPerTenant: 4,
+        invitationTtlMs: 3 * 86_400_000,
+        resendCooldownMs: 30 * 60_000,
+        resendsPerRequest: 0,
+        emailsPerRecipientPerDay: 3,
+        emailsPerTenantPerDay: 50_000,
+        answerLinkTtlMs: 7 * 86_400_000,
+      },
       redis: { url: 'rediss://:pw@cache:6380/2', prefix: 'prod:' },
       corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
       shutdownTimeoutMs: 30_000,

@@ -52,15 +52,18 @@ const originList = z
   );
 
 const DURATION_UNITS_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-/** `90s`, `30m`, `24h`, `2d` → milliseconds (at least a second, at most 30 days). */
-const duration = z
-  .string()
-  .trim()
-  .regex(/^\d{1,6}[smhd]$/, 'must be a whole number followed by s, m, h or d (e.g. 24h)')
-  .transform(
-    (value) => Number(value.slice(0, -1)) * DURATION_UNITS_MS[value.slice(-1) as keyof typeof DURATION_UNITS_MS],
-  )
-  .refine((ms) => ms >= 1000 && ms <= 30 * 86_400_000, 'must be from 1s to 30d');
+/** `90s`, `30m`, `24h`, `2d` → milliseconds, from `min` to `max` (written as such a duration). */
+const durationBetween = (min: `${number}${keyof typeof DURATION_UNITS_MS}`, max: typeof min) => {
+  const ms = (value: string) =>
+    Number(value.slice(0, -1)) * DURATION_UNITS_MS[value.slice(-1) as keyof typeof DURATION_UNITS_MS];
+  return z
+    .string()
+    .trim()
+    .regex(/^\d{1,6}[smhd]$/, 'must be a whole number followed by s, m, h or d (e.g. 24h)')
+    .transform(ms)
+    .refine((value) => value >= ms(min) && value <= ms(max), `must be from ${min} to ${max}`);
+};
+const duration = durationBetween('1s', '30d');
 
 /**
  * TRUST_PROXY: `false` (the connection's peer is the client), a number of proxy hops, or a comma-separated list of
@@ -115,6 +118,12 @@ const environment = z.object({
   MAX_TENANTS_PER_USER: wholeNumber(1, 1_000_000).default(DEFAULT_LIMITS.tenantsPerUser),
   MAX_WEBHOOK_ENDPOINTS_PER_TENANT: wholeNumber(1, 10_000).default(DEFAULT_LIMITS.webhookEndpointsPerTenant),
   MAX_INVITATIONS_PER_TENANT: wholeNumber(1, 10_000).default(DEFAULT_LIMITS.invitationsPerTenant),
+  INVITATION_TTL: durationBetween('1h', '90d').default(DEFAULT_LIMITS.invitationTtlMs),
+  RESEND_COOLDOWN: durationBetween('1s', '1d').default(DEFAULT_LIMITS.resendCooldownMs),
+  MAX_RESENDS_PER_REQUEST: wholeNumber(0, 1000).default(DEFAULT_LIMITS.resendsPerRequest),
+  MAX_EMAILS_PER_RECIPIENT_PER_DAY: wholeNumber(1, 100_000).default(DEFAULT_LIMITS.emailsPerRecipientPerDay),
+  MAX_EMAILS_PER_TENANT_PER_DAY: wholeNumber(1, 10_000_000).default(DEFAULT_LIMITS.emailsPerTenantPerDay),
+  ANSWER_LINK_TTL: durationBetween('1h', '365d').default(DEFAULT_LIMITS.answerLinkTtlMs),
   REDIS_URL: urlWithScheme(['redis:', 'rediss:'], 'must be a redis:// or rediss:// URL').optional(),
   REDIS_PREFIX: z.string().min(1).max(100, 'must be at most 100 characters').default('works-api:'),
   CORS_ORIGINS: originList.default([]),
@@ -136,6 +145,7 @@ const environment = z.object({
     .optional(),
   REMINDER_BEFORE: duration.default(24 * DURATION_UNITS_MS.h),
   MAIL_SENDER: flag.default(true),
+  DEV_MAILBOX: flag.optional(),
   MAIL_POLL_INTERVAL_MS: wholeNumber(50, 600_000).default(1000),
   TRUST_TRACEPARENT: flag.default(false),
 });
@@ -178,8 +188,14 @@ export interface Config {
   /** GET /metrics answers (Prometheus text format) only when set, and only to `Authorization: Bearer <token>`. */
   metricsToken?: string;
   mail: {
-    /** SMTP_URL; without it, emails go to the log and the dev mailbox (GET /dev/mailbox). */
+    /** SMTP_URL: where emails go. */
     smtpUrl?: string;
+    /**
+     * Without SMTP_URL, keep emails in memory, live links included, for GET /dev/mailbox and the console (local
+     * development): on by default with the embedded database only; with DATABASE_URL only when DEV_MAILBOX=true.
+     * Without either, emails wait in the outbox until SMTP_URL is set.
+     */
+    devMailbox: boolean;
     from: string;
     /** Where recipients reach this service: answer links are `<publicUrl>/r/<token>`. */
     publicUrl: string;
@@ -260,6 +276,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       'ENCRYPTION_KEYS is required with DATABASE_URL: it seals webhook secrets and stored replays (make one with: openssl rand -base64 32)',
     );
   const encryptionKeys = vars.ENCRYPTION_KEYS ? { encryptionKeys: vars.ENCRYPTION_KEYS } : {};
+  if (vars.SMTP_URL && vars.DEV_MAILBOX === true)
+    throw new ConfigError(
+      'DEV_MAILBOX=true and SMTP_URL exclude each other: the dev mailbox keeps emails instead of sending them',
+    );
+  // Live answer links in memory are for a developer's machine: the embedded database's (README's two commands), or
+  // a PostgreSQL set-up that asks for it. A production deploy that forgot SMTP_URL keeps its emails queued instead.
+  const devMailbox = !vars.SMTP_URL && (vars.DEV_MAILBOX ?? !vars.DATABASE_URL);
   return {
     port: vars.PORT,
     host: vars.HOST,
@@ -279,6 +302,12 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       tenantsPerUser: vars.MAX_TENANTS_PER_USER,
       webhookEndpointsPerTenant: vars.MAX_WEBHOOK_ENDPOINTS_PER_TENANT,
       invitationsPerTenant: vars.MAX_INVITATIONS_PER_TENANT,
+      invitationTtlMs: vars.INVITATION_TTL,
+      resendCooldownMs: vars.RESEND_COOLDOWN,
+      resendsPerRequest: vars.MAX_RESENDS_PER_REQUEST,
+      emailsPerRecipientPerDay: vars.MAX_EMAILS_PER_RECIPIENT_PER_DAY,
+      emailsPerTenantPerDay: vars.MAX_EMAILS_PER_TENANT_PER_DAY,
+      answerLinkTtlMs: vars.ANSWER_LINK_TTL,
     },
     rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
     rateLimitUnauthenticatedPerMinute: vars.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE,
@@ -297,6 +326,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     ...(vars.METRICS_TOKEN !== undefined && { metricsToken: vars.METRICS_TOKEN }),
     mail: {
       ...(vars.SMTP_URL !== undefined && { smtpUrl: vars.SMTP_URL }),
+      devMailbox,
       from: vars.MAIL_FROM,
       publicUrl: (vars.PUBLIC_URL ?? `http://localhost:${vars.PORT}`).replace(/\/+$/, ''),
       reminderBeforeMs: vars.REMINDER_BEFORE,
@@ -322,6 +352,15 @@ export function describeDatabase(target: DatabaseTarget): string {
 export function describeRedis(url: string): string {
   const parsed = new URL(url);
   return `Redis at ${parsed.hostname}:${parsed.port || 6379}${parsed.pathname === '/' ? '' : parsed.pathname}`;
+}
+
+/** Where emails go, for the start-up line: SMTP, the dev mailbox (and why it is on), or nowhere yet. */
+export function describeMailTransport(config: Pick<Config, 'mail' | 'database'>): string {
+  const { smtpUrl, devMailbox } = config.mail;
+  if (smtpUrl) return `SMTP at ${new URL(smtpUrl).hostname}:${new URL(smtpUrl).port || 'default port'}`;
+  if (devMailbox)
+    return `dev mailbox, ${config.database.kind === 'pglite' ? 'on by default with the embedded database' : 'on because DEV_MAILBOX=true'}: emails are kept in memory with their live links, shown to the tenant's members in the console and at GET /dev/mailbox, never sent (for local development; set SMTP_URL to send)`;
+  return 'off: SMTP_URL is not set and the dev mailbox is off (with DATABASE_URL it needs DEV_MAILBOX=true): emails wait in the outbox until SMTP_URL is set';
 }
 
 /** The configuration as the start-up log shows it: everything an operator needs to check, no secret. */
@@ -361,13 +400,15 @@ export function describeConfig(config: Config, { clustered = false }: { clustere
         : 'https, public addresses only',
     },
     mail: {
-      transport: config.mail.smtpUrl
-        ? `SMTP at ${new URL(config.mail.smtpUrl).hostname}:${new URL(config.mail.smtpUrl).port || 'default port'}`
-        : 'dev mailbox: emails are logged and kept in memory (SMTP_URL is not set)',
+      transport: describeMailTransport(config),
       from: config.mail.from,
       links: `${config.mail.publicUrl}/r/…`,
       reminderBefore: `${config.mail.reminderBeforeMs / 1000} s`,
-      sender: config.mail.sender ? `on, polling every ${config.mail.pollIntervalMs} ms` : 'off',
+      sender: !config.mail.sender
+        ? 'off'
+        : config.mail.smtpUrl || config.mail.devMailbox
+          ? `on, polling every ${config.mail.pollIntervalMs} ms`
+          : 'off (nowhere to send)',
     },
     metrics: config.metricsToken
       ? 'GET /metrics, with the METRICS_TOKEN bearer token'

@@ -65,14 +65,17 @@ export async function startServer(env: NodeJS.ProcessEnv = {}): Promise<RunningS
     ...process.env,
     PORT: String(port),
     HOST: '127.0.0.1',
-    // The recipients' answer links point here; without SMTP_URL the emails go to the dev mailbox.
+    // The recipients' answer links point here; without SMTP_URL the emails go to the dev mailbox, which is on by
+    // default on PGlite and asked for on PostgreSQL (there it is off unless DEV_MAILBOX=true).
     PUBLIC_URL: `http://127.0.0.1:${port}`,
+    ...(!env.SMTP_URL && { DEV_MAILBOX: 'true' }),
     PGLITE_DIR: path.join(dataDir, 'pglite'),
     ADMIN_TOKEN,
     LOG_LEVEL: 'info',
     WEB_CONCURRENCY: '1',
   };
   delete environment.SMTP_URL;
+  if (env.SMTP_URL) delete environment.DEV_MAILBOX;
   const child: ChildProcess = spawn(process.execPath, [serverMain], {
     env: { ...environment, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

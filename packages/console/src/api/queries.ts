@@ -23,6 +23,7 @@ export const keys = {
   events: (tenantId: string, workId: string, id: string) =>
     ['tenant', tenantId, 'work', workId, 'request', id, 'events'] as const,
   apiKeys: ['apiKeys'] as const,
+  myInvitations: ['myInvitations'] as const,
 };
 
 function usePaged<Node>(
@@ -141,5 +142,15 @@ export function useApiKeys() {
   return usePaged(
     keys.apiKeys,
     async (after) => (await dataOf(api.listApiKeys({ params: { query: { limit: PAGE_SIZE, after } } }))).apiKeys,
+  );
+}
+
+/** The signed-in user's pending invitations (GET /me/invitations). */
+export function useMyInvitations() {
+  const { api } = useSession();
+  return usePaged(
+    keys.myInvitations,
+    async (after) =>
+      (await dataOf(api.listMyInvitations({ params: { query: { limit: PAGE_SIZE, after } } }))).invitations,
   );
 }

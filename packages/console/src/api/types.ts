@@ -11,6 +11,7 @@ export type UserRecord = Schemas['UserRecord'];
 export type Role = Schemas['Role'];
 export type Tenant = Schemas['Tenant'];
 export type Member = Schemas['Member'];
+export type Invitation = Schemas['Invitation'];
 export type Work = Schemas['Work'];
 export type Request = Schemas['Request'];
 export type RequestStatus = Schemas['RequestStatus'];

@@ -74,7 +74,11 @@ export function StatusBadge({ status }: { status: RequestStatus }) {
 /** Who performed an event, and how: the recipient through the emailed link, or a member with their key. */
 export function actorOf(event: RequestEvent): string {
   const name = personName(event.actor) || event.actor.email;
-  return event.actorType === 'recipient' ? `${name}, the recipient, through the emailed link` : name;
+  if (event.actorType !== 'recipient') return name;
+  // A link the dev mailbox kept was readable by the tenant's members: the answer is not known to be the recipient's.
+  return event.throughDevMailbox
+    ? `someone with the dev mailbox's link for ${name} (no email was sent: not necessarily the recipient)`
+    : `${name}, the recipient, through the emailed link`;
 }
 
 const deliveryLabels = {
@@ -103,7 +107,10 @@ function Details({ request, confirmation }: { request: Request; confirmation: Re
       ),
     ],
   ];
-  if (request.emailDelivery) {
+  if (request.emailsStopped) {
+    // The recipient used the link every email carries: this tenant's emails no longer reach them.
+    rows.splice(4, 0, ['Email', 'not sent: the recipient has stopped emails from this tenant']);
+  } else if (request.emailDelivery) {
     const { status, lastSentAt, failure } = request.emailDelivery;
     rows.splice(4, 0, [
       'Email',

@@ -120,7 +120,7 @@ function MembersSection({ tenant, abilities }: { tenant: Tenant; abilities: Abil
       {abilities.manageMembers ? (
         <AddMember tenantId={tenant.id} abilities={abilities} />
       ) : (
-        <p className="muted">Only owners and admins add, change or remove members.</p>
+        <p className="muted">Only owners and admins invite, change or remove members.</p>
       )}
     </Section>
   );
@@ -158,9 +158,19 @@ function MemberRow({ tenantId, member, abilities }: { tenantId: string; member: 
     change.reset();
     refresh();
   };
-  const remove = useMutation({ mutationFn: () => dataOf(api.removeMember({ params: { path } })), onSuccess: refresh });
   const name = personName(member.user);
   const isMe = member.user.email === me.email;
+  const [, navigate] = useLocation();
+  const remove = useMutation({
+    mutationFn: () => dataOf(api.removeMember({ params: { path } })),
+    onSuccess: () => {
+      if (!isMe) return refresh();
+      // Left the tenant: it no longer exists for the caller.
+      queryClient.removeQueries({ queryKey: keys.tenant(tenantId) });
+      void queryClient.invalidateQueries({ queryKey: keys.tenants });
+      navigate('/');
+    },
+  });
   return (
     <li className="row">
       <span className="row-title">
@@ -188,7 +198,11 @@ function MemberRow({ tenantId, member, abilities }: { tenantId: string; member: 
           </button>
           <ConfirmButton
             label="Remove"
-            question={`Remove ${name || member.user.email}?`}
+            question={
+              isMe
+                ? 'Leave this tenant? You will need a new invitation to come back.'
+                : `Remove ${name || member.user.email}?`
+            }
             confirmLabel="Yes, remove"
             pending={remove.isPending}
             onConfirm={() => remove.mutate()}
@@ -197,6 +211,15 @@ function MemberRow({ tenantId, member, abilities }: { tenantId: string; member: 
       ) : (
         <span className="row-meta">
           <span className="badge">{member.role}</span>
+          {isMe && (
+            <ConfirmButton
+              label="Leave"
+              question="Leave this tenant? You will need a new invitation to come back."
+              confirmLabel="Yes, leave"
+              pending={remove.isPending}
+              onConfirm={() => remove.mutate()}
+            />
+          )}
         </span>
       )}
       <MutationError error={change.error} what="member" onReload={reload} />
@@ -224,18 +247,23 @@ function AddMember({ tenantId, abilities }: { tenantId: string; abilities: Abili
       dataOf(api.addMember({ params: { path: { tenant_id: tenantId }, header: { 'Idempotency-Key': key } }, body })),
     (added) => {
       reset();
-      // An email with no user yet: a pending invitation (202), not a member; say so rather than look like nothing happened.
-      setInvited('invitation' in added ? added.invitation.email : null);
+      // Always an invitation (202): the person joins when they accept it; say so rather than look like nothing happened.
+      setInvited(added.invitation.email);
       void queryClient.invalidateQueries({ queryKey: keys.tenant(tenantId) });
     },
   );
   const [invited, setInvited] = useState<string | null>(null);
   const errors = fieldErrors(add.error);
   return (
-    <SubForm title="Add a member" onSubmit={() => add.submit(form)}>
+    <SubForm title="Invite a member" onSubmit={() => add.submit(form)}>
       <TextField label="Email" type="email" required {...bind('email')} error={errors.email} />
       <div className="field-row">
-        <TextField label="First name" {...bind('firstName')} error={errors.firstName} hint="Optional" />
+        <TextField
+          label="First name"
+          {...bind('firstName')}
+          error={errors.firstName}
+          hint="Optional: only how the email greets them"
+        />
         <TextField label="Last name" {...bind('lastName')} error={errors.lastName} hint="Optional" />
       </div>
       <SelectField
@@ -245,10 +273,11 @@ function AddMember({ tenantId, abilities }: { tenantId: string; abilities: Abili
         onChange={(role) => setForm({ ...form, role })}
         error={errors.role}
       />
-      <SubmitButton pending={add.isPending} label="Add member" pendingLabel="Adding…" />
+      <SubmitButton pending={add.isPending} label="Send invitation" pendingLabel="Inviting…" />
       {invited && !add.error && (
         <p role="status" className="muted">
-          Invitation sent to {invited}. They become a member when an operator creates their account.
+          Invitation sent to {invited}. They become a member when they accept it (in their console, within the
+          invitation&apos;s validity).
         </p>
       )}
       {add.error && <ProblemAlert error={add.error} shownFields={['email', 'firstName', 'lastName', 'role']} />}

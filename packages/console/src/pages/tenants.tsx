@@ -5,7 +5,7 @@ import { useSession } from '../api/auth';
 import { useCreate } from '../api/mutations';
 import { abilitiesIn } from '../api/permissions';
 import { fieldErrors, withTag } from '../api/problems';
-import { keys, useTenants } from '../api/queries';
+import { keys, useMyInvitations, useTenants } from '../api/queries';
 import { SubmitButton, TextField } from '../components/fields';
 import { PagedList } from '../components/lists';
 import { Page, Section } from '../components/page';
@@ -14,8 +14,15 @@ import { ProblemAlert } from '../components/problem';
 export function TenantsPage() {
   const { me } = useSession();
   const tenants = useTenants();
+  const invitations = useMyInvitations().data?.pages[0]?.totalCount ?? 0;
   return (
     <Page title="Tenants">
+      {invitations > 0 && (
+        <p className="alert" role="status">
+          You have {plural(invitations, 'pending invitation')} to join a tenant.{' '}
+          <Link href="/invitations">See and answer {invitations === 1 ? 'it' : 'them'}</Link>
+        </p>
+      )}
       <div className="columns">
         <Section title="Your tenants" id="tenants">
           <PagedList

@@ -1,4 +1,12 @@
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  hkdfSync,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { DatabaseTarget } from './client';
@@ -62,6 +70,9 @@ const LEGACY_PURPOSE: Record<SealedSlot['table'], string> = {
   webhook_endpoints: 'webhook-secret',
   idempotency_keys: 'idempotent-response',
 };
+
+/** What a MAC made with these keys vouches for (each purpose has a key of its own, derived from each key). */
+export type MacPurpose = 'stop-emails-link';
 
 export class SecretKeyError extends Error {
   override name = 'SecretKeyError';
@@ -146,14 +157,39 @@ export class SecretBox {
   }
 
   /**
-   * Keys for another use of the same secret (`cursor`: the tags of paging cursors), one per key and in the same
-   * order (the first is the current one): HKDF-SHA256 of each key with the purpose as its info, so no derived key
-   * says anything of the sealing key or of another purpose's.
+   * Keys for another use of the same secret (`cursor`: the tags of paging cursors; a MAC purpose), one per key and
+   * in the same order (the first is the current one): HKDF-SHA256 of each key with the purpose as its info, so no
+   * derived key says anything of the sealing key or of another purpose's.
    */
-  derivedKeys(purpose: 'cursor'): Buffer[] {
-    return this.keys.map(({ bytes }) =>
-      Buffer.from(hkdfSync('sha256', bytes, Buffer.alloc(0), `works-api/${purpose}`, 32)),
-    );
+  derivedKeys(purpose: 'cursor' | MacPurpose): Buffer[] {
+    let derived = this.derived.get(purpose);
+    if (!derived) {
+      derived = this.keys.map(({ bytes }) =>
+        Buffer.from(hkdfSync('sha256', bytes, Buffer.alloc(0), `works-api/${purpose}`, 32)),
+      );
+      this.derived.set(purpose, derived);
+    }
+    return derived;
+  }
+
+  private readonly derived = new Map<string, Buffer[]>();
+
+  /**
+   * An HMAC-SHA256 of `data` for `purpose`, with the current key's derived key: a value the service hands out and
+   * later checks without storing it (a stop link). `macMatches` accepts one made with any key, so a rotation does
+   * not break what was handed out before it while the old key is kept.
+   */
+  mac(purpose: MacPurpose, data: Buffer): Buffer {
+    return createHmac('sha256', this.derivedKeys(purpose)[0]!).update(data).digest();
+  }
+
+  /** Whether `mac` (possibly truncated, at least 16 bytes) is `data`'s for `purpose` under one of the keys. */
+  macMatches(purpose: MacPurpose, data: Buffer, mac: Buffer): boolean {
+    if (mac.length < 16) return false;
+    return this.derivedKeys(purpose).some((key) => {
+      const expected = createHmac('sha256', key).update(data).digest().subarray(0, mac.length);
+      return timingSafeEqual(expected, mac);
+    });
   }
 
   /** Re-sealed at start-up unless it is in the row-bound form and sealed with the sealing key. */

@@ -20,7 +20,11 @@ export const domainProblemCodes = {
   tenant_limit_reached: { status: 409, title: 'Conflict' },
   webhook_endpoint_limit_reached: { status: 409, title: 'Conflict' },
   invitation_limit_reached: { status: 409, title: 'Conflict' },
+  resend_limit_reached: { status: 409, title: 'Conflict' },
   precondition_failed: { status: 412, title: 'Precondition failed' },
+  recipient_email_limit_reached: { status: 429, title: 'Too many emails' },
+  tenant_email_budget_exhausted: { status: 429, title: 'Too many emails' },
+  resend_too_soon: { status: 429, title: 'Too many emails' },
 } as const satisfies ProblemTable;
 
 /** Problem codes with their HTTP status and title. */
@@ -51,6 +55,8 @@ export class ProblemError<Code extends string = DomainProblemCode> extends Error
     readonly code: Code,
     readonly detail: string,
     readonly extensions: ProblemExtensions = {},
+    /** Sent as `Retry-After` (whole seconds): when the refusal ends (a 429 of a cap). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(detail);
     this.name = 'ProblemError';

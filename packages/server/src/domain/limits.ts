@@ -16,6 +16,18 @@ export interface Limits {
   webhookEndpointsPerTenant: number;
   /** Pending invitations per tenant (each one an email sent to an address the tenant chose). */
   invitationsPerTenant: number;
+  /** How long an invitation can be accepted (INVITATION_TTL). */
+  invitationTtlMs: number;
+  /** How long after a resend the next one is refused (RESEND_COOLDOWN). */
+  resendCooldownMs: number;
+  /** Resends of one request in all (MAX_RESENDS_PER_REQUEST). */
+  resendsPerRequest: number;
+  /** Emails a tenant may send to one address per UTC day (MAX_EMAILS_PER_RECIPIENT_PER_DAY). */
+  emailsPerRecipientPerDay: number;
+  /** Emails a tenant may send per UTC day, to every address together (MAX_EMAILS_PER_TENANT_PER_DAY). */
+  emailsPerTenantPerDay: number;
+  /** How long an emailed answer link works (ANSWER_LINK_TTL). */
+  answerLinkTtlMs: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -23,6 +35,19 @@ export const DEFAULT_LIMITS: Limits = {
   tenantsPerUser: 100,
   webhookEndpointsPerTenant: 20,
   invitationsPerTenant: 100,
+  // Two weeks: long enough to cover a holiday, short enough that a forgotten invitation does not wait for ever.
+  invitationTtlMs: 14 * 86_400_000,
+  // A resend is for an email that went missing: one every 10 minutes, 5 in all, is plenty for that and no bombing.
+  resendCooldownMs: 10 * 60_000,
+  resendsPerRequest: 5,
+  // A busy tenant sends a few requests a day to one person; 20 leaves room, and caps what a loop can do to them.
+  emailsPerRecipientPerDay: 20,
+  // What a team sends in a day, with room; a bigger customer gets a raise rather than everyone.
+  emailsPerTenantPerDay: 1000,
+  // 30 days: a recipient may answer at the end of a monthly cycle or after a holiday, while a link left in an old
+  // mailbox (archived, forwarded, a mailbox someone else gets into) stops working within a month. A long request
+  // never depends on an old link: the reminder before its due date and every resend bring a new one.
+  answerLinkTtlMs: 30 * 86_400_000,
 };
 
 export const apiKeyLimitReached = (cap: number) =>

@@ -1,4 +1,10 @@
-import { deleteInvitation, listInvitations } from '../domain/members/invitations';
+import {
+  acceptInvitation,
+  declineInvitation,
+  deleteInvitation,
+  listInvitations,
+  listMyInvitations,
+} from '../domain/members/invitations';
 import { addMember, getMember, listMembers, removeMember, updateMember } from '../domain/members/members';
 import type { HandlerMap } from '../http/handler';
 
@@ -9,13 +15,11 @@ export const members = {
     body: { members: await listMembers(db, actor, params.tenant_id, query) },
   }),
 
-  addMember: async ({ db, actor, params, body, limits }) => {
-    const added = await addMember(db, actor, params.tenant_id, body, limits.invitationsPerTenant);
-    // An email with no user: a pending invitation (202), which no URL reads on its own.
-    if ('invitation' in added) return { status: 202, body: { invitation: added.invitation } };
-    const { member } = added;
-    return { status: 201, body: { member }, location: `/tenants/${params.tenant_id}/members/${member.user.id}` };
-  },
+  // Always an invitation, whether or not an account has the email: 202, which no URL reads on its own.
+  addMember: async ({ db, actor, params, body, limits }) => ({
+    status: 202,
+    body: { invitation: await addMember(db, actor, params.tenant_id, body, limits) },
+  }),
 
   getMember: async ({ db, actor, params }) => ({
     status: 200,
@@ -39,6 +43,21 @@ export const members = {
 
   deleteInvitation: async ({ db, actor, params }) => {
     await deleteInvitation(db, actor, params.tenant_id, params.invitation_id);
+    return { status: 204 };
+  },
+
+  listMyInvitations: async ({ db, actor, query }) => ({
+    status: 200,
+    body: { invitations: await listMyInvitations(db, actor, query) },
+  }),
+
+  acceptInvitation: async ({ db, actor, params }) => ({
+    status: 200,
+    body: { tenant: await acceptInvitation(db, actor, params.invitation_id) },
+  }),
+
+  declineInvitation: async ({ db, actor, params }) => {
+    await declineInvitation(db, actor, params.invitation_id);
     return { status: 204 };
   },
 } satisfies Partial<HandlerMap>;

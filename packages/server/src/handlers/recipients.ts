@@ -3,13 +3,13 @@ import type { HandlerMap } from '../http/handler';
 
 /** The operations tagged Recipients in openapi/api.yaml: authenticated with the emailed link's answer token. */
 export const recipients = {
-  getRecipientRequest: async ({ db, recipientToken }) => ({
+  getRecipientRequest: async ({ db, recipientToken, limits }) => ({
     status: 200,
-    body: { request: await getRecipientRequest(db, recipientToken) },
+    body: { request: await getRecipientRequest(db, recipientToken, limits.answerLinkTtlMs) },
   }),
 
-  answerRecipientRequest: async ({ db, recipientToken, body }) => ({
+  answerRecipientRequest: async ({ db, recipientToken, body, limits }) => ({
     status: 200,
-    body: { request: await answerRecipientRequest(db, recipientToken, body.answer) },
+    body: { request: await answerRecipientRequest(db, recipientToken, body.answer, limits.answerLinkTtlMs) },
   }),
 } satisfies Partial<HandlerMap>;

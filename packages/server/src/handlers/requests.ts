@@ -23,8 +23,8 @@ export const requests = {
     body: { requests: await listRequests(db, actor, params.tenant_id, params.work_id, query) },
   }),
 
-  createRequest: async ({ db, actor, params, body }) => {
-    const request = await createRequest(db, actor, params.tenant_id, params.work_id, body);
+  createRequest: async ({ db, actor, params, body, limits }) => {
+    const request = await createRequest(db, actor, params.tenant_id, params.work_id, body, limits);
     return {
       status: 201,
       body: { request },
@@ -62,8 +62,8 @@ export const requests = {
     body: await actOnRequest(db, actor, requestRef(params), 'validate', undefined, ifMatch),
   }),
 
-  resendRequest: async ({ db, actor, params }) => ({
+  resendRequest: async ({ db, actor, params, limits }) => ({
     status: 200,
-    body: { request: await resendRequest(db, actor, requestRef(params)) },
+    body: { request: await resendRequest(db, actor, requestRef(params), limits) },
   }),
 } satisfies Partial<HandlerMap>;

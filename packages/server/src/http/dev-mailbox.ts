@@ -1,15 +1,16 @@
 import { type RequestHandler, Router } from 'express';
 import type { Db } from '../db/client';
+import { type Role, roleAtLeast } from '../domain/access';
 import type { DevMail, DevMailbox } from '../mail/transport';
 
 /**
- * GET /dev/mailbox: the emails the dev mailbox kept (only when SMTP_URL is not set; with SMTP configured the route
- * does not exist, a 404, which is how the console knows whether to show its Mailbox), newest first.
+ * GET /dev/mailbox: the emails the dev mailbox kept (only when it is on; otherwise the route does not exist, a 404,
+ * which is how the console knows whether to show its Mailbox), newest first.
  *
- * Each caller sees only the emails of requests in tenants they are a member of, and any email addressed to their
- * own address. Without SMTP several people may still share one server (a team's staging box): the mailbox holds
- * live answer links, and one tenant's must not reach another's members. A member may already confirm their
- * tenant's requests themselves, so seeing those links gives them nothing more.
+ * The mailbox holds live answer links, and an answer given through one is not the recipient's: so each caller sees
+ * as little as they need. An owner or admin of a tenant sees the emails of its requests; a member below admin only
+ * those of the requests they sent themselves (they could confirm those anyway); anyone sees the emails addressed to
+ * them. Nothing else: not another tenant's, not a colleague's.
  */
 export function devMailboxRoutes(mailbox: DevMailbox, db: Db, apiKeyAuth: RequestHandler): Router {
   const router = Router({ caseSensitive: true });
@@ -17,19 +18,23 @@ export function devMailboxRoutes(mailbox: DevMailbox, db: Db, apiKeyAuth: Reques
     const actor = req.actor!;
     const messages = mailbox.messages();
     const tenantIds = [...new Set(messages.flatMap((mail) => (mail.request ? [mail.request.tenantId] : [])))];
-    const mine = new Set(
+    const roles = new Map<string, Role>(
       tenantIds.length === 0
         ? []
         : (
             await db.membership.findMany({
               where: { userId: actor.userId, tenantId: { in: tenantIds } },
-              select: { tenantId: true },
+              select: { tenantId: true, role: true },
             })
-          ).map((membership) => membership.tenantId),
+          ).map((membership) => [membership.tenantId, membership.role]),
     );
     const me = actor.user.email.toLowerCase();
-    const visible = (mail: DevMail) =>
-      (mail.request !== null && mine.has(mail.request.tenantId)) || mail.to.toLowerCase() === me;
+    const visible = (mail: DevMail) => {
+      if (mail.to.toLowerCase() === me) return true;
+      if (mail.request === null) return false;
+      const role = roles.get(mail.request.tenantId);
+      return role !== undefined && (roleAtLeast(role, 'admin') || mail.request.ownerId === actor.userId);
+    };
     res.set('Cache-Control', 'no-store').json({ messages: messages.filter(visible) });
   });
   return router;

@@ -1,5 +1,12 @@
 import type { ExistingKey } from '../db/idempotency-keys';
-import { canonicalJson, IDEMPOTENCY_LOCK_TIMEOUT_MS, IDEMPOTENCY_TTL_MS, judgeTakenKey } from './idempotency';
+import {
+  canonicalJson,
+  IDEMPOTENCY_LOCK_TIMEOUT_MS,
+  IDEMPOTENCY_TTL_MS,
+  judgeTakenKey,
+  replayPermissions,
+} from './idempotency';
+import { loadSpec } from './spec';
 
 describe('canonicalJson', () => {
   it('sorts keys at every depth, keeps array order, drops undefined members', () => {
@@ -57,5 +64,20 @@ describe('judgeTakenKey', () => {
     });
     expect(judge(expired)).toBe('retake');
     expect(judge(expired, 'POST /v1/me/api-keys', 'b')).toBe('retake');
+  });
+});
+
+describe('replayPermissions', () => {
+  it('names the permission a replay re-checks for every creation inside a tenant, and for no other', () => {
+    const creations = loadSpec().operations.filter((operation) => operation.takes.idempotencyKey);
+    const inTenant = creations.filter((operation) => operation.path.startsWith('/tenants/{tenant_id}'));
+    expect(Object.keys(replayPermissions).sort()).toEqual(inTenant.map((operation) => operation.operationId).sort());
+    // The others answer with what the caller made for themselves (a tenant, an API key, an operator's user).
+    expect(
+      creations
+        .filter((operation) => !inTenant.includes(operation))
+        .map((o) => o.operationId)
+        .sort(),
+    ).toEqual(['adminCreateUser', 'createApiKey', 'createTenant']);
   });
 });

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Db } from '../db/client';
 import {
   claimIdempotencyKey,
@@ -11,6 +11,8 @@ import {
   type StoredResponse,
 } from '../db/idempotency-keys';
 import type { OutageMonitor } from '../db/outage';
+import { authorize, type Permission } from '../domain/access';
+import type { OperationId } from './handler';
 import { httpProblem } from './problem-codes';
 import { entityTag, resourceOf } from './etag';
 import type { Logger } from '../observability/logger';
@@ -82,15 +84,42 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
+ * What a replay re-checks first, for the creations inside a tenant: the permission the operation needs, as the
+ * caller holds it now. A replay hands back the first response, which may carry what only that permission shows (a
+ * webhook endpoint's signing secret): a caller who has since been demoted gets 403, one who left or was removed
+ * 404, exactly as a new request would, and not the stored response. Creations outside a tenant (a tenant, an API
+ * key, an operator's user) answer with what the caller made for themselves, and replay as they are.
+ */
+export const replayPermissions = {
+  addMember: 'manageMembers',
+  createWork: 'createWork',
+  createRequest: 'sendRequest',
+  createWebhookEndpoint: 'manageWebhooks',
+} as const satisfies Partial<Record<OperationId, Permission>>;
+
+/** The check `replayPermissions` asks of a replay of `operationId`, or undefined when it asks none. */
+export function replayCheckFor(db: Db, operationId: string): ((req: Request) => Promise<unknown>) | undefined {
+  if (!Object.hasOwn(replayPermissions, operationId)) return undefined;
+  const permission = replayPermissions[operationId as keyof typeof replayPermissions];
+  return (req) => authorize(db, req.actor!, String(req.params.tenant_id), permission);
+}
+
+/**
  * `Idempotency-Key` on a creating POST (mounted only on those). Runs after authentication and validation, so
  * a request the contract refuses never takes a key. The first request with a key locks it, runs, and stores
  * its response before sending it; a retry with the same key and body gets that response again, marked
- * `Idempotent-Replayed: true`, and creates nothing. A 5xx gives the key back so the retry runs again.
+ * `Idempotent-Replayed: true`, and creates nothing, once `beforeReplay` (the caller's permission, see
+ * `replayPermissions`) has passed. A 5xx gives the key back so the retry runs again.
  */
 export function idempotentCreation(
   db: Db,
   logger: Logger,
-  options: { etag: ReadonlySet<number>; outage: OutageMonitor; onReplay?: () => void },
+  options: {
+    etag: ReadonlySet<number>;
+    outage: OutageMonitor;
+    onReplay?: () => void;
+    beforeReplay?: ((req: Request) => Promise<unknown>) | undefined;
+  },
 ): RequestHandler {
   return async (req, res, next) => {
     const key = req.headers['idempotency-key'];
@@ -120,6 +149,7 @@ export function idempotentCreation(
             : `This Idempotency-Key was first used with another operation (${claim.firstRequest}).`,
         );
       case 'done':
+        await options.beforeReplay?.(req);
         options.onReplay?.();
         return replay(res, claim.response, options.etag);
       case 'claimed':

@@ -112,8 +112,10 @@ export function problemHandler(
     if (res.headersSent) return next(error);
     const instance = req.originalUrl.split('?')[0] ?? req.path;
     const problem = error instanceof ProblemError ? (error as ProblemError<string>) : undefined;
-    if (problem && isProblemCode(problem.code))
+    if (problem && isProblemCode(problem.code)) {
+      if (problem.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(problem.retryAfterSeconds));
       return sendProblem(res, problem.code, problem.detail, instance, problem.extensions);
+    }
     const known = typeof error === 'object' && error !== null ? classify(error) : undefined;
     if (known) {
       if (known.allow !== undefined) res.setHeader('Allow', known.allow);

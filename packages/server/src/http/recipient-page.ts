@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import express, { type RequestHandler, Router } from 'express';
 import type { Db } from '../db/client';
-import { answerRecipientRequest, getRecipientRequest } from '../domain/recipients/recipients';
+import { answerRecipientRequest, getRecipientRequest, LinkExpired } from '../domain/recipients/recipients';
 import { ProblemError } from '../domain/errors';
 import { CONTROL_CHARACTERS, LONG_TEXT_MAX, longTextViolation } from '../domain/text';
 import { isProblemCode, problemCodes } from './problem-codes';
@@ -49,7 +49,12 @@ export const RECIPIENT_PAGE_CSP = [
 const fullName = (person: { firstName: string; lastName: string; email: string }) =>
   `${person.firstName} ${person.lastName}`.trim() || person.email;
 
-function page(title: string, body: string): string {
+/** A page of the recipient's pages (this one, and the stop-emails page): the same shell, style and footer. */
+export function page(
+  title: string,
+  body: string,
+  footer = 'This page is personal to the person the request was sent to. Do not share its address.',
+): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -61,7 +66,7 @@ function page(title: string, body: string): string {
 <style>${STYLE}</style>
 </head>
 <body><main>${body}
-<footer>This page is personal to the person the request was sent to. Do not share its address.</footer>
+<footer>${e(footer)}</footer>
 </main></body>
 </html>
 `;
@@ -103,6 +108,21 @@ function requestPage(request: Schemas['RecipientRequest'], notice?: { kind: 'err
   return page(`${request.title} · ${sender}`, parts.join('\n'));
 }
 
+/** An expired link: what happened, and how to get a working one. Nothing of the request (the link opens nothing). */
+const expiredPage = (ttlMs: number) =>
+  page(
+    'This link has expired',
+    `<div class="card"><h1>This link has expired</h1>
+<p>Answer links work for ${e(describeTtl(ttlMs))} after their email was sent, so that an old email cannot be used to
+answer in your name. To answer, ask the person who sent you the request to send it again (they can, from their
+console): the new email has a new link. If a newer email about this request reached you, use its link.</p></div>`,
+  );
+
+const describeTtl = (ms: number): string =>
+  ms % 86_400_000 === 0
+    ? `${ms / 86_400_000} day${ms === 86_400_000 ? '' : 's'}`
+    : `${Math.round(ms / 3_600_000)} hour${ms === 3_600_000 ? '' : 's'}`;
+
 const gonePage = () =>
   page(
     'This link no longer works',
@@ -111,7 +131,7 @@ const gonePage = () =>
 most recent email about it, or ask its sender.</p></div>`,
   );
 
-function send(res: express.Response, status: number, html: string): void {
+export function send(res: express.Response, status: number, html: string): void {
   secureHtml(res, RECIPIENT_PAGE_CSP);
   res.set('Cache-Control', 'no-store').set('X-Robots-Tag', 'noindex, nofollow');
   res.status(status).type('text/html; charset=utf-8').send(html);
@@ -139,16 +159,25 @@ function answerProblem(answer: string): { text: string; draft: string } | undefi
 const problemOf = (error: unknown) => (error instanceof ProblemError ? (error as ProblemError<string>) : undefined);
 const isGone = (error: unknown) => problemOf(error)?.code === 'not_found';
 
-/** GET and POST /r/:token, behind the recipient rate limits (per token and per address). */
-export function recipientPageRoutes(db: Db, limits: RequestHandler[]): Router {
+/** Sends the page for a link that opens nothing: expired (410), or unknown, replaced or cancelled (404). */
+function sendClosed(res: express.Response, error: unknown, ttlMs: number): void {
+  if (error instanceof LinkExpired) send(res, 410, expiredPage(ttlMs));
+  else send(res, 404, gonePage());
+}
+
+/**
+ * GET and POST /r/:token, behind the recipient rate limits (per token and per address); links older than `ttlMs`
+ * (ANSWER_LINK_TTL) are expired.
+ */
+export function recipientPageRoutes(db: Db, limits: RequestHandler[], ttlMs: number): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 10 });
   router.get('/r/:token', ...limits, async (req, res) => {
     try {
-      send(res, 200, requestPage(await getRecipientRequest(db, tokenOf(req))));
+      send(res, 200, requestPage(await getRecipientRequest(db, tokenOf(req), ttlMs)));
     } catch (error) {
       if (!isGone(error)) throw error;
-      send(res, 404, gonePage());
+      sendClosed(res, error, ttlMs);
     }
   });
   router.post('/r/:token', ...limits, form, async (req, res) => {
@@ -158,17 +187,17 @@ export function recipientPageRoutes(db: Db, limits: RequestHandler[]): Router {
     try {
       const problem = answerProblem(answer);
       if (problem) {
-        const request = await getRecipientRequest(db, token);
+        const request = await getRecipientRequest(db, token, ttlMs);
         return send(res, 400, requestPage(request, { kind: 'error', text: problem.text }, problem.draft));
       }
-      await answerRecipientRequest(db, token, answer);
+      await answerRecipientRequest(db, token, answer, ttlMs);
       // Post/redirect/get: a reload shows the answered page instead of posting again.
       res.redirect(303, req.originalUrl);
     } catch (error) {
-      if (isGone(error)) return send(res, 404, gonePage());
+      if (isGone(error)) return sendClosed(res, error, ttlMs);
       const code = problemOf(error)?.code;
       if (code !== undefined && isProblemCode(code) && problemCodes[code].status === 409) {
-        const request = await getRecipientRequest(db, token).catch(() => null);
+        const request = await getRecipientRequest(db, token, ttlMs).catch(() => null);
         if (!request) return send(res, 404, gonePage());
         return send(res, 409, requestPage(request, { kind: 'error', text: 'This request no longer takes an answer.' }));
       }

@@ -9,7 +9,7 @@ import type { WebhookSettings } from '../domain/webhooks/endpoints';
 import type { OutageMonitor } from '../db/outage';
 import { entityTag, ifMatchCondition, noneMatchHit, resourceOf } from './etag';
 import type { HandlerContext, HandlerMap, OperationId } from './handler';
-import { idempotentCreation } from './idempotency';
+import { idempotentCreation, replayCheckFor } from './idempotency';
 import type { Logger } from '../observability/logger';
 import { pathPattern, type Spec, type SpecOperation, toExpressPath } from './spec';
 import { textRulesFor } from './text-rules';
@@ -44,6 +44,7 @@ export function contractRoutes(
         idempotentCreation(db, logger, {
           etag: operation.etag,
           outage,
+          beforeReplay: replayCheckFor(db, operation.operationId),
           ...(onIdempotentReplay && { onReplay: onIdempotentReplay }),
         }),
       );

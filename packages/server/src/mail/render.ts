@@ -1,25 +1,39 @@
 /**
- * The emails a recipient gets, as plain text and HTML. Pure: the sender fills in the link when it sends, so the
- * token is never stored. Everything a sender wrote (title, message, names, the work's name) is escaped in the
- * HTML part, so no one can put markup or a link of their own into our email.
+ * The emails the service sends, as plain text and HTML. Pure: the sender fills in the links when it sends, so no
+ * token is ever stored. Our email must not be a relay for someone else's words: the subject is our sentence (who
+ * sent it, from which tenant, each name quoted and shortened), and what a member wrote (a request's title and
+ * message) is in the body only, set apart as a quotation. Everything a member wrote (title, message, names, the
+ * tenant's and work's names) is escaped in the HTML part, so no one can put markup or a link of their own into it.
+ * Every email ends with the link that stops the tenant's emails to the address, also in `List-Unsubscribe`.
  */
 export interface RenderedMail {
   to: string;
   subject: string;
   text: string;
   html: string;
+  /** Headers beyond the usual ones: `List-Unsubscribe` and its one-click `List-Unsubscribe-Post` (RFC 8058). */
+  headers?: Record<string, string>;
 }
 
-export interface RequestMailInput {
+/** Who is writing, as every email names them: the tenant's member, and the tenant. */
+interface From {
+  sender: { email: string; firstName: string; lastName: string };
+  tenantName: string;
+  /** `<PUBLIC_URL>/stop/<token>`: stops every email of this tenant to this address. */
+  stopLink: string;
+}
+
+export interface RequestMailInput extends From {
   kind: 'request' | 'reminder';
   recipient: { email: string; firstName: string; lastName: string };
-  sender: { email: string; firstName: string; lastName: string };
   workName: string;
   title: string;
   message: string;
   dueAt: Date | null;
   /** The answer page: `<PUBLIC_URL>/r/<token>`. */
   link: string;
+  /** When that link stops working (ANSWER_LINK_TTL after this email). */
+  linkExpiresAt: Date;
 }
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -28,6 +42,15 @@ export const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (
 
 const fullName = (person: { firstName: string; lastName: string; email: string }): string =>
   `${person.firstName} ${person.lastName}`.trim() || person.email;
+
+/** The longest a name may be in a subject (in code points): enough to recognise it, too short to carry a message. */
+export const SUBJECT_NAME_LENGTH = 40;
+
+/** `text` cut to `max` code points (not halfway through an astral character), with an ellipsis when it was cut. */
+export function shorten(text: string, max = SUBJECT_NAME_LENGTH): string {
+  const points = [...text];
+  return points.length <= max ? text : `${points.slice(0, max - 1).join('')}…`;
+}
 
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const MONTHS = [
@@ -53,86 +76,121 @@ export const formatDue = (date: Date): string =>
   `${WEEKDAYS[date.getUTCDay()]} ${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}, ` +
   `${date.toISOString().slice(11, 16)} UTC`;
 
+/** What a member wrote, as quoted lines of the text part (`> …`). */
+const quoted = (lines: string[]): string[] =>
+  lines.flatMap((line) => line.split('\n')).map((line) => (line === '' ? '>' : `> ${line}`));
+
+/** The end of every email: why it came, and the link that stops them. */
+function footer({ tenantName, stopLink }: From): { text: string[]; html: string } {
+  const why = `You got this email because a member of "${tenantName}" on works-api wrote to this address.`;
+  const stop = `To stop every email from "${tenantName}" to this address, open: ${stopLink}`;
+  return {
+    text: ['--', why, stop, ''],
+    html: `<p style="font-size: 0.8rem; color: #555; border-top: 1px solid #ddd; padding-top: 0.75rem;">${escapeHtml(why)}<br><a href="${escapeHtml(stopLink)}">Stop emails from "${escapeHtml(tenantName)}"</a></p>`,
+  };
+}
+
+const unsubscribeHeaders = (stopLink: string): Record<string, string> => ({
+  'List-Unsubscribe': `<${stopLink}>`,
+  'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+});
+
+function page(subject: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(subject)}</title></head>
+<body style="font-family: system-ui, sans-serif; line-height: 1.5; color: #1a1a1a; max-width: 36rem; margin: 0 auto; padding: 1rem;">
+${body}
+</body>
+</html>
+`;
+}
+
+const button = (href: string, label: string) =>
+  `<p><a href="${escapeHtml(href)}" style="display: inline-block; padding: 0.6rem 1.2rem; background: #1d4ed8; color: #fff; text-decoration: none; border-radius: 0.3rem;">${escapeHtml(label)}</a></p>`;
+
 export function renderRequestMail(input: RequestMailInput): RenderedMail {
   const sender = fullName(input.sender);
   const greeting = input.recipient.firstName ? `Hello ${input.recipient.firstName},` : 'Hello,';
   const due = input.dueAt ? formatDue(input.dueAt) : null;
   const reminder = input.kind === 'reminder';
-  const subject = reminder ? `Reminder: ${input.title}` : `${sender} asks you: ${input.title}`;
+  const who = `${shorten(sender)} of "${shorten(input.tenantName)}"`;
+  const subject = reminder ? `Reminder: ${who} is waiting for your answer` : `${who} sent you a request`;
   const intro = reminder
-    ? `${sender} is still waiting for your answer to this request about "${input.workName}"${due ? `, due ${due}` : ''}.`
-    : `${sender} (${input.sender.email}) sent you a request about "${input.workName}".`;
+    ? `${sender} (${input.sender.email}), of "${input.tenantName}", is still waiting for your answer to this request about "${input.workName}"${due ? `, due ${due}` : ''}. They wrote:`
+    : `${sender} (${input.sender.email}), of "${input.tenantName}", sent you a request about "${input.workName}". They wrote:`;
+  const end = footer(input);
 
   const text = [
     greeting,
     '',
     intro,
     '',
-    input.title,
-    ...(input.message ? ['', input.message] : []),
+    ...quoted([input.title, ...(input.message ? ['', input.message] : [])]),
     ...(due && !reminder ? ['', `Please answer by ${due}.`] : []),
     '',
     `Answer here: ${input.link}`,
     '',
-    'You need no account. The link is personal: do not forward this email.',
+    `You need no account. The link is personal (do not forward this email) and works until ${formatDue(input.linkExpiresAt)}.`,
     '',
+    ...end.text,
   ].join('\n');
 
   const e = escapeHtml;
-  const html = `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${e(subject)}</title></head>
-<body style="font-family: system-ui, sans-serif; line-height: 1.5; color: #1a1a1a; max-width: 36rem; margin: 0 auto; padding: 1rem;">
-<p>${e(greeting)}</p>
+  const html = page(
+    subject,
+    `<p>${e(greeting)}</p>
 <p>${e(intro)}</p>
-<h1 style="font-size: 1.25rem;">${e(input.title)}</h1>
+<blockquote style="margin: 1rem 0; padding: 0.5rem 1rem; border-left: 4px solid #c7cbd3; background: #f5f6f8;">
+<p style="font-size: 1.1rem; font-weight: 600; margin: 0.25rem 0;">${e(input.title)}</p>
 ${input.message ? `<p style="white-space: pre-wrap;">${e(input.message)}</p>` : ''}
+</blockquote>
 ${due && !reminder ? `<p>Please answer by <strong>${e(due)}</strong>.</p>` : ''}
-<p><a href="${e(input.link)}" style="display: inline-block; padding: 0.6rem 1.2rem; background: #1d4ed8; color: #fff; text-decoration: none; border-radius: 0.3rem;">Answer the request</a></p>
-<p style="font-size: 0.875rem; color: #555;">Or open this address: ${e(input.link)}<br>You need no account. The link is personal: do not forward this email.</p>
-</body>
-</html>
-`;
-  return { to: input.recipient.email, subject, text, html };
+${button(input.link, 'Answer the request')}
+<p style="font-size: 0.875rem; color: #555;">Or open this address: ${e(input.link)}<br>You need no account. The link is personal (do not forward this email) and works until ${e(formatDue(input.linkExpiresAt))}.</p>
+${end.html}`,
+  );
+  return { to: input.recipient.email, subject, text, html, headers: unsubscribeHeaders(input.stopLink) };
 }
 
-export interface InvitationMailInput {
-  /** The invited address (no user has it yet). */
+export interface InvitationMailInput extends Omit<From, 'sender'> {
+  /** The invited address (an account may have it, or not: the email is the same). */
   to: string;
-  /** The names the inviter suggested (possibly empty). */
+  /** The first name the inviter typed (possibly empty): the greeting of this email, nothing more. */
   invitee: { firstName: string };
   inviter: { email: string; firstName: string; lastName: string };
-  tenantName: string;
   role: 'owner' | 'admin' | 'member';
+  expiresAt: Date;
+  /** Where the invitation is accepted: `<PUBLIC_URL>/console/invitations`. */
+  link: string;
 }
 
 /**
- * The email an invitation sends (issue 23): which tenant invited the person, who did, and that an operator creates
- * their account. It carries no link and no secret (it is stored as it is, in the outbox); everything a member
- * wrote (the tenant's name, their names) is escaped in the HTML part, as in the request emails.
+ * The email an invitation sends: which tenant invited the person, who did, and the console page where they accept
+ * or decline it once signed in (an operator creates an account for someone who has none). The same whether or not
+ * an account has the address. Its link is no credential: the console asks for the person's own API key.
  */
 export function renderInvitationMail(input: InvitationMailInput): RenderedMail {
   const inviter = fullName(input.inviter);
   const greeting = input.invitee.firstName ? `Hello ${input.invitee.firstName},` : 'Hello,';
   const role = input.role === 'member' ? 'a member' : `an ${input.role}`;
-  const subject = `${inviter} invited you to ${input.tenantName}`;
+  const subject = `${shorten(inviter)} invited you to join "${shorten(input.tenantName)}" on works-api`;
   const intro = `${inviter} (${input.inviter.email}) invited you to join "${input.tenantName}" as ${role}.`;
   const next =
-    'You have no account on this service yet. An operator of the service creates it; once they have, you are a ' +
-    'member of the tenant at once, with nothing more to do.';
-  const ignore = 'If you did not expect this invitation, you can ignore this email: nothing was created for you.';
-  const text = [greeting, '', intro, '', next, '', ignore, ''].join('\n');
+    `To accept or decline, sign in to the console with your API key: ${input.link}. You join only if you accept, ` +
+    `until ${formatDue(input.expiresAt)}. If you have no account on this service, ask its operator for one.`;
+  const ignore = 'If you did not expect this invitation, you can ignore this email: nothing changes unless you accept.';
+  const end = footer({ ...input, sender: input.inviter });
+  const text = [greeting, '', intro, '', next, '', ignore, '', ...end.text].join('\n');
   const e = escapeHtml;
-  const html = `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${e(subject)}</title></head>
-<body style="font-family: system-ui, sans-serif; line-height: 1.5; color: #1a1a1a; max-width: 36rem; margin: 0 auto; padding: 1rem;">
-<p>${e(greeting)}</p>
+  const html = page(
+    subject,
+    `<p>${e(greeting)}</p>
 <p>${e(intro)}</p>
+${button(input.link, 'See the invitation')}
 <p>${e(next)}</p>
 <p style="font-size: 0.875rem; color: #555;">${e(ignore)}</p>
-</body>
-</html>
-`;
-  return { to: input.to, subject, text, html };
+${end.html}`,
+  );
+  return { to: input.to, subject, text, html, headers: unsubscribeHeaders(input.stopLink) };
 }

@@ -3,12 +3,16 @@ import { OutboxLoop } from '../db/outbox-loop';
 import { newId } from '../db/ids';
 import { plainQuery } from '../db/plain-statement';
 import type { MailMessage } from '../db/generated/client';
+import { secretBoxOf } from '../db/secret-box';
+import { DEFAULT_LIMITS } from '../domain/limits';
+import { EMAILS_STOPPED, utcDay } from '../domain/mail-caps';
+import { stopLinkToken } from '../domain/recipients/stop-links';
 import { newAnswerToken } from '../domain/recipients/tokens';
 import { userRecord } from '../domain/users/present';
 import { retryDelayMs } from '../domain/webhooks/backoff';
 import type { Logger } from '../observability/logger';
-import { onMailQueued } from './outbox';
-import { type RenderedMail, renderRequestMail } from './render';
+import { MAIL_COLUMNS, onMailQueued } from './outbox';
+import { type RenderedMail, renderInvitationMail, renderRequestMail } from './render';
 import type { MailOrigin, MailTransport, SendOutcome } from './transport';
 
 export interface MailSenderOptions {
@@ -17,10 +21,12 @@ export interface MailSenderOptions {
   transport: MailTransport;
   /** `MAIL_FROM`: the From header of every email. */
   from: string;
-  /** `PUBLIC_URL`: where recipients reach this service; links are `<publicUrl>/r/<token>`. */
+  /** `PUBLIC_URL`: where recipients reach this service; links are `<publicUrl>/r/<token>` and `<publicUrl>/console/…`. */
   publicUrl: string;
   /** `REMINDER_BEFORE`: a pending request with a due date gets one reminder this long before it. */
   reminderBeforeMs: number;
+  /** `ANSWER_LINK_TTL`: how long the answer link of an email works (the email says until when). */
+  answerLinkTtlMs?: number;
   pollIntervalMs?: number;
   /** Emails being sent at once. */
   maxInFlight?: number;
@@ -36,7 +42,10 @@ export interface MailSenderOptions {
   onlyTenants?: () => readonly string[];
 }
 
-type Claimed = Pick<MailMessage, 'id' | 'kind' | 'requestId' | 'to' | 'subject' | 'text' | 'html' | 'attempts'> & {
+type Claimed = Pick<
+  MailMessage,
+  'id' | 'kind' | 'tenantId' | 'requestId' | 'invitationId' | 'to' | 'subject' | 'text' | 'html' | 'attempts'
+> & {
   /** Real time (Date.now()) until which the claim holds: its lease, read on this process's clock. */
   leaseEndsAt: number;
 };
@@ -63,6 +72,7 @@ export class MailSender {
 
   constructor(options: MailSenderOptions) {
     this.options = {
+      answerLinkTtlMs: DEFAULT_LIMITS.answerLinkTtlMs,
       pollIntervalMs: 1000,
       maxInFlight: 8,
       clock: () => new Date(),
@@ -141,10 +151,11 @@ export class MailSender {
            AND ($5::uuid[] IS NULL OR work_id IN (SELECT id FROM works WHERE tenant_id = ANY ($5::uuid[])))
          ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED),
        marked AS (
-         UPDATE requests r SET reminded_at = $1::timestamptz FROM due WHERE r.id = due.id RETURNING r.id),
-       numbered AS (SELECT id, row_number() OVER () AS n FROM marked)
-       INSERT INTO mail_outbox (id, kind, request_id, next_attempt_at, created_at)
-       SELECT ($4::uuid[])[n], 'reminder', id, $1::timestamptz, $1::timestamptz FROM numbered
+         UPDATE requests r SET reminded_at = $1::timestamptz FROM due WHERE r.id = due.id RETURNING r.id, r.work_id),
+       numbered AS (SELECT id, work_id, row_number() OVER () AS n FROM marked)
+       INSERT INTO mail_outbox (${MAIL_COLUMNS})
+       SELECT ($4::uuid[])[n], 'reminder', w.tenant_id, numbered.id, NULL, $1::timestamptz, $1::timestamptz
+       FROM numbered JOIN works w ON w.id = numbered.work_id
        RETURNING id`,
       [now.toISOString(), before, REMINDER_BATCH, ids, this.options.onlyTenants?.() ?? null],
     );
@@ -159,12 +170,12 @@ export class MailSender {
     const claimed = await this.run<Omit<Claimed, 'leaseEndsAt'>>(
       `WITH due AS (
          SELECT id FROM mail_outbox WHERE status = 'queued' AND next_attempt_at <= $1::timestamptz
-           AND ($4::uuid[] IS NULL OR request_id IN (
-                 SELECT r.id FROM requests r JOIN works w ON w.id = r.work_id WHERE w.tenant_id = ANY ($4::uuid[])))
+           AND ($4::uuid[] IS NULL OR tenant_id = ANY ($4::uuid[]))
          ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
        UPDATE mail_outbox m SET attempts = m.attempts + 1, next_attempt_at = $2::timestamptz
        FROM due WHERE m.id = due.id
-       RETURNING m.id, m.kind, m.request_id AS "requestId", m."to", m.subject, m.text, m.html, m.attempts`,
+       RETURNING m.id, m.kind, m.tenant_id AS "tenantId", m.request_id AS "requestId",
+                 m.invitation_id AS "invitationId", m."to", m.subject, m.text, m.html, m.attempts`,
       [
         now.toISOString(),
         new Date(now.getTime() + LEASE_MS).toISOString(),
@@ -177,11 +188,13 @@ export class MailSender {
 
   private async send(mail: Claimed): Promise<void> {
     try {
-      const rendered = mail.requestId ? await this.renderRequestMail(mail) : plainContent(mail);
-      if (!rendered) {
-        await this.finish(mail, 'dropped');
-        return;
-      }
+      const rendered = mail.requestId
+        ? await this.renderRequestMail(mail)
+        : mail.invitationId
+          ? await this.renderInvitationMail(mail.invitationId)
+          : plainContent(mail);
+      if (rendered === 'stopped') return await this.finish(mail, 'dropped', EMAILS_STOPPED, { emailsStopped: true });
+      if (!rendered) return await this.finish(mail, 'dropped');
       const { origin, ...content } = rendered;
       const outcome = await this.options.transport.send({ ...content, from: this.options.from }, origin);
       await this.recordWithinLease(mail, outcome);
@@ -213,28 +226,54 @@ export class MailSender {
   }
 
   /**
-   * Renders a request's email with a new answer link, whose hash is stored first (with the request's current link
-   * generation, read in the same statement). Null when the request no longer takes an answer: nothing to send.
+   * The address's row of the tenant (what its stop link names), made now for an email queued before there were
+   * such rows; `stopped` when the address stopped the tenant's emails. One primary-key read, as a rule.
    */
-  private async renderRequestMail(mail: Claimed): Promise<(RenderedMail & { origin: MailOrigin }) | null> {
+  private async recipientOf(tenantId: string, email: string): Promise<{ stopLink: string; stopped: boolean }> {
+    const [row] = await this.run<{ id: string; stopped: boolean }>(
+      `WITH made AS (
+         INSERT INTO mail_recipients (tenant_id, email, id, day, sent) VALUES ($1::uuid, $2, $3::uuid, $4::date, 0)
+         ON CONFLICT (tenant_id, email) DO NOTHING RETURNING id, stopped_at)
+       SELECT id, stopped_at IS NOT NULL AS stopped FROM made
+       UNION ALL
+       SELECT id, stopped_at IS NOT NULL FROM mail_recipients WHERE tenant_id = $1::uuid AND email = $2
+       LIMIT 1`,
+      [tenantId, email, newId(), utcDay(this.options.clock())],
+    );
+    if (!row) throw new Error('the recipient row was written by a concurrent sender: try again after the lease');
+    const token = stopLinkToken(secretBoxOf(this.options.db), row.id);
+    return { stopLink: `${this.options.publicUrl}/stop/${token}`, stopped: row.stopped };
+  }
+
+  /**
+   * Renders a request's email with a new answer link, whose hash is stored first (with the request's current link
+   * generation, read in the same statement). Null when the request no longer takes an answer: nothing to send;
+   * `stopped` when its recipient stopped the tenant's emails (then no link is made).
+   */
+  private async renderRequestMail(mail: Claimed): Promise<Rendered | null | 'stopped'> {
     const request = await this.options.db.request.findUnique({
       where: { id: mail.requestId! },
       include: {
-        work: { select: { name: true, discardedAt: true, tenantId: true } },
+        work: { select: { name: true, discardedAt: true, tenantId: true, tenant: { select: { name: true } } } },
         owner: userRecord,
       },
     });
     if (!request || request.status !== 'pending' || request.work.discardedAt) return null;
+    const { stopLink, stopped } = await this.recipientOf(request.work.tenantId, request.recipientEmail);
+    if (stopped) return 'stopped';
     const { token, tokenHash } = newAnswerToken();
+    const madeAt = this.options.clock();
     const stored = await this.run<{ generation: number }>(
-      `INSERT INTO answer_links (token_hash, request_id, generation, created_at)
-       SELECT $1, r.id, r.link_generation, $3::timestamptz FROM requests r
+      `INSERT INTO answer_links (token_hash, request_id, generation, created_at, dev_mailbox)
+       SELECT $1, r.id, r.link_generation, $3::timestamptz, $4 FROM requests r
        WHERE r.id = $2::uuid AND r.status = 'pending'
        RETURNING generation`,
-      [tokenHash, request.id, this.options.clock().toISOString()],
+      [tokenHash, request.id, madeAt.toISOString(), this.options.transport.keepsLinks],
     );
     if (stored.length === 0) return null;
-    const origin = { request: { tenantId: request.work.tenantId, workId: request.workId, id: request.id } };
+    const origin = {
+      request: { tenantId: request.work.tenantId, workId: request.workId, id: request.id, ownerId: request.ownerId },
+    };
     const rendered = renderRequestMail({
       kind: mail.kind === 'reminder' ? 'reminder' : 'request',
       recipient: {
@@ -243,13 +282,41 @@ export class MailSender {
         lastName: request.recipientLastName,
       },
       sender: request.owner,
+      tenantName: request.work.tenant.name,
       workName: request.work.name,
       title: request.title,
       message: request.message,
       dueAt: request.dueAt,
       link: `${this.options.publicUrl}/r/${token}`,
+      linkExpiresAt: new Date(madeAt.getTime() + this.options.answerLinkTtlMs),
+      stopLink,
     });
     return { ...rendered, origin };
+  }
+
+  /**
+   * An invitation's email, rendered now; null once it was accepted, declined, withdrawn or expired, `stopped` when
+   * the address stopped the tenant's emails since.
+   */
+  private async renderInvitationMail(invitationId: string): Promise<Rendered | null | 'stopped'> {
+    const invitation = await this.options.db.invitation.findUnique({
+      where: { id: invitationId },
+      include: { inviter: userRecord, tenant: { select: { name: true } } },
+    });
+    if (!invitation || invitation.expiresAt <= this.options.clock()) return null;
+    const { stopLink, stopped } = await this.recipientOf(invitation.tenantId, invitation.email);
+    if (stopped) return 'stopped';
+    const rendered = renderInvitationMail({
+      to: invitation.email,
+      invitee: { firstName: invitation.firstName },
+      inviter: invitation.inviter,
+      tenantName: invitation.tenant.name,
+      role: invitation.role,
+      expiresAt: invitation.expiresAt,
+      link: `${this.options.publicUrl}/console/invitations`,
+      stopLink,
+    });
+    return { ...rendered, origin: { request: null } };
   }
 
   private async record(mail: Claimed, outcome: SendOutcome): Promise<void> {
@@ -274,7 +341,12 @@ export class MailSender {
    * The email's final state, and its request's `emailDelivery` in the same statement, unless a resend has
    * replaced this email meanwhile (it is no longer `queued`): then the request describes the new one.
    */
-  private async finish(mail: Claimed, status: 'sent' | 'failed' | 'dropped', error?: string): Promise<void> {
+  private async finish(
+    mail: Claimed,
+    status: 'sent' | 'failed' | 'dropped',
+    error?: string,
+    { emailsStopped = false }: { emailsStopped?: boolean } = {},
+  ): Promise<void> {
     const at = this.options.clock().toISOString();
     await this.run(
       `WITH finished AS (
@@ -285,15 +357,19 @@ export class MailSender {
        UPDATE requests r
        SET email_status = $2::mail_status,
            email_sent_at = CASE WHEN $2 = 'sent' THEN $3::timestamptz ELSE r.email_sent_at END,
-           email_failure = $4
+           email_failure = $4,
+           emails_stopped = r.emails_stopped OR $5
        FROM finished WHERE r.id = finished.request_id`,
-      [mail.id, status, at, error ?? null],
+      [mail.id, status, at, error ?? null, emailsStopped],
     );
     this.options.onAttempt?.(status);
   }
 }
 
-function plainContent(mail: Claimed): (RenderedMail & { origin: MailOrigin }) | null {
+/** An email as the transport takes it, with whose it is. */
+type Rendered = RenderedMail & { origin: MailOrigin };
+
+function plainContent(mail: Claimed): Rendered | null {
   if (mail.to === null || mail.subject === null || mail.text === null || mail.html === null) return null;
   return { to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, origin: { request: null } };
 }

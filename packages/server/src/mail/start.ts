@@ -6,26 +6,32 @@ import { DevMailbox, smtpTransport } from './transport';
 
 export interface RunningMail {
   sender?: MailSender;
-  /** Without SMTP_URL: where emails are kept (GET /dev/mailbox). */
+  /** With the dev mailbox on: where emails are kept (GET /dev/mailbox). */
   devMailbox?: DevMailbox;
   stop(timeoutMs: number): Promise<boolean>;
 }
 
-/** The transport the configuration asks for, and the sender when this process runs one (MAIL_SENDER). */
-export function startMail(config: Pick<Config, 'mail'>, db: Db, logger: Logger): RunningMail {
-  const devMailbox = config.mail.smtpUrl ? undefined : new DevMailbox(logger);
-  const transport = config.mail.smtpUrl ? smtpTransport(config.mail.smtpUrl) : devMailbox!;
-  const sender = config.mail.sender
-    ? new MailSender({
-        db,
-        logger,
-        transport,
-        from: config.mail.from,
-        publicUrl: config.mail.publicUrl,
-        reminderBeforeMs: config.mail.reminderBeforeMs,
-        pollIntervalMs: config.mail.pollIntervalMs,
-      }).start()
-    : undefined;
+/**
+ * The transport the configuration asks for (SMTP, or the dev mailbox), and the sender when this process runs one
+ * (MAIL_SENDER). With neither SMTP nor the dev mailbox, no sender runs: emails wait in the outbox, never lost, until
+ * a process with SMTP_URL sends them (the start-up line says so).
+ */
+export function startMail(config: Pick<Config, 'mail' | 'limits'>, db: Db, logger: Logger): RunningMail {
+  const devMailbox = config.mail.devMailbox ? new DevMailbox(logger) : undefined;
+  const transport = config.mail.smtpUrl ? smtpTransport(config.mail.smtpUrl) : devMailbox;
+  const sender =
+    config.mail.sender && transport
+      ? new MailSender({
+          db,
+          logger,
+          transport,
+          from: config.mail.from,
+          publicUrl: config.mail.publicUrl,
+          reminderBeforeMs: config.mail.reminderBeforeMs,
+          answerLinkTtlMs: config.limits.answerLinkTtlMs,
+          pollIntervalMs: config.mail.pollIntervalMs,
+        }).start()
+      : undefined;
   return {
     ...(sender && { sender }),
     ...(devMailbox && { devMailbox }),

@@ -7,13 +7,21 @@ export type OutgoingMail = RenderedMail & { from: string };
 /** How one attempt went: `permanent` failures (the server refused the message for good) are not retried. */
 export type SendOutcome = { ok: true } | { ok: false; permanent: boolean; error: string };
 
-/** Whose email it is: the request it belongs to (null for other mail). Not sent; the dev mailbox keeps it. */
+/**
+ * Whose email it is: the request it belongs to and who sent that request (null for other mail). Not sent; the dev
+ * mailbox keeps it, to show each email only to whom it may.
+ */
 export interface MailOrigin {
-  request: { tenantId: string; workId: string; id: string } | null;
+  request: { tenantId: string; workId: string; id: string; ownerId: string } | null;
 }
 
 export interface MailTransport {
   readonly description: string;
+  /**
+   * True when the emails do not leave the server but are shown to members (the dev mailbox): an answer given
+   * through one of their links is then not the recipient's word, and is recorded so.
+   */
+  readonly keepsLinks: boolean;
   send(mail: OutgoingMail, origin?: MailOrigin): Promise<SendOutcome>;
   close(): void;
 }
@@ -31,6 +39,7 @@ export function smtpTransport(url: string, timeoutMs = 30_000): MailTransport {
   const parsed = new URL(url);
   return {
     description: `SMTP at ${parsed.hostname}:${parsed.port || (parsed.protocol === 'smtps:' ? 465 : 587)}`,
+    keepsLinks: false,
     async send(mail) {
       try {
         await transporter.sendMail({ ...mail });
@@ -54,12 +63,14 @@ export interface DevMail extends OutgoingMail, MailOrigin {
 }
 
 /**
- * Without `SMTP_URL`: nothing leaves the machine. Each email is logged (so the walk-through's link is on the
- * terminal) and kept in memory, newest first, for GET /dev/mailbox (which shows each caller only the mail of
- * their own tenants, or addressed to them). Only for local use: the log and the mailbox hold live answer links.
+ * The dev mailbox (local development, see `Config.mail.devMailbox`): nothing leaves the machine. Each email is kept
+ * in memory, newest first, for GET /dev/mailbox and the console's Mailbox, which show each caller only what they
+ * may see (http/dev-mailbox.ts). It holds live answer links, so only that it kept one is logged: never its text,
+ * subject or links, at any level.
  */
 export class DevMailbox implements MailTransport {
-  readonly description = 'dev mailbox (SMTP_URL is not set: emails are logged and kept in memory)';
+  readonly description = 'dev mailbox (emails are kept in memory, never sent)';
+  readonly keepsLinks = true;
   private readonly kept: DevMail[] = [];
   private count = 0;
 
@@ -77,10 +88,7 @@ export class DevMailbox implements MailTransport {
     };
     this.kept.unshift(kept);
     this.kept.length = Math.min(this.kept.length, this.keep);
-    this.logger.info(
-      { devMail: { to: mail.to, subject: mail.subject, text: mail.text } },
-      'dev mailbox: email not sent (SMTP_URL is not set)',
-    );
+    this.logger.info({ devMail: { id: kept.id } }, 'dev mailbox: an email was kept, not sent (see the Mailbox)');
     return Promise.resolve({ ok: true });
   }
 

@@ -162,12 +162,27 @@ describe('Tenants', () => {
 });
 
 describe('Members', () => {
-  it('addMember: adds an existing user by email; 201', async () => {
+  it('addMember: invites an existing user by email (202); they find it in listMyInvitations and accept it', async () => {
     const { user } = unwrap(await grace.getMe());
     const result = await ada.addMember({ params: { path: tenantPath() }, body: { email: user.email, role: 'member' } });
-    expect(result.response.status).toBe(201);
-    const added = unwrap(result);
-    expect('member' in added && added.member).toMatchObject({ role: 'member', user: { id: graceId } });
+    expect(result.response.status).toBe(202);
+    const { invitation } = unwrap(result);
+    expect(invitation).toMatchObject({
+      email: user.email,
+      role: 'member',
+      tenant: { id: tenant.id, name: tenant.name },
+    });
+    const { invitations } = unwrap(await grace.listMyInvitations());
+    expect(invitations.edges.map((edge) => edge.node)).toEqual([invitation]);
+    expect(
+      problemOf(await stranger.acceptInvitation({ params: { path: { invitation_id: invitation.id } } })),
+    ).toMatchObject({ status: 404, code: 'not_found' });
+    const accepted = unwrap(await grace.acceptInvitation({ params: { path: { invitation_id: invitation.id } } }));
+    expect(accepted.tenant.members.nodes).toContainEqual({
+      role: 'member',
+      user: { firstName: 'Grace', lastName: 'Hopper', email: user.email },
+    });
+    expect(unwrap(await grace.listMyInvitations()).invitations.totalCount).toBe(0);
   });
 
   it('addMember: an email with no user is invited (202), listed by listInvitations, withdrawn by deleteInvitation', async () => {
@@ -175,7 +190,6 @@ describe('Members', () => {
     const result = await ada.addMember({ params: { path: tenantPath() }, body: { email, role: 'member' } });
     expect(result.response.status).toBe(202);
     const added = unwrap(result);
-    if (!('invitation' in added)) throw new Error('expected an invitation');
     expect(added.invitation).toMatchObject({ email, role: 'member', invitedBy: { firstName: 'ada' } });
     const again = problemOf(await ada.addMember({ params: { path: tenantPath() }, body: { email, role: 'member' } }));
     expect(again).toMatchObject({ status: 409, code: 'already_invited' });
@@ -238,17 +252,19 @@ describe('Members', () => {
     expect(member.role).toBe('admin');
   });
 
-  it('removeMember: 204; the last owner cannot be removed (409)', async () => {
-    const { user: newcomerUser } = unwrap(
+  it('declineInvitation / removeMember: 204; a member may leave; the last owner cannot leave (409)', async () => {
+    const created = unwrap(
       await admin.adminCreateUser({ body: { email: freshEmail('newcomer'), firstName: 'New', lastName: 'Comer' } }),
     );
-    const newcomer = unwrap(
-      await ada.addMember({ params: { path: tenantPath() }, body: { email: newcomerUser.email, role: 'member' } }),
-    );
-    if (!('member' in newcomer)) throw new Error('expected a member');
-    const removed = await grace.removeMember({
-      params: { path: { ...tenantPath(), user_id: newcomer.member.user.id } },
-    });
+    const newcomer = contractClient(server.baseUrl, created.apiKey.secret, recorder);
+    const invite = async () =>
+      unwrap(
+        await ada.addMember({ params: { path: tenantPath() }, body: { email: created.user.email, role: 'member' } }),
+      ).invitation;
+    const declined = await newcomer.declineInvitation({ params: { path: { invitation_id: (await invite()).id } } });
+    expect(declined.response.status).toBe(204);
+    unwrap(await newcomer.acceptInvitation({ params: { path: { invitation_id: (await invite()).id } } }));
+    const removed = await grace.removeMember({ params: { path: { ...tenantPath(), user_id: created.user.id } } });
     expect(removed.response.status).toBe(204);
 
     const { user: adaUser } = unwrap(await ada.getMe());

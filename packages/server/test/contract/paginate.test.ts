@@ -26,6 +26,10 @@ beforeAll(async () => {
   ok(await ada.client.validateRequest({ params: { path } }));
   for (let i = 1; i <= 3; i++) await addNewMember(server, ada, tenantId, 'member', `paged-${i}`);
   for (let i = 1; i <= 3; i++) await inviteEmail(ada, tenantId, `invited-${i}-${tenantId}@example.com`, 'member');
+  // Invitations to Ada herself, from three tenants of someone else.
+  const inviter = await server.createUser('inviter');
+  for (let i = 1; i <= 3; i++)
+    await inviteEmail(inviter, (await createTenant(inviter, `Inviting ${i}`)).id, ada.email, 'member');
   for (let i = 1; i <= 2; i++) ok(await ada.client.createApiKey({ body: { name: `Key ${i}` } }));
   for (let i = 1; i <= 2; i++) await createTenant(ada, `Paging ${i}`);
   // Webhook endpoints, and test deliveries to the last one (nothing sends them: no dispatcher runs here).
@@ -39,7 +43,7 @@ beforeAll(async () => {
   }
   for (let i = 1; i <= 3; i++)
     ok(await ada.client.testWebhookEndpoint({ params: { path: { tenant_id: tenantId, endpoint_id: endpointId } } }));
-});
+}, 120_000);
 afterAll(() => server.close());
 
 const listOperations = Object.entries(operationRoutes)
@@ -88,6 +92,7 @@ describe('paginate', () => {
       'listApiKeys',
       'listInvitations',
       'listMembers',
+      'listMyInvitations',
       'listRequestEvents',
       'listRequests',
       'listTenants',

@@ -150,7 +150,7 @@ describe('the same race straight into the domain layer, all 20 started in one ti
     const db = server.database.prisma;
     const tenant = ok(await roles.owner.client.POST('/tenants', { body: { name: 'Two owners, no HTTP' } })).tenant;
     const second = await server.createUser('second-owner');
-    await addMember(roles.owner, tenant.id, second.email, 'owner');
+    await addMember(roles.owner, tenant.id, second, 'owner');
     const [first, other] = await Promise.all([roles.owner, second].map((user) => authenticate(db, user.apiKey)));
     const settled = await Promise.allSettled([
       updateMember(db, first!, tenant.id, second.id, 'admin'),
@@ -262,7 +262,7 @@ describe('two owners demoting each other at once', () => {
   it('keeps one owner: exactly one demotion wins, the other gets 409 last_owner', async () => {
     const tenant = ok(await roles.owner.client.POST('/tenants', { body: { name: 'Two owners' } })).tenant;
     const second = await server.createUser('second-owner');
-    await addMember(roles.owner, tenant.id, second.email, 'owner');
+    await addMember(roles.owner, tenant.id, second, 'owner');
 
     for (let round = 0; round < 3; round++) {
       const [a, b] = await Promise.all([

@@ -1,5 +1,6 @@
 import { createTenant, createWork, requestInNewWork } from '../support/fixtures';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';
+import { addNewMember } from '../support/roles';
 
 /** ETag on single-resource responses, If-None-Match → 304, If-Match → 412 on PATCHes and request actions. */
 let server: TestServer;
@@ -179,19 +180,14 @@ describe('If-Match on PATCH', () => {
     expect((await (await get(path)).json()).tenant.name).toBe('Renamed');
   });
 
-  it("changes a member's role only while the member's tag (from adding or changing them) is current", async () => {
+  it("changes a member's role only while the member's tag (from reading or changing them) is current", async () => {
     const tenant = await createTenant(ada);
-    const added = await send('POST', `/v1/tenants/${tenant.id}/members`, {
-      email: (await server.createUser('tagged')).email,
-      role: 'member',
-    });
-    expect(added.status).toBe(201);
-    const addedTag = added.headers.get('etag')!;
-    const { member } = await added.json();
-    const path = `/v1/tenants/${tenant.id}/members/${member!.user.id}` as const;
-    const promoted = await send('PATCH', path, { role: 'admin' }, { 'If-Match': addedTag });
+    const member = await addNewMember(server, ada, tenant.id, 'member', 'tagged');
+    const path = `/v1/tenants/${tenant.id}/members/${member.user.id}` as const;
+    const readTag = (await get(path)).headers.get('etag')!;
+    const promoted = await send('PATCH', path, { role: 'admin' }, { 'If-Match': readTag });
     expect(promoted.status).toBe(200);
-    await expectPreconditionFailed(await send('PATCH', path, { role: 'member' }, { 'If-Match': addedTag }));
+    await expectPreconditionFailed(await send('PATCH', path, { role: 'member' }, { 'If-Match': readTag }));
     const demoted = await send('PATCH', path, { role: 'member' }, { 'If-Match': promoted.headers.get('etag')! });
     expect(demoted.status).toBe(200);
     expect((await demoted.json()).member.role).toBe('member');

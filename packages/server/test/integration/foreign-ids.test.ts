@@ -26,6 +26,8 @@ const bodies: Record<string, unknown> = {
   updateMember: { role: 'admin' },
   removeMember: undefined,
   deleteInvitation: undefined,
+  acceptInvitation: undefined,
+  declineInvitation: undefined,
   createWork: { name: 'Another work' },
   updateWork: { name: 'Renamed work' },
   discardWork: undefined,
@@ -47,7 +49,7 @@ const bodies: Record<string, unknown> = {
 async function populate(user: TestUser, name: string): Promise<Side> {
   const tenant = await createTenant(user, name);
   const member = await server.createUser(`${name.split(' ')[0]!.toLowerCase()}-member`);
-  await addMember(user, tenant.id, member.email, 'member');
+  await addMember(user, tenant.id, member, 'member');
   const work = await createWork(user, tenant.id);
   const request = await createRequest(user, tenant.id, work.id);
   const tenantPath = { params: { path: { tenant_id: tenant.id } } };

@@ -7,6 +7,7 @@ import {
 } from '../../src/db/idempotency-keys';
 import { canonicalJson, claimKey, IDEMPOTENCY_LOCK_TIMEOUT_MS } from '../../src/http/idempotency';
 import { createTenant, freshEmail, requestInNewWork } from '../support/fixtures';
+import { addMember } from '../support/roles';
 import { ADMIN_TOKEN, startTestServer, type TestServer, type TestUser } from '../support/server';
 
 /** Idempotency-Key on every creating POST: replay, mismatch, concurrent use, scope, expiry. */
@@ -55,6 +56,38 @@ describe('replay', () => {
     expect(await worksNamed(tenant.id, 'Replayed work')).toBe(1);
   });
 
+  it("re-checks the caller's role first: a demoted admin gets 403, a removed member 404, not the stored secret", async () => {
+    const tenant = await createTenant(ada, 'Replayed secrets');
+    const carol = await server.createUser('carol');
+    await addMember(ada, tenant.id, carol, 'admin');
+    const key = newKey();
+    const path = `/v1/tenants/${tenant.id}/webhook-endpoints` as const;
+    const body = { url: 'http://127.0.0.1:9/replayed' };
+    const first = await post(path, carol, body, key);
+    expect(first.status).toBe(201);
+    const { webhookEndpoint } = await first.json();
+    expect(webhookEndpoint.secret).toMatch(/^whsec_/);
+    // While Carol may still manage webhooks, her retry is replayed.
+    expect((await post(path, carol, body, key)).headers.get('idempotent-replayed')).toBe('true');
+
+    // Demoted to member: the replay would hand her the signing secret she may no longer see.
+    const member = `/v1/tenants/${tenant.id}/members/${carol.id}` as const;
+    expect((await server.callAs(ada, 'PATCH', member, { role: 'member' })).status).toBe(200);
+    const demoted = await post(path, carol, body, key);
+    expect(demoted.status).toBe(403);
+    expect(demoted.headers.get('idempotent-replayed')).toBeNull();
+    const refused = await demoted.text();
+    expect(refused).not.toContain(webhookEndpoint.secret);
+    expect(JSON.parse(refused)).toMatchObject({ code: 'forbidden' });
+
+    // Removed: the tenant no longer exists for her.
+    expect((await server.callAs(ada, 'DELETE', member)).status).toBe(204);
+    const removed = await post(path, carol, body, key);
+    expect(removed.status).toBe(404);
+    expect(await removed.text()).not.toContain(webhookEndpoint.secret);
+    expect(await db().webhookEndpoint.count({ where: { tenantId: tenant.id } })).toBe(1);
+  });
+
   it('treats the same JSON with its properties in another order as the same body', async () => {
     const tenant = await createTenant(ada);
     const key = newKey();
@@ -77,8 +110,7 @@ describe('replay', () => {
         ada,
         { title: 'Once', recipient: { email: 'r@example.com' } },
       ],
-      [`/v1/tenants/${tenant.id}/members`, ada, { email: (await server.createUser('joining')).email, role: 'member' }],
-      // An email with no user: the 202 invitation is replayed too, and invites once.
+      // An invitation (202) is replayed too, and invites once.
       [`/v1/tenants/${tenant.id}/members`, ada, { email: invited, role: 'member' }, 202],
       ['/v1/api-keys', ada, { name: 'Idempotent key' }],
       ['/v1/admin/users', null, { email: freshEmail('u'), firstName: 'U', lastName: 'V' }],

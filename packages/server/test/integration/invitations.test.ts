@@ -1,4 +1,4 @@
-import { createClient } from '@works-api/client';
+import { type components, createClient } from '@works-api/client';
 import { createTenant, freshEmail } from '../support/fixtures';
 import { inviteEmail, type RoleFixture, tenantWithRoles } from '../support/roles';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink';
@@ -6,13 +6,16 @@ import { smtpTransport } from '../../src/mail/transport';
 import { ADMIN_TOKEN, startTestServer, type TestServer, type TestUser } from '../support/server';
 
 /**
- * Members by email (issue 23, email squatting and disclosure): an email that no user has becomes a pending
- * invitation, with no user row and nothing outside the tenant; the operator's creation of that user completes it.
+ * Invitations: adding an email to a tenant makes a pending invitation, with no user row and nothing outside the
+ * tenant, whether or not an account has the email; the person joins only by accepting it with their own account
+ * (the operator's creation of that account joins nothing), before it expires.
  */
 let server: TestServer;
 let roles: RoleFixture;
 let sink: SmtpSink;
 const CAP = 3;
+const TTL_MS = 3 * 86_400_000;
+type Invitation = components['schemas']['Invitation'];
 
 beforeAll(async () => {
   sink = await startSmtpSink();
@@ -20,7 +23,7 @@ beforeAll(async () => {
   // PostgreSQL the CI runs one file at a time, and the tests look for their own messages by address.
   server = await startTestServer({
     mail: { transport: smtpTransport(sink.url), pollIntervalMs: 100 },
-    limits: { invitationsPerTenant: CAP },
+    limits: { invitationsPerTenant: CAP, invitationTtlMs: TTL_MS },
   });
   roles = await tenantWithRoles(server, 'Invitations Inc');
 });
@@ -56,6 +59,23 @@ async function freshTenant(name: string) {
   return { owner, tenant: await createTenant(owner, name) };
 }
 
+const accept = (by: TestUser, invitationId: string) =>
+  server.callAs(by, 'POST', `/v1/me/invitations/${invitationId}/accept`);
+const mine = async (by: TestUser) => (await server.callAs(by, 'GET', '/v1/me/invitations')).body.invitations;
+
+/** A user the operator creates, with their client. */
+async function operatorUser(email: string, names = { firstName: '', lastName: '' }): Promise<TestUser> {
+  const res = await createUserAsOperator(email, names);
+  expect(res.status).toBe(201);
+  const { user, apiKey } = await res.json();
+  return {
+    id: user.id,
+    email: user.email,
+    apiKey: apiKey.secret,
+    client: createClient({ baseUrl: server.baseUrl, apiKey: apiKey.secret, retry: false }),
+  };
+}
+
 describe('POST /tenants/{id}/members with an email that has no user', () => {
   it('creates no user: 202 with a pending invitation, and the operator may still create that user', async () => {
     const email = freshEmail('Grace');
@@ -67,6 +87,7 @@ describe('POST /tenants/{id}/members with an email that has no user', () => {
     });
     expect(status).toBe(202);
     expect(headers.get('location')).toBeNull();
+    const createdAt = Date.parse(body.invitation.createdAt);
     expect(body).toEqual({
       invitation: {
         id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -75,7 +96,9 @@ describe('POST /tenants/{id}/members with an email that has no user', () => {
         firstName: 'Grace',
         lastName: 'Hopper',
         invitedBy: { firstName: 'admin', lastName: 'Tester', email: roles.admin.email },
+        tenant: { id: roles.tenant.id, name: 'Invitations Inc' },
         createdAt: expect.any(String),
+        expiresAt: new Date(createdAt + TTL_MS).toISOString(),
       },
     });
     expect(await userRows(email)).toBe(0);
@@ -86,15 +109,13 @@ describe('POST /tenants/{id}/members with an email that has no user', () => {
     );
     expect(listed).not.toContain(email.toLowerCase());
 
-    // The operator's creation is not refused (it was: email_taken), and makes the membership with its event.
-    const created = await server.call('/v1/admin/users', {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
-      json: { email, firstName: 'Grace B.', lastName: 'Hopper' },
-    });
-    expect(created.status).toBe(201);
-    const { user } = await created.json();
-    expect(user).toMatchObject({ email: email.toLowerCase(), firstName: 'Grace B.', lastName: 'Hopper' });
+    // The operator's creation is not refused, and joins nothing: the invitation waits for the person.
+    const user = await operatorUser(email, { firstName: 'Grace B.', lastName: 'Hopper' });
+    expect(
+      await server.database.prisma.membership.count({ where: { tenantId: roles.tenant.id, userId: user.id } }),
+    ).toBe(0);
+    expect((await mine(user)).edges.map((edge) => edge.node)).toEqual([body.invitation]);
+    expect((await accept(user, body.invitation.id)).status).toBe(200);
     const membership = await server.database.prisma.membership.findUnique({
       where: { tenantId_userId: { tenantId: roles.tenant.id, userId: user.id } },
     });
@@ -112,26 +133,25 @@ describe('POST /tenants/{id}/members with an email that has no user', () => {
     expect(event.data.member.user).not.toHaveProperty('createdAt');
   });
 
-  it('joins every tenant that invited the email, and takes the oldest suggested names when the operator gives none', async () => {
+  it("never gives a user an inviter's names: the operator's empty names stay empty, and nothing is joined", async () => {
     const email = freshEmail('invited');
     const a = await freshTenant('Inviting A');
     const b = await freshTenant('Inviting B');
     await inviteEmail(a.owner, a.tenant.id, email, 'member', { firstName: 'Ada', lastName: 'L.' });
     await inviteEmail(b.owner, b.tenant.id, email, 'owner', { firstName: 'Other' });
-    const created = await createUserAsOperator(email.toUpperCase());
-    expect(created.status).toBe(201);
-    const { user, apiKey } = await created.json();
-    expect(user).toMatchObject({ firstName: 'Ada', lastName: 'L.' });
-    const tenants = await server.call('/v1/tenants', { apiKey: apiKey.secret });
-    const names = (await tenants.json()).tenants.edges.map((edge: { node: { name: string } }) => edge.node.name);
-    expect(names.sort()).toEqual(['Inviting A', 'Inviting B']);
-    const roleIn = async (tenantId: string) =>
-      (await call(a.owner, 'GET', `${membersUrl(tenantId)}/${user.id}`)).body?.member?.role;
-    expect(await roleIn(a.tenant.id)).toBe('member');
-    expect((await call(b.owner, 'GET', `${membersUrl(b.tenant.id)}/${user.id}`)).body.member.role).toBe('owner');
-    // Now a user: adding the email elsewhere is a plain 201.
-    const c = await freshTenant('After the fact');
-    expect((await add(c.owner, c.tenant.id, { email, role: 'member' })).status).toBe(201);
+    const user = await operatorUser(email.toUpperCase());
+    expect((await call(user, 'GET', '/v1/me')).body.user).toMatchObject({ firstName: '', lastName: '' });
+    expect((await call(user, 'GET', '/v1/tenants')).body.tenants.totalCount).toBe(0);
+    // Both wait for them, newest first; accepting one leaves the other.
+    const pending = await mine(user);
+    expect(pending.edges.map((edge) => edge.node.tenant.name)).toEqual(['Inviting B', 'Inviting A']);
+    expect((await accept(user, pending.edges[1]!.node.id)).status).toBe(200);
+    const names = (await call(user, 'GET', '/v1/tenants')).body.tenants.edges.map(
+      (edge: { node: { name: string; members: { nodes: unknown[] } } }) => edge.node.name,
+    );
+    expect(names).toEqual(['Inviting A']);
+    expect((await call(user, 'GET', '/v1/me')).body.user).toMatchObject({ firstName: '', lastName: '' });
+    expect((await mine(user)).totalCount).toBe(1);
   });
 
   it('answers 409 already_invited for the same email again (any case), and nothing changes', async () => {
@@ -152,9 +172,11 @@ describe('POST /tenants/{id}/members with an email that has no user', () => {
     const over = await add(owner, tenant.id, { email: freshEmail('invited'), role: 'member' });
     expect([over.status, over.body.code]).toEqual([409, 'invitation_limit_reached']);
     expect(over.body.detail).toContain(`${CAP} pending invitations`);
-    // Existing users are still added: the cap is on invitations only.
+    // An existing account's email is an invitation like any other: capped too.
     const user = await server.createUser('capped-member');
-    expect((await add(owner, tenant.id, { email: user.email, role: 'member' })).status).toBe(201);
+    expect((await add(owner, tenant.id, { email: user.email, role: 'member' })).body.code).toBe(
+      'invitation_limit_reached',
+    );
     expect((await call(owner, 'DELETE', `${invitationsUrl(tenant.id)}/${invited[0]!.id}`)).status).toBe(204);
     expect((await add(owner, tenant.id, { email: freshEmail('invited'), role: 'member' })).status).toBe(202);
   });
@@ -170,33 +192,44 @@ describe('POST /tenants/{id}/members with an email that has no user', () => {
     expect((await add(roles.owner, roles.tenant.id, { email, role: 'owner' })).status).toBe(202);
   });
 
-  it('emails the invited address through the outbox: the tenant, who invited, that an operator creates the account; all escaped', async () => {
+  it('emails the invited address through the outbox: the tenant, who invited, the console link; all escaped', async () => {
     const ownerEmail = freshEmail('mallory');
-    const made = await createUserAsOperator(ownerEmail, { firstName: '<b>Mallory</b>', lastName: 'Tester' });
-    const { apiKey } = await made.json();
-    const owner = {
-      email: ownerEmail,
-      apiKey: apiKey.secret,
-      client: createClient({ baseUrl: server.baseUrl, apiKey: apiKey.secret, retry: false }),
-    } as TestUser;
+    const owner = await operatorUser(ownerEmail, { firstName: '<b>Mallory</b>', lastName: 'Tester' });
     const tenant = await createTenant(owner, 'Acme <script>alert(1)</script> & "Co"');
     const email = freshEmail('mailed');
     await inviteEmail(owner, tenant.id, email, 'admin', { firstName: '<i>Eve</i>' });
     const mail = await eventuallyMailTo(email.toLowerCase());
-    expect(mail.parsed.subject).toBe(`<b>Mallory</b> Tester invited you to Acme <script>alert(1)</script> & "Co"`);
     const text = mail.parsed.text ?? '';
     expect(text).toContain('Hello <i>Eve</i>,');
     expect(text).toContain(
       `<b>Mallory</b> Tester (${owner.email}) invited you to join "Acme <script>alert(1)</script> & "Co"" as an admin.`,
     );
-    expect(text).toContain('An operator of the service creates it');
+    expect(text).toContain('http://works.test/console/invitations');
     const html = String(mail.parsed.html);
     expect(html).toContain('Acme &lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;Co&quot;');
     expect(html).toContain('&lt;b&gt;Mallory&lt;/b&gt;');
     expect(html).toContain('Hello &lt;i&gt;Eve&lt;/i&gt;,');
     expect(html).not.toMatch(/<script|<b>|<i>/);
-    const row = await server.database.prisma.mailMessage.findFirst({ where: { to: email.toLowerCase() } });
+    const row = await server.database.prisma.mailMessage.findFirst({
+      where: { kind: 'invitation', tenantId: tenant.id },
+    });
     expect(row?.kind).toBe('invitation');
+  });
+
+  it('sends the same email whether or not an account has the address', async () => {
+    const { owner, tenant } = await freshTenant('Same mail');
+    const user = await server.createUser('has-account');
+    const nobody = freshEmail('no-account');
+    await inviteEmail(owner, tenant.id, user.email, 'member', { firstName: 'Sam' });
+    await inviteEmail(owner, tenant.id, nobody, 'member', { firstName: 'Sam' });
+    const [known, unknown] = await Promise.all([
+      eventuallyMailTo(user.email.toLowerCase()),
+      eventuallyMailTo(nobody.toLowerCase()),
+    ]);
+    expect(known.parsed.subject).toBe(unknown.parsed.subject);
+    // The same but for the stop link, which is the address's own.
+    const withoutStopLink = (text = '') => text.replace(/\/stop\/[A-Za-z0-9_-]{43}/, '/stop/…');
+    expect(withoutStopLink(known.parsed.text)).toBe(withoutStopLink(unknown.parsed.text));
   });
 
   it('queues no email when the invitation is refused', async () => {
@@ -204,7 +237,7 @@ describe('POST /tenants/{id}/members with an email that has no user', () => {
     const email = freshEmail('invited');
     await inviteEmail(owner, tenant.id, email, 'member');
     expect((await add(owner, tenant.id, { email, role: 'member' })).status).toBe(409);
-    expect(await server.database.prisma.mailMessage.count({ where: { to: email.toLowerCase() } })).toBe(1);
+    expect(await server.database.prisma.mailMessage.count({ where: { tenantId: tenant.id } })).toBe(1);
   });
 });
 
@@ -235,9 +268,9 @@ describe('GET and DELETE /tenants/{id}/invitations', () => {
     expect([byStranger.status, byStranger.body.detail]).toEqual([404, 'No tenant with this id.']);
   });
 
-  it('deletes an invitation (204): the operator’s creation then joins nothing; members 403, strangers 404', async () => {
-    const email = freshEmail('invited');
-    const invitation = await inviteEmail(roles.owner, roles.tenant.id, email, 'member');
+  it('deletes an invitation (204): the person can no longer accept it; members 403, strangers 404', async () => {
+    const invited = await server.createUser('invited');
+    const invitation = await inviteEmail(roles.owner, roles.tenant.id, invited.email, 'member');
     const url = `${invitationsUrl(roles.tenant.id)}/${invitation.id}`;
     expect((await call(roles.member, 'DELETE', url)).status).toBe(403);
     expect((await call(roles.stranger, 'DELETE', url)).status).toBe(404);
@@ -248,10 +281,9 @@ describe('GET and DELETE /tenants/{id}/invitations', () => {
     expect(await deleted.text()).toBe('');
     expect((await call(roles.admin, 'DELETE', url)).status).toBe(404);
 
-    const created = await createUserAsOperator(email);
-    expect(created.status).toBe(201);
-    const { user } = await created.json();
-    expect(await server.database.prisma.membership.count({ where: { userId: user.id } })).toBe(0);
+    expect((await mine(invited)).totalCount).toBe(0);
+    expect((await accept(invited, invitation.id)).status).toBe(404);
+    expect(await server.database.prisma.membership.count({ where: { userId: invited.id } })).toBe(0);
   });
 
   it('lets only an owner withdraw an invitation to the owner role', async () => {
@@ -271,14 +303,89 @@ describe('GET and DELETE /tenants/{id}/invitations', () => {
   });
 });
 
+describe('GET /me/invitations, and answering one', () => {
+  it('lists only the caller’s own pending invitations, paged newest first', async () => {
+    const user = await server.createUser('listed');
+    const tenants = [await freshTenant('Mine 1'), await freshTenant('Mine 2'), await freshTenant('Mine 3')];
+    for (const { owner, tenant } of tenants) await inviteEmail(owner, tenant.id, user.email, 'member');
+    // Someone else's invitation, in the same tenant, is not listed.
+    await inviteEmail(tenants[0]!.owner, tenants[0]!.tenant.id, freshEmail('other'), 'member');
+    const first = await call(user, 'GET', '/v1/me/invitations?limit=2');
+    expect(first.body.invitations.totalCount).toBe(3);
+    expect(first.body.invitations.edges.map((edge: { node: Invitation }) => edge.node.tenant.name)).toEqual([
+      'Mine 3',
+      'Mine 2',
+    ]);
+    const after = encodeURIComponent(first.body.invitations.pageInfo.endCursor);
+    const second = await call(user, 'GET', `/v1/me/invitations?limit=2&after=${after}`);
+    expect(second.body.invitations.edges.map((edge: { node: Invitation }) => edge.node.tenant.name)).toEqual([
+      'Mine 1',
+    ]);
+    expect(second.body.invitations.pageInfo.hasNextPage).toBe(false);
+  });
+
+  it('declines: the invitation is gone (204), no member, and the tenant may invite again', async () => {
+    const user = await server.createUser('declining');
+    const { owner, tenant } = await freshTenant('Declined');
+    const invitation = await inviteEmail(owner, tenant.id, user.email, 'admin');
+    const stranger = await server.createUser('not-invited');
+    expect((await call(stranger, 'POST', `/v1/me/invitations/${invitation.id}/decline`)).status).toBe(404);
+    const declined = await server.call(`/v1/me/invitations/${invitation.id}/decline`, {
+      method: 'POST',
+      apiKey: user.apiKey,
+    });
+    expect(declined.status).toBe(204);
+    expect(await declined.text()).toBe('');
+    expect((await call(user, 'POST', `/v1/me/invitations/${invitation.id}/decline`)).status).toBe(404);
+    expect((await accept(user, invitation.id)).status).toBe(404);
+    expect(await server.database.prisma.membership.count({ where: { userId: user.id } })).toBe(0);
+    expect((await add(owner, tenant.id, { email: user.email, role: 'member' })).status).toBe(202);
+  });
+
+  it(`expires INVITATION_TTL after it was sent: not listed, not accepted, and the email may be invited again`, async () => {
+    const user = await server.createUser('late');
+    const { owner, tenant } = await freshTenant('Expiring');
+    const invitation = await inviteEmail(owner, tenant.id, user.email, 'member');
+    expect(Date.parse(invitation.expiresAt) - Date.parse(invitation.createdAt)).toBe(TTL_MS);
+    // Time passes: the invitation's expiry is now behind us.
+    await server.database.prisma.invitation.update({
+      where: { id: invitation.id },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+    expect((await mine(user)).totalCount).toBe(0);
+    const late = await accept(user, invitation.id);
+    expect([late.status, late.body.code]).toEqual([404, 'not_found']);
+    expect(late.body.detail).toContain('expired');
+    expect(await server.database.prisma.membership.count({ where: { userId: user.id } })).toBe(0);
+    // The tenant's list still shows it (expired), until the email is invited again, which replaces it.
+    const listed = await call(owner, 'GET', invitationsUrl(tenant.id));
+    expect(listed.body.invitations.edges.map((edge: { node: Invitation }) => edge.node.id)).toEqual([invitation.id]);
+    const again = await add(owner, tenant.id, { email: user.email, role: 'admin' });
+    expect(again.status).toBe(202);
+    expect((await call(owner, 'GET', invitationsUrl(tenant.id))).body.invitations.totalCount).toBe(1);
+    expect((await accept(user, again.body.invitation.id)).status).toBe(200);
+  });
+
+  it('does not count expired invitations against MAX_INVITATIONS_PER_TENANT', async () => {
+    const { owner, tenant } = await freshTenant('Expired cap');
+    for (let i = 0; i < CAP; i++) await inviteEmail(owner, tenant.id, freshEmail('invited'), 'member');
+    expect((await add(owner, tenant.id, { email: freshEmail('over'), role: 'member' })).status).toBe(409);
+    await server.database.prisma.invitation.updateMany({
+      where: { tenantId: tenant.id },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+    expect((await add(owner, tenant.id, { email: freshEmail('room'), role: 'member' })).status).toBe(202);
+  });
+});
+
 describe('what a tenant learns about a user it adds', () => {
   it('is only their id, names and email: not when their account was created, anywhere', async () => {
     const { owner, tenant } = await freshTenant('Curious');
     const stranger = await server.createUser('private');
-    const added = await add(owner, tenant.id, { email: stranger.email, role: 'member' });
-    expect(added.status).toBe(201);
+    const invited = await add(owner, tenant.id, { email: stranger.email, role: 'member' });
+    expect(invited.status).toBe(202);
+    expect((await accept(stranger, invited.body.invitation.id)).status).toBe(200);
     const expected = { id: stranger.id, firstName: 'private', lastName: 'Tester', email: stranger.email };
-    expect(added.body.member.user).toEqual(expected);
     expect((await call(owner, 'GET', `${membersUrl(tenant.id)}/${stranger.id}`)).body.member.user).toEqual(expected);
     const list = await call(owner, 'GET', membersUrl(tenant.id));
     for (const edge of list.body.members.edges)

@@ -68,8 +68,10 @@ describe('tenants per user', () => {
     for (let i = 0; i < 3; i++) expect((await post(bob, '/v1/tenants', { name: `Bob ${i}` })).status).toBe(201);
     const adaTenant = (await (await post(ada, '/v1/tenants', { name: 'Ada' })).json()).tenant.id;
     // Bob, at his cap, can still join Ada's tenant; Ada, a member of none of Bob's, still has two places.
-    const added = await post(ada, `/v1/tenants/${adaTenant}/members`, { email: bob.email, role: 'member' });
-    expect(added.status).toBe(201);
+    const invited = await post(ada, `/v1/tenants/${adaTenant}/members`, { email: bob.email, role: 'member' });
+    expect(invited.status).toBe(202);
+    const { invitation } = await invited.json();
+    expect((await post(bob, `/v1/me/invitations/${invitation.id}/accept`, undefined)).status).toBe(200);
     expect((await post(bob, '/v1/tenants', { name: 'Bob 4' })).status).toBe(409);
     expect((await post(ada, '/v1/tenants', { name: 'Ada 2' })).status).toBe(201);
   });

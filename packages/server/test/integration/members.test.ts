@@ -3,7 +3,10 @@ import { createTenant } from '../support/fixtures';
 import { addMember, addNewMember, type RoleFixture, tenantWithRoles } from '../support/roles';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';
 
-/** Members: list, add by email, change role, remove; only owners touch the owner role; a tenant keeps an owner. */
+/**
+ * Members: list, invite by email (joining by consent), change role, remove or leave; only owners touch the owner
+ * role; a tenant keeps an owner.
+ */
 let server: TestServer;
 let roles: RoleFixture;
 
@@ -59,23 +62,16 @@ describe('GET /tenants/{id}/members/{user_id}', () => {
   const patch = (by: TestUser, userId: string, role: string, headers: Record<string, string>) =>
     server.call(memberUrl(userId), { method: 'PATCH', apiKey: by.apiKey, json: { role }, headers });
 
-  it('returns the member as the list shows it, to every role, with a strong ETag (the one of its creation)', async () => {
-    const user = await server.createUser('read');
-    const created = await server.call(membersUrl(), {
-      method: 'POST',
-      apiKey: roles.admin.apiKey,
-      json: { email: user.email, role: 'member' },
-    });
-    expect(created.status).toBe(201);
-    const { member } = await created.json();
-    // The Location of the creation is this operation's URL, and its ETag this read's.
-    expect(created.headers.get('location')).toBe(memberUrl(member!.user.id));
+  it('returns the member as the list shows it, to every role, with a strong ETag', async () => {
+    const member = await addNewMember(server, roles.admin, roles.tenant.id, 'member', 'read');
+    let tag: string | null = null;
     for (const by of [roles.owner, roles.admin, roles.member]) {
-      const res = await read(by, created.headers.get('location')!);
+      const res = await read(by, memberUrl(member.user.id));
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ member });
       expect(res.headers.get('etag')).toMatch(STRONG_TAG);
-      expect(res.headers.get('etag')).toBe(created.headers.get('etag'));
+      tag ??= res.headers.get('etag');
+      expect(res.headers.get('etag')).toBe(tag);
     }
     const { body } = await server.callAs(roles.member, 'GET', `${membersUrl()}?limit=100`);
     expect(body.members.edges.map((edge: { node: unknown }) => edge.node)).toContainEqual(member);
@@ -121,7 +117,7 @@ describe('GET /tenants/{id}/members/{user_id}', () => {
 
   it('answers 404 for an unknown user, a user who is not a member and a removed member', async () => {
     const removed = await server.createUser('removed');
-    await addMember(roles.owner, roles.tenant.id, removed.email, 'member');
+    await addMember(roles.owner, roles.tenant.id, removed, 'member');
     expect((await remove(roles.owner, removed.id)).status).toBe(204);
     const unknown = '0193a1b1-1b2c-7d3e-9f40-5b6c7d8e9fa0';
     for (const userId of [unknown, roles.stranger.id, removed.id, 'not-an-id']) {
@@ -146,74 +142,86 @@ describe('GET /tenants/{id}/members/{user_id}', () => {
   });
 });
 
-describe('POST /tenants/{id}/members', () => {
-  it('adds an existing user by email (any case), keeping their names, with a Location', async () => {
+describe('POST /tenants/{id}/members: membership by consent', () => {
+  const accept = (by: TestUser, invitationId: string) =>
+    server.callAs(by, 'POST', `/v1/me/invitations/${invitationId}/accept`);
+
+  it('answers an existing account and an unknown email alike: 202, the same shape, nothing of the account', async () => {
     const user = await server.createUser('existing');
-    const { status, body, headers } = await add(roles.admin, user.email.toUpperCase(), 'member', {
-      firstName: 'Ignored',
-    });
-    expect(status).toBe(201);
-    expect(headers.get('location')).toBe(memberUrl(user.id));
-    // Only what the tenant needs: not when the user's account was created (issue 23).
-    expect(body).toEqual({
-      member: {
-        role: 'member',
-        user: { id: user.id, firstName: 'existing', lastName: 'Tester', email: user.email },
-        createdAt: expect.stringMatching(iso),
-      },
-    });
-    // The new member now sees the tenant.
-    expect((await server.callAs(user, 'GET', `/v1/tenants/${roles.tenant.id}`)).status).toBe(200);
+    const unknown = `nobody-${user.id}@example.com`;
+    const [known, invited] = await Promise.all([
+      add(roles.admin, user.email.toUpperCase(), 'member', { firstName: 'Typed', lastName: 'Byadmin' }),
+      add(roles.admin, unknown, 'member', { firstName: 'Typed', lastName: 'Byadmin' }),
+    ]);
+    expect([known.status, invited.status]).toEqual([202, 202]);
+    expect([known.headers.get('location'), known.headers.get('etag')]).toEqual([null, null]);
+    const shape = (invitation: object) =>
+      JSON.stringify(invitation, (_key, value: unknown) => (typeof value === 'string' ? 'string' : value));
+    expect(shape(known.body.invitation)).toBe(shape(invited.body.invitation));
+    // What the inviter typed, never the account's names or id.
+    expect(known.body.invitation).toMatchObject({ email: user.email, firstName: 'Typed', lastName: 'Byadmin' });
+    expect(JSON.stringify(known.body)).not.toContain(user.id);
+    // Nobody joins without accepting.
+    expect(await roleOf(user.id)).toBeUndefined();
+    expect((await server.callAs(user, 'GET', `/v1/tenants/${roles.tenant.id}`)).status).toBe(404);
   });
 
-  it('reuses the one user record in every tenant they are added to', async () => {
-    const user = await server.createUser('shared');
-    const here = await add(roles.owner, user.email, 'admin');
-    const other = await createTenant(roles.admin, 'Elsewhere');
-    const there = await add(roles.admin, user.email.toUpperCase(), 'member', {}, other.id);
-    expect([here.status, there.status]).toEqual([201, 201]);
-    expect(there.body.member!.user.id).toBe(here.body.member!.user.id);
+  it('makes the person a member only when they accept, with their own names, and a member.added event', async () => {
+    const user = await server.createUser('joining');
+    const { body } = await add(roles.admin, user.email, 'admin', { firstName: 'Mallory', lastName: 'Says' });
+    const invitation = body.invitation;
+    const mine = await server.callAs(user, 'GET', '/v1/me/invitations');
+    expect(mine.body.invitations.edges.map((edge) => edge.node)).toEqual([invitation]);
+    expect(mine.body.invitations.totalCount).toBe(1);
+    // Nobody else can answer it: 404, as for an id that names nothing.
+    for (const other of [roles.member, roles.admin, roles.stranger]) {
+      const stolen = await accept(other, invitation.id);
+      expect([stolen.status, stolen.body.code]).toEqual([404, 'not_found']);
+    }
+    const accepted = await accept(user, invitation.id);
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.tenant.id).toBe(roles.tenant.id);
+    expect(accepted.body.tenant.members.nodes).toContainEqual({
+      role: 'admin',
+      user: { firstName: 'joining', lastName: 'Tester', email: user.email },
+    });
+    expect(await roleOf(user.id)).toBe('admin');
+    const events = await server.database.prisma.webhookEvent.findMany({
+      where: { tenantId: roles.tenant.id, type: 'member.added' },
+    });
+    expect(events.map((row) => JSON.parse(row.body).data.member.user)).toContainEqual({
+      id: user.id,
+      firstName: 'joining',
+      lastName: 'Tester',
+      email: user.email,
+    });
+    // Answered: gone from both lists, and a second accept is 404.
+    expect((await server.callAs(user, 'GET', '/v1/me/invitations')).body.invitations.totalCount).toBe(0);
+    expect((await accept(user, invitation.id)).status).toBe(404);
   });
 
-  it('answers 409 already_member for someone who already is one', async () => {
+  it('answers 409 already_member for the email of a member', async () => {
     const { status, body } = await add(roles.owner, roles.member.email, 'admin');
     expect(status).toBe(409);
     expect(body.code).toBe('already_member');
     expect(await roleOf(roles.member.id)).toBe('member');
   });
 
-  it('shows the new member in the tenant’s members.nodes', async () => {
-    const user = await server.createUser('shown');
-    await add(roles.owner, user.email, 'member');
-    const { body } = await server.callAs(roles.member, 'GET', `/v1/tenants/${roles.tenant.id}`);
-    expect(body.tenant.members.nodes).toContainEqual({
-      role: 'member',
-      user: { firstName: 'shown', lastName: 'Tester', email: user.email },
-    });
-    expect(body.tenant.members.nodes).toContainEqual({
-      role: 'owner',
-      user: { firstName: 'owner', lastName: 'Tester', email: roles.owner.email },
-    });
-  });
-
-  it('lets only an owner add an owner', async () => {
+  it('lets only an owner invite an owner', async () => {
     const user = await server.createUser('co-owner');
     const byAdmin = await add(roles.admin, user.email, 'owner');
-    expect(byAdmin.status).toBe(403);
-    expect(byAdmin.body.code).toBe('forbidden');
+    expect([byAdmin.status, byAdmin.body.code]).toEqual([403, 'forbidden']);
     const byOwner = await add(roles.owner, user.email, 'owner');
-    expect(byOwner.status).toBe(201);
-    expect(byOwner.body.member!.role).toBe('owner');
+    expect(byOwner.status).toBe(202);
+    expect((await accept(user, byOwner.body.invitation.id)).status).toBe(200);
+    expect(await roleOf(user.id)).toBe('owner');
   });
 
-  it('refuses members (403) and non-members (404), adding nobody', async () => {
-    const { email } = await server.createUser('refused');
-    expect((await add(roles.member, email, 'member')).status).toBe(403);
-    expect((await add(roles.stranger, email, 'member')).status).toBe(404);
-    const { body } = await server.callAs(roles.owner, 'GET', `${membersUrl()}?limit=100`);
-    expect(body.members.edges.map((edge: { node: { user: { email: string } } }) => edge.node.user.email)).not.toContain(
-      email,
-    );
+  it('refuses members (403) and non-members (404), inviting nobody', async () => {
+    const user = await server.createUser('refused');
+    expect((await add(roles.member, user.email, 'member')).status).toBe(403);
+    expect((await add(roles.stranger, user.email, 'member')).status).toBe(404);
+    expect((await server.callAs(user, 'GET', '/v1/me/invitations')).body.invitations.totalCount).toBe(0);
   });
 });
 
@@ -231,6 +239,22 @@ describe('PATCH /tenants/{id}/members/{user_id}', () => {
     // Setting the role a member already has changes nothing.
     expect((await setRole(roles.admin, target, 'member')).status).toBe(200);
     expect(await roleOf(target)).toBe('member');
+  });
+
+  it('writes a member.role_changed event for each change, with the new member and the previous role', async () => {
+    await setRole(roles.admin, target, 'admin');
+    await setRole(roles.admin, target, 'admin'); // no change, no event
+    await setRole(roles.owner, target, 'member');
+    const rows = await server.database.prisma.webhookEvent.findMany({
+      where: { tenantId: roles.tenant.id, type: 'member.role_changed' },
+      orderBy: { id: 'asc' },
+    });
+    const mine = rows.map((row) => JSON.parse(row.body)).filter((event) => event.data.member.user.id === target);
+    expect(mine.map((event) => [event.data.previousRole, event.data.member.role])).toEqual([
+      ['member', 'admin'],
+      ['admin', 'member'],
+    ]);
+    expect(mine[0]).toMatchObject({ type: 'member.role_changed', tenantId: roles.tenant.id });
   });
 
   it('lets only an owner grant, change or take away the owner role', async () => {
@@ -279,7 +303,7 @@ describe('the last owner', () => {
 
     // With a second owner, the first may step down; then the second is the last one.
     const second = await server.createUser('second');
-    await addMember(owner, tenant.id, second.email, 'owner');
+    await addMember(owner, tenant.id, second, 'owner');
     expect((await setRole(owner, owner.id, 'admin', tenant.id)).status).toBe(200);
     const last = await remove(second, second.id, tenant.id);
     expect([last.status, last.body.code]).toEqual([409, 'last_owner']);
@@ -290,7 +314,7 @@ describe('the last owner', () => {
 describe('DELETE /tenants/{id}/members/{user_id}', () => {
   it('removes the member (204, no body): the tenant no longer exists for them', async () => {
     const user = await server.createUser('leaving');
-    await addMember(roles.owner, roles.tenant.id, user.email, 'admin');
+    await addMember(roles.owner, roles.tenant.id, user, 'admin');
     expect((await server.callAs(user, 'GET', `/v1/tenants/${roles.tenant.id}`)).status).toBe(200);
 
     const res = await server.call(memberUrl(user.id), { method: 'DELETE', apiKey: roles.admin.apiKey });
@@ -300,12 +324,27 @@ describe('DELETE /tenants/{id}/members/{user_id}', () => {
     expect((await server.callAs(user, 'GET', `/v1/tenants/${roles.tenant.id}`)).status).toBe(404);
     expect((await server.callAs(user, 'GET', '/v1/tenants')).body.tenants.edges).toEqual([]);
 
-    // Removing again: no such member. Adding back works.
+    // Removing again: no such member. Inviting back works.
     expect((await remove(roles.admin, user.id)).status).toBe(404);
-    expect((await add(roles.admin, user.email, 'member')).status).toBe(201);
+    expect((await add(roles.admin, user.email, 'member')).status).toBe(202);
   });
 
-  it('refuses members (403) and non-members (404)', async () => {
+  it('lets any member leave (their own membership), with a member.removed event; an owner too while another remains', async () => {
+    for (const role of ['member', 'admin', 'owner'] as const) {
+      const user = await server.createUser(`leaving-${role}`);
+      await addMember(roles.owner, roles.tenant.id, user, role);
+      const left = await remove(user, user.id);
+      expect([role, left.status]).toEqual([role, 204]);
+      expect(await roleOf(user.id)).toBeUndefined();
+      expect((await server.callAs(user, 'GET', `/v1/tenants/${roles.tenant.id}`)).status).toBe(404);
+      const events = await server.database.prisma.webhookEvent.findMany({
+        where: { tenantId: roles.tenant.id, type: 'member.removed' },
+      });
+      expect(events.map((row) => JSON.parse(row.body).data.member.user.id)).toContain(user.id);
+    }
+  });
+
+  it('refuses members (403) removing someone else, and non-members (404)', async () => {
     const target = (await addNewMember(server, roles.owner, roles.tenant.id, 'member')).user.id;
     expect((await remove(roles.member, target)).status).toBe(403);
     expect((await remove(roles.stranger, target)).status).toBe(404);
@@ -322,8 +361,8 @@ describe('a member change while its caller is being demoted', () => {
     async () => {
       const [first, second, third] = await Promise.all(['first', 'second', 'third'].map((n) => server.createUser(n)));
       const tenant = await createTenant(first!, 'Demotion race');
-      await addMember(first!, tenant.id, second!.email, 'owner');
-      await addMember(first!, tenant.id, third!.email, 'member');
+      await addMember(first!, tenant.id, second!, 'owner');
+      await addMember(first!, tenant.id, third!, 'member');
       const blocker = new Client({ connectionString: process.env.DATABASE_URL });
       await blocker.connect();
       const lockWaiters = async () =>

@@ -90,7 +90,7 @@ describe('walking 250 works while another client inserts', () => {
   beforeAll(async () => {
     tenantId = (await createTenant(ada, 'Paging')).id;
     writer = await server.createUser('writer');
-    await addMember(ada, tenantId, writer.email, 'member');
+    await addMember(ada, tenantId, writer, 'member');
     // The 250 works that exist before the walks, written in one statement (through HTTP they would take
     // seconds on PGlite); ids come from the server's own generator, so they are time-ordered like any other.
     const owner = await server.database.prisma.user.findUniqueOrThrow({ where: { email: ada.email } });

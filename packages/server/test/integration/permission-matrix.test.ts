@@ -56,12 +56,16 @@ const expected: Record<OperationId, Row> = {
   getTenant: byRole(200, 200, 200, 404),
   updateTenant: byRole(200, 200, 403, 404),
   listMembers: byRole(200, 200, 200, 404),
-  addMember: byRole(201, 201, 403, 404),
+  addMember: byRole(202, 202, 403, 404),
   getMember: byRole(200, 200, 200, 404),
   updateMember: byRole(200, 200, 403, 404),
   removeMember: byRole(204, 204, 403, 404),
   listInvitations: byRole(200, 200, 403, 404),
   deleteInvitation: byRole(204, 204, 403, 404),
+  // One's own invitations, whatever one's roles elsewhere.
+  listMyInvitations: anyUser(200),
+  acceptInvitation: anyUser(200),
+  declineInvitation: anyUser(204),
   listWorks: byRole(200, 200, 200, 404),
   createWork: byRole(201, 201, 201, 404),
   getWork: byRole(200, 200, 200, 404),
@@ -127,7 +131,7 @@ const inputs: Record<OperationId, (caller: Caller) => Promise<Input>> = {
   getTenant: async () => ({ params: { tenant_id: shared.tenant_id } }),
   updateTenant: async () => ({ params: { tenant_id: shared.tenant_id }, body: { name: 'Roles Inc' } }),
   listMembers: async () => ({ params: { tenant_id: shared.tenant_id } }),
-  // An existing user (201); an email with no user is an invitation (202: invitations.test.ts).
+  // An existing user's email: an invitation (202), as for any email.
   addMember: async () => ({
     params: { tenant_id: shared.tenant_id },
     body: { email: (await server.createUser('matrix-added')).email, role: 'member' },
@@ -141,6 +145,9 @@ const inputs: Record<OperationId, (caller: Caller) => Promise<Input>> = {
   removeMember: async () => ({ params: { tenant_id: shared.tenant_id, user_id: await freshMember() } }),
   listInvitations: async () => ({ params: { tenant_id: shared.tenant_id } }),
   deleteInvitation: async () => ({ params: { tenant_id: shared.tenant_id, invitation_id: await freshInvitation() } }),
+  listMyInvitations: async () => ({}),
+  acceptInvitation: async (caller) => ({ params: { invitation_id: await invitationTo(caller) } }),
+  declineInvitation: async (caller) => ({ params: { invitation_id: await invitationTo(caller) } }),
   listWorks: async () => ({ params: { tenant_id: shared.tenant_id } }),
   createWork: async () => ({
     params: { tenant_id: shared.tenant_id },
@@ -209,6 +216,13 @@ async function freshMember(): Promise<string> {
 
 async function freshInvitation(): Promise<string> {
   return (await inviteEmail(roles.owner, shared.tenant_id, freshEmail(), 'member')).id;
+}
+
+/** An invitation to the caller's email (the owner's for callers without a user), from a tenant of its own. */
+async function invitationTo(caller: Caller): Promise<string> {
+  const inviter = await server.createUser('matrix-inviter');
+  const tenant = ok(await inviter.client.POST('/tenants', { body: { name: 'Inviting' } })).tenant;
+  return (await inviteEmail(inviter, tenant.id, (userOf(caller) ?? roles.owner).email, 'member')).id;
 }
 
 async function freshWork(discarded: boolean): Promise<string> {
@@ -297,9 +311,12 @@ describe('the permission matrix', () => {
       'GET /tenants/{tenant_id}/members/{user_id}',
       'PATCH /tenants/{tenant_id}/members/{user_id}',
       'DELETE /tenants/{tenant_id}/members/{user_id}',
-      // Pending invitations: an email with no user is invited, not created (issue 23, overriding PRODUCT.md).
+      // Invitations: membership is by consent (PRODUCT.md: members).
       'GET /tenants/{tenant_id}/invitations',
       'DELETE /tenants/{tenant_id}/invitations/{invitation_id}',
+      'GET /me/invitations',
+      'POST /me/invitations/{invitation_id}/accept',
+      'POST /me/invitations/{invitation_id}/decline',
       'GET /tenants/{tenant_id}/works',
       'POST /tenants/{tenant_id}/works',
       `GET ${work}`,

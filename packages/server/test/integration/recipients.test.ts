@@ -1,9 +1,13 @@
+import { Writable } from 'node:stream';
 import { createClient } from '@works-api/client';
-import { DevMailbox, smtpTransport } from '../../src/mail/transport';
+import { formatDue } from '../../src/mail/render';
+import { type DevMail, DevMailbox, smtpTransport } from '../../src/mail/transport';
+import { createLogger } from '../../src/observability/logger';
 import { silentLogger } from '../../src/observability/logger';
 import { createTenant, createWork, freshEmail, ok } from '../support/fixtures';
 import { eventually } from '../support/load';
 import { type SmtpSink, startSmtpSink } from '../support/smtp-sink';
+import { addMember } from '../support/roles';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';
 
 /**
@@ -84,8 +88,15 @@ describe('the email to the recipient', () => {
     const parsed = mail!.parsed;
     expect(parsed.from?.value).toEqual([{ name: 'works-api', address: 'no-reply@works.test' }]);
     expect(parsed.to && 'text' in parsed.to ? parsed.to.text : undefined).toBe(email);
-    expect(parsed.subject).toBe('sender Tester asks you: Confirm Q3 figures');
+    expect(parsed.subject).toBe('sender Tester of "Mail Inc" sent you a request');
     expect(parsed.messageId).toBeTruthy();
+    // The stop link (every email has one), also for mail clients' one-click unsubscribe (RFC 8058).
+    const stopLink = /http:\/\/works\.test\/stop\/[A-Za-z0-9_-]{43}/.exec(parsed.text!)?.[0];
+    expect(stopLink).toBeDefined();
+    // (Folded by the SMTP client: a header line may continue on the next, indented.)
+    const header = (name: string) => new RegExp(`^${name}:\\s+(.+)\\r\\n`, 'm').exec(mail!.raw)?.[1];
+    expect(header('List-Unsubscribe')).toBe(`<${stopLink!}>`);
+    expect(header('List-Unsubscribe-Post')).toBe('List-Unsubscribe=One-Click');
     expect(mail!.raw).toMatch(/Content-Type: multipart\/alternative/i);
     const token = tokenIn(parsed.text!);
     expect(tokenIn(parsed.html as string)).toBe(token);
@@ -126,7 +137,8 @@ describe('the email to the recipient', () => {
     expect(html).toContain('&lt;script&gt;alert(&quot;t&quot;)&lt;/script&gt;');
     expect(html).toContain('&lt;a href=&quot;https://evil.example/&quot;&gt;Click&lt;/a&gt;');
     expect(html).toContain('&lt;b&gt;Work&lt;/b&gt; &amp; co');
-    expect(mail!.parsed.subject).toBe('sender Tester asks you: <script>alert("t")</script>');
+    // What the sender wrote stays out of the subject.
+    expect(mail!.parsed.subject).toBe('sender Tester of "Mail Inc" sent you a request');
   });
 
   it('records a permanent refusal on the request, visible to members', async () => {
@@ -243,6 +255,53 @@ describe('the answer link', () => {
     });
     expect(resend.response.status).toBe(409);
     expect(resend.error).toMatchObject({ code: 'invalid_transition', currentStatus: 'cancelled' });
+  });
+
+  it(`expires ANSWER_LINK_TTL (30 days) after its email: the page says so and how to get a new one; a resend brings one`, async () => {
+    const where = await newWork();
+    const { email, path } = await send(where);
+    const [mail] = await mailTo(email);
+    const token = tokenIn(mail!.parsed.text!);
+    // The email says until when its link works.
+    const sentAt = await server.database.prisma.answerLink.findFirstOrThrow({ where: { requestId: path.id } });
+    const until = new Date(sentAt.createdAt.getTime() + 30 * 86_400_000);
+    expect(mail!.parsed.text).toContain(`works until ${formatDue(until)}`);
+    expect((await fetch(`${server.baseUrl}/r/${token}`)).status).toBe(200);
+
+    // 30 days later (the link's time moved back): expired, on the page and through the API, and it takes no answer.
+    await server.database.prisma.answerLink.updateMany({
+      where: { requestId: path.id },
+      data: { createdAt: new Date(Date.now() - 30 * 86_400_000 - 1000) },
+    });
+    const page = await fetch(`${server.baseUrl}/r/${token}`);
+    expect(page.status).toBe(410);
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    const html = await page.text();
+    expect(html).toContain('This link has expired');
+    expect(html).toContain('Answer links work for 30 days');
+    expect(html).toContain('ask the person who sent you the request to send it again');
+    expect(html).not.toContain('Confirm Q3 figures'); // nothing of the request
+    const posted = await fetch(`${server.baseUrl}/r/${token}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'answer=Too+late',
+    });
+    expect(posted.status).toBe(410);
+    const viaApi = await recipientClient(token).GET('/recipient/request');
+    expect([viaApi.response.status, viaApi.error?.code, viaApi.error?.detail]).toEqual([
+      404,
+      'not_found',
+      'This link has expired: ask the sender of the request to send it again, for a new link.',
+    ]);
+    const { request } = ok(
+      await owner.client.GET('/tenants/{tenant_id}/works/{work_id}/requests/{id}', { params: { path } }),
+    );
+    expect(request.status).toBe('pending');
+
+    // The sender resends: the new email's link works.
+    ok(await owner.client.POST('/tenants/{tenant_id}/works/{work_id}/requests/{id}/resend', { params: { path } }));
+    const fresh = tokenIn((await mailTo(email, 2))[1]!.parsed.text!);
+    expect((await fetch(`${server.baseUrl}/r/${fresh}`)).status).toBe(200);
   });
 
   it('keeps the ETag when only the email status changes, so If-Match still holds', async () => {
@@ -430,7 +489,7 @@ describe('the dev mailbox (GET /dev/mailbox, without SMTP)', () => {
     expect(response.status).toBe(404);
   });
 
-  it("shows each caller only their tenants' emails and those addressed to them", async () => {
+  it("shows owners and admins their tenants' emails, members only those of their own requests, anyone what is addressed to them", async () => {
     const mailbox = new DevMailbox(silentLogger());
     const mine: string[] = [];
     const shared = await startTestServer({
@@ -439,44 +498,161 @@ describe('the dev mailbox (GET /dev/mailbox, without SMTP)', () => {
     });
     try {
       const sender = await shared.createUser('mailbox-sender');
-      const colleague = await shared.createUser('mailbox-colleague');
-      const stranger = await shared.createUser('mailbox-stranger');
-      const recipient = await shared.createUser('mailbox-recipient');
+      const [admin, colleague, stranger, recipient] = await Promise.all(
+        ['mailbox-admin', 'mailbox-colleague', 'mailbox-stranger', 'mailbox-recipient'].map((name) =>
+          shared.createUser(name),
+        ),
+      );
       const tenant = await createTenant(sender, 'Mailbox Inc');
       mine.push(tenant.id);
-      ok(
-        await sender.client.POST('/tenants/{tenant_id}/members', {
-          params: { path: { tenant_id: tenant.id } },
-          body: { email: colleague.email, role: 'member' },
-        }),
-      );
+      await addMember(sender, tenant.id, admin!, 'admin');
+      await addMember(sender, tenant.id, colleague!, 'member');
       const work = await createWork(sender, tenant.id, 'Mailbox work');
-      const { request } = ok(
-        await sender.client.POST('/tenants/{tenant_id}/works/{work_id}/requests', {
-          params: { path: { tenant_id: tenant.id, work_id: work.id } },
-          body: { title: 'Check the mailbox', recipient: { email: recipient.email.toUpperCase() } },
-        }),
-      );
+      const sendAs = async (who: TestUser, title: string) =>
+        ok(
+          await who.client.POST('/tenants/{tenant_id}/works/{work_id}/requests', {
+            params: { path: { tenant_id: tenant.id, work_id: work.id } },
+            body: { title, recipient: { email: recipient!.email.toUpperCase() } },
+          }),
+        ).request;
+      const ownersRequest = await sendAs(sender, 'Check the mailbox');
+      const colleaguesRequest = await sendAs(colleague!, 'My own request');
       const read = async (apiKey?: string) => {
         const response = await shared.call('/dev/mailbox', apiKey === undefined ? {} : { apiKey });
         return { status: response.status, cache: response.headers.get('cache-control'), body: await response.json() };
       };
-      await eventually(async () => expect((await read(sender.apiKey)).body.messages).toHaveLength(1));
+      /** The requests whose emails `who` sees (the invitations' emails have none). */
+      const requestsSeenBy = async (who: TestUser) =>
+        ((await read(who.apiKey)).body.messages as Array<{ request: { id: string } | null }>)
+          .flatMap((mail) => (mail.request ? [mail.request.id] : []))
+          .sort();
+      await eventually(async () => expect(await requestsSeenBy(sender)).toHaveLength(2));
 
       const seen = await read(sender.apiKey);
       expect(seen.cache).toBe('no-store');
-      const [mail] = seen.body.messages as Array<Record<string, unknown>>;
+      const mail = (seen.body.messages as Array<Record<string, unknown>>).find(
+        (message) => (message.request as { id: string }).id === ownersRequest.id,
+      );
       expect(mail).toMatchObject({
-        to: recipient.email, // stored in lower case
-        subject: expect.stringContaining('Check the mailbox'),
-        request: { tenantId: tenant.id, workId: work.id, id: request.id },
+        to: recipient!.email, // stored in lower case
+        subject: 'mailbox-sender Tester of "Mailbox Inc" sent you a request',
+        request: { tenantId: tenant.id, workId: work.id, id: ownersRequest.id, ownerId: sender.id },
       });
       expect(mail!.text).toMatch(/\/r\/[A-Za-z0-9_-]{43}/);
-      expect((await read(colleague.apiKey)).body.messages).toHaveLength(1); // a member of the tenant
-      expect((await read(recipient.apiKey)).body.messages).toHaveLength(1); // addressed to them
-      expect((await read(stranger.apiKey)).body.messages).toEqual([]); // neither: not a word of it
+      const both = [ownersRequest.id, colleaguesRequest.id].sort();
+      expect(await requestsSeenBy(admin!)).toEqual(both); // an admin: every request of the tenant
+      expect(await requestsSeenBy(colleague!)).toEqual([colleaguesRequest.id]); // a member: their own only
+      expect(await requestsSeenBy(recipient!)).toEqual(both); // addressed to them
+      expect((await read(stranger!.apiKey)).body.messages).toEqual([]); // neither: not a word of it
       expect((await read()).status).toBe(401);
       expect((await read('wk_nope_nope')).status).toBe(401);
+    } finally {
+      await shared.close();
+    }
+  });
+
+  it("marks an answer given through a link the dev mailbox kept: not the recipient's word, in the event, the request and the webhook", async () => {
+    const mailbox = new DevMailbox(silentLogger());
+    const mine: string[] = [];
+    const shared = await startTestServer({
+      mail: { transport: mailbox, onlyTenants: () => mine },
+      devMailbox: mailbox,
+    });
+    try {
+      const sender = await shared.createUser('dev-answer');
+      const tenant = await createTenant(sender, 'Dev answers');
+      mine.push(tenant.id);
+      const work = await createWork(sender, tenant.id);
+      const path = { tenant_id: tenant.id, work_id: work.id };
+      const { request } = ok(
+        await sender.client.POST('/tenants/{tenant_id}/works/{work_id}/requests', {
+          params: { path },
+          body: { title: 'Answer me', recipient: { email: freshEmail('dev-rcpt'), firstName: 'Grace' } },
+        }),
+      );
+      let token = '';
+      await eventually(async () => {
+        const kept = mailbox.messages().find((message) => message.request?.id === request.id);
+        token = tokenIn(kept?.text ?? '');
+      });
+      const answered = await fetch(`${shared.baseUrl}/r/${token}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: 'answer=Yes%2C+correct.',
+        redirect: 'manual',
+      });
+      expect(answered.status).toBe(303);
+      const requestPath = { ...path, id: request.id };
+      const read = ok(
+        await sender.client.GET('/tenants/{tenant_id}/works/{work_id}/requests/{id}', {
+          params: { path: requestPath },
+        }),
+      );
+      expect(read.request).toMatchObject({
+        status: 'confirmed',
+        answer: 'Yes, correct.',
+        confirmedThroughDevMailbox: true,
+      });
+      const { events } = ok(
+        await sender.client.GET('/tenants/{tenant_id}/works/{work_id}/requests/{id}/events', {
+          params: { path: requestPath },
+        }),
+      );
+      expect(events.edges[0]!.node).toMatchObject({
+        action: 'confirm',
+        actorType: 'recipient',
+        throughDevMailbox: true,
+      });
+      const event = await shared.database.prisma.webhookEvent.findFirstOrThrow({
+        where: { orderingKey: request.id, type: 'request.confirmed' },
+      });
+      expect(JSON.parse(event.body).data.request.confirmedThroughDevMailbox).toBe(true);
+    } finally {
+      await shared.close();
+    }
+  });
+
+  it('never writes an email, its answer link or its stop link to the log, at any level', async () => {
+    const lines: string[] = [];
+    const logger = createLogger(
+      'trace',
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          lines.push(chunk.toString('utf8'));
+          done();
+        },
+      }),
+    );
+    const mailbox = new DevMailbox(logger);
+    const mine: string[] = [];
+    const shared = await startTestServer({
+      mail: { transport: mailbox, onlyTenants: () => mine },
+      devMailbox: mailbox,
+    });
+    try {
+      const sender = await shared.createUser('logged');
+      const tenant = await createTenant(sender, 'Quiet logs');
+      mine.push(tenant.id);
+      const work = await createWork(sender, tenant.id);
+      const { request } = ok(
+        await sender.client.POST('/tenants/{tenant_id}/works/{work_id}/requests', {
+          params: { path: { tenant_id: tenant.id, work_id: work.id } },
+          body: { title: 'Secret title', recipient: { email: freshEmail('quiet') } },
+        }),
+      );
+      let kept: DevMail | undefined;
+      await eventually(async () => {
+        kept = mailbox.messages().find((message) => message.request?.id === request.id);
+        expect(kept).toBeDefined();
+      });
+      const token = tokenIn(kept!.text);
+      const stop = /\/stop\/([A-Za-z0-9_-]{43})/.exec(kept!.text)![1]!;
+      await fetch(`${shared.baseUrl}/r/${token}`);
+      await fetch(`${shared.baseUrl}/stop/${stop}`);
+      // The mailbox said it kept an email, and nothing of it.
+      expect(lines.some((line) => line.includes('dev mailbox: an email was kept'))).toBe(true);
+      for (const secret of [token, stop, 'Secret title', kept!.to])
+        expect([...lines, ...shared.rawLogs].filter((line) => line.includes(secret))).toEqual([]);
     } finally {
       await shared.close();
     }

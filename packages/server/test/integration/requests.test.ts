@@ -14,7 +14,7 @@ beforeAll(async () => {
   server = await startTestServer();
   [ada, mia] = await Promise.all([server.createUser('ada'), server.createUser('mia')]);
   const tenant = await createTenant(ada, 'Requests');
-  await addMember(ada, tenant.id, mia.email, 'member');
+  await addMember(ada, tenant.id, mia, 'member');
   worksUrl = `/v1/tenants/${tenant.id}/works`;
 });
 afterAll(() => server.close());
@@ -73,6 +73,8 @@ describe('POST .../requests', () => {
       cancelledAt: null,
       // No mail sender runs in this file: the email stays queued (test/integration/recipients.test.ts sends it).
       emailDelivery: { status: 'queued', lastSentAt: null, failure: null },
+      emailsStopped: false,
+      confirmedThroughDevMailbox: false,
     });
     expect((await server.callAs(ada, 'GET', `${workUrl}/requests/${request.id}`)).body).toEqual({ request });
     expect(await eventsOf(`${workUrl}/requests/${request.id}`)).toEqual({
@@ -127,6 +129,7 @@ describe('the four actions', () => {
         toStatus: 'validated',
         actor: { firstName: 'ada', lastName: 'Tester', email: ada.email },
         actorType: 'user',
+        throughDevMailbox: false,
         note: null,
         createdAt: validated.body.validatedAt,
       },
@@ -137,6 +140,7 @@ describe('the four actions', () => {
         toStatus: 'confirmed',
         actor: { firstName: 'mia', lastName: 'Tester', email: mia.email },
         actorType: 'user',
+        throughDevMailbox: false,
         note: 'The figures are right.',
         createdAt: confirmed.body.confirmedAt,
       },

@@ -159,7 +159,7 @@ interface FuzzRequest {
 let server: TestServer;
 let fuzzer: TestUser;
 let ids: Record<string, string>;
-/** A user who exists: the walk adds them (201) as often as it adds an email no user has (202, an invitation). */
+/** A user who exists: the walk invites them as often as an email no user has (both 202, an invitation). */
 let existingEmail: string;
 
 beforeAll(async () => {
@@ -171,9 +171,14 @@ beforeAll(async () => {
   const tenant = await createTenant(fuzzer, 'Fuzzed');
   const work = await createWork(fuzzer, tenant.id, 'Fuzzed work');
   const request = await createRequest(fuzzer, tenant.id, work.id);
-  await addMember(fuzzer, tenant.id, other.email, 'member');
+  await addMember(fuzzer, tenant.id, other, 'member');
   existingEmail = other.email;
   const invitation = await inviteEmail(fuzzer, tenant.id, `fuzz-invited-${SEED}@example.com`, 'member');
+  // Invitations to the fuzzer from tenants of another user: listMyInvitations links their accept and decline.
+  for (let i = 0; i < 6; i++) {
+    const inviting = await createTenant(other, `Inviting the fuzzer ${i}`);
+    await inviteEmail(other, inviting.id, fuzzer.email, i % 2 === 0 ? 'member' : 'admin');
+  }
   // A key to revoke: never the one the fuzzer calls with.
   const spare = await fuzzer.client.POST('/api-keys', { body: { name: 'spare' } });
   ids = {
@@ -610,8 +615,7 @@ describe('stateful: chains that follow the links', () => {
         // The example mostly, so that chains grow; the faker's bodies find the edges (names the server trims).
         body = next() < 0.75 ? structuredClone(schema.example ?? {}) : validValue(schema, Math.floor(next() * 2 ** 31));
         if (typeof body === 'object' && body !== null && 'email' in body)
-          // Alternately a user who exists (addMember: 201, then its member's links) and an email no user has (202,
-          // an invitation, then deleteInvitation).
+          // Alternately a user who exists and an email no user has: both an invitation (202, then deleteInvitation).
           (body as Record<string, Json>).email =
             (called.get(operation.operationId) ?? 0) % 2 === 0 ? existingEmail : `walk-${step}-${SEED}@example.com`;
       }

@@ -10,13 +10,16 @@ import {
 import type { SqlSession } from '../../src/db/migrate';
 import type { Actor } from '../../src/domain/access';
 import { authenticate, createApiKey, listApiKeys, revokeApiKey } from '../../src/domain/api-keys/api-keys';
+import { listMyInvitations } from '../../src/domain/members/invitations';
 import { listMembers } from '../../src/domain/members/members';
+import { DEFAULT_LIMITS } from '../../src/domain/limits';
 import {
   actOnRequest,
   createRequest,
   getRequest,
   listRequestEvents,
   listRequests,
+  resendRequest,
 } from '../../src/domain/requests/requests';
 import { createTenant, getTenant, listTenants } from '../../src/domain/tenants/tenants';
 import { getMe } from '../../src/domain/users/users';
@@ -239,6 +242,23 @@ describe('reads and lists touch O(page size) rows', () => {
     await expectBoundedPlans(() => listRequestEvents(db(), actor, ref, {}));
   });
 
+  test("list my invitations: the heavy user's 40 among 4,000", async () => {
+    // Invitations to the heavy user's email from 40 tenants, and to 3,960 other addresses.
+    await session.query(
+      `INSERT INTO invitations (id, tenant_id, email, role, first_name, last_name, invited_by, created_at, expires_at)
+       SELECT gen_random_uuid(), m.tenant_id, CASE WHEN n = 1 THEN u.email ELSE concat('other-', n, '-', $2::text, '@example.com') END,
+              'member', '', '', u.id, now(), now() + interval '14 days'
+       FROM (SELECT tenant_id FROM memberships WHERE user_id = $1::uuid ORDER BY tenant_id LIMIT 40) m
+       CROSS JOIN generate_series(1, 100) n JOIN users u ON u.id = $1::uuid`,
+      [data.heavyUser.id, data.namespace],
+    );
+    await session.exec('ANALYZE invitations');
+    const page = await listMyInvitations(db(), actor, {});
+    expect(page.totalCount).toBe(40);
+    await expectBoundedPlans(() => listMyInvitations(db(), actor, {}));
+    await expectBoundedPlans(() => listMyInvitations(db(), actor, { after: page.pageInfo.endCursor! }));
+  });
+
   test('list webhook endpoints and the deliveries of one (3,000)', async () => {
     await expectBoundedPlans(() => listWebhookEndpoints(db(), actor, bigTenant(), {}));
     await expectBoundedPlans(() => listWebhookDeliveries(db(), actor, bigTenant(), data.webhookEndpointId, {}));
@@ -260,6 +280,12 @@ describe('creates and actions use indexes', () => {
         recipient: { email: 'plans@example.com' },
       }),
     );
+  });
+
+  test('resend a request of the big work: the cooldown, the count and the email caps by key', async () => {
+    const ref = { ...bigWork(), requestId: await requestOfStatus('pending') };
+    const limits = { ...DEFAULT_LIMITS, resendCooldownMs: 1, resendsPerRequest: NO_CAP };
+    await expectBoundedPlans(() => resendRequest(db(), actor, ref, limits));
   });
 
   test('act on a request, discard and restore a work', async () => {

@@ -25,7 +25,7 @@ describe('GET /tenants', () => {
     const carol = await server.createUser('carol');
     const own = await createTenant(carol, 'Carol’s own');
     const adaTenant = await createTenant(ada, 'Ada’s, with Carol');
-    await addMember(ada, adaTenant.id, carol.email, 'member');
+    await addMember(ada, adaTenant.id, carol, 'member');
     await createTenant(ada, 'Ada’s, without Carol');
 
     const { status, body } = await server.callAs(carol, 'GET', '/v1/tenants');
@@ -67,7 +67,7 @@ describe('GET /tenants/{id}', () => {
 describe('PATCH /tenants/{id}', () => {
   it('renames (trimmed), keeps the slug and moves updatedAt, for an owner or an admin', async () => {
     const tenant = await createTenant(ada, `Before Rename ${tag}`);
-    await addMember(ada, tenant.id, bob.email, 'admin');
+    await addMember(ada, tenant.id, bob, 'admin');
 
     const renamed = await server.callAs(bob, 'PATCH', `/v1/tenants/${tenant.id}`, { name: '  After Rename  ' });
     expect(renamed.status).toBe(200);
@@ -90,7 +90,7 @@ describe('PATCH /tenants/{id}', () => {
 
   it('answers 403 to a member and 404 to a non-member, renaming nothing', async () => {
     const tenant = await createTenant(ada, 'Unchanged');
-    await addMember(ada, tenant.id, bob.email, 'member');
+    await addMember(ada, tenant.id, bob, 'member');
     const carol = await server.createUser('carol');
     expect((await server.callAs(bob, 'PATCH', `/v1/tenants/${tenant.id}`, { name: 'Bob was here' })).status).toBe(403);
     expect((await server.callAs(carol, 'PATCH', `/v1/tenants/${tenant.id}`, { name: 'Carol was here' })).status).toBe(

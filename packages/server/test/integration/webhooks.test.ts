@@ -93,6 +93,12 @@ describe('webhook events', () => {
       body: { email: member.user.email, role: 'admin' },
     });
     expect(again.response.status).toBe(409);
+    const promoted = ok(
+      await owner.client.PATCH('/tenants/{tenant_id}/members/{user_id}', {
+        params: { path: { tenant_id: tenant.id, user_id: member.user.id } },
+        body: { role: 'admin' },
+      }),
+    ).member;
     const removal = await owner.client.DELETE('/tenants/{tenant_id}/members/{user_id}', {
       params: { path: { tenant_id: tenant.id, user_id: member.user.id } },
     });
@@ -109,7 +115,8 @@ describe('webhook events', () => {
       ['work.discarded', { work: discarded }],
       ['work.undiscarded', { work: restored }],
       ['member.added', { member }],
-      ['member.removed', { member }],
+      ['member.role_changed', { member: promoted, previousRole: 'member' }],
+      ['member.removed', { member: promoted }],
     ];
     const received = await receiver.waitFor(expected.length);
     const events = eventsOf(received, endpoint.secret);

@@ -23,7 +23,7 @@ describe('discarding and restoring a work', () => {
 
   beforeAll(async () => {
     tenantId = (await createTenant(ada, 'Discards')).id;
-    await addMember(ada, tenantId, member.email, 'member');
+    await addMember(ada, tenantId, member, 'member');
     kept = [];
     for (let i = 0; i < 3; i++) kept.push((await createWork(ada, tenantId, `Kept ${i}`)).id);
     work = await createWork(ada, tenantId, 'To discard');
@@ -196,7 +196,7 @@ describe('GET and PATCH /tenants/{id}/works/{work_id}', () => {
 
   it('lets any member create a work, owned by them', async () => {
     const tenantId = (await createTenant(ada, 'Member works')).id;
-    await addMember(ada, tenantId, member.email, 'member');
+    await addMember(ada, tenantId, member, 'member');
     const created = await server.callAs(member, 'POST', `/v1/tenants/${tenantId}/works`, { name: 'By a member' });
     expect(created.status).toBe(201);
     expect(created.body.work.owner).toEqual({ firstName: 'member', lastName: 'Tester', email: member.email });

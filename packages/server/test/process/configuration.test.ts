@@ -88,3 +88,43 @@ describe('start-up summary', () => {
     expect(JSON.stringify(server.lines)).not.toContain('hunter2');
   });
 });
+
+describe('the dev mailbox', () => {
+  afterAll(removeDataDirs);
+
+  /** Whether GET /dev/mailbox exists (401 without a key) or not (404), and what the start-up line says of mail. */
+  async function mailboxOf(env: Record<string, string>) {
+    const server = await spawnServer({ ...(await databaseEnv()), ...env });
+    try {
+      const status = (await fetch(`${server.baseUrl}/dev/mailbox`)).status;
+      const starting = server.lines.find((line) => line.msg === 'works-api starting');
+      return { status, transport: (starting?.config as { mail: { transport: string } }).mail.transport };
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  }
+
+  it('is on by default only on the embedded database; with DATABASE_URL only when DEV_MAILBOX=true, as the start-up line says', async () => {
+    if ((await databaseEnv()).DATABASE_URL) {
+      // A production deploy that forgot SMTP_URL hands no live answer link to anyone.
+      expect(await mailboxOf({})).toEqual({
+        status: 404,
+        transport: expect.stringMatching(/^off: SMTP_URL is not set and the dev mailbox is off/),
+      });
+      expect(await mailboxOf({ DEV_MAILBOX: 'true' })).toEqual({
+        status: 401,
+        transport: expect.stringMatching(/^dev mailbox, on because DEV_MAILBOX=true/),
+      });
+    } else {
+      expect(await mailboxOf({})).toEqual({
+        status: 401,
+        transport: expect.stringMatching(/^dev mailbox, on by default with the embedded database/),
+      });
+      expect(await mailboxOf({ DEV_MAILBOX: 'false' })).toEqual({
+        status: 404,
+        transport: expect.stringMatching(/^off: SMTP_URL is not set/),
+      });
+    }
+  });
+});

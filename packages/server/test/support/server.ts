@@ -226,6 +226,17 @@ export interface TestServerOptions {
   recipientRateLimit?: AppOptions['recipientRateLimit'];
 }
 
+/**
+ * The email caps a test server has unless the test sets its own: none any test reaches (as the rate limits),
+ * since many tests send a run of requests, or resend, to one address. mail-limits.test.ts tests the caps.
+ */
+const NO_EMAIL_CAPS: Partial<Limits> = {
+  resendCooldownMs: 1,
+  resendsPerRequest: 1000,
+  emailsPerRecipientPerDay: 100_000,
+  emailsPerTenantPerDay: 10_000_000,
+};
+
 /** The real app on a random loopback port, checking every response against the contract. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const database = options.database ?? (await openDatabase(testDatabaseTarget()));
@@ -255,7 +266,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
     ...(options.trustProxy !== undefined && { trustProxy: options.trustProxy }),
     corsOrigins: options.corsOrigins,
-    ...(options.limits && { limits: options.limits }),
+    limits: { ...NO_EMAIL_CAPS, ...options.limits },
     lifecycle,
     ping: () => database.ping(),
     // Tests talk to receivers on 127.0.0.1, as WEBHOOK_ALLOW_PRIVATE_URLS=true allows.

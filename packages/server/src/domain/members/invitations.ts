@@ -1,26 +1,28 @@
 import type { Db } from '../../db/client';
-import type { Invitation, Prisma } from '../../db/generated/client';
+import type { Prisma } from '../../db/generated/client';
 import { isId, newId } from '../../db/ids';
-import { enqueueMail } from '../../mail/outbox';
-import { renderInvitationMail } from '../../mail/render';
+import { signalOutboxWrite } from '../../db/outbox-signal';
+import { MAIL_COLUMNS } from '../../mail/outbox';
 import { type Actor, authorize, type Role } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { invitationLimitReached } from '../limits';
+import { allowanceCall, allowanceValues, type MailCaps } from '../mail-caps';
 import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import type { Schemas } from '../schemas';
-import { type MemberUserRow, presentUserRecord, userRecord } from '../users/present';
-import { outboxRow, type OutboxRow } from '../webhooks/events';
-import type { MemberRow } from './members';
+import { getTenant } from '../tenants/tenants';
+import { presentUserRecord, userRecord } from '../users/present';
+import { outboxRow } from '../webhooks/events';
+import { lockTenantMembers, presentMember, withUser } from './membership';
 
 /**
- * Pending invitations (issue 23, email squatting): adding an email that no user has creates nothing outside the
- * tenant. The invitation waits, inside its tenant, until the operator creates that user (`adminCreateUser`), which
- * turns every invitation for the email into a membership in the same transaction.
+ * Membership by consent: adding an email to a tenant only ever makes an invitation (whether or not an account has
+ * that email, so the answer tells nothing about who has one), and the person joins by accepting it, signed in with
+ * their own account. The inviter's names for them are only the greeting of the invitation email.
  */
-const withInviter = { inviter: userRecord } as const;
+const withInviterAndTenant = { inviter: userRecord, tenant: { select: { id: true, name: true } } } as const;
 
-/** An invitation as read with its inviter's user record. */
-type InvitationRow = Prisma.InvitationGetPayload<{ include: typeof withInviter }>;
+/** An invitation as read with its inviter's user record and its tenant's id and name. */
+type InvitationRow = Prisma.InvitationGetPayload<{ include: typeof withInviterAndTenant }>;
 
 export const presentInvitation = (row: InvitationRow): Schemas['Invitation'] => ({
   id: row.id,
@@ -29,64 +31,83 @@ export const presentInvitation = (row: InvitationRow): Schemas['Invitation'] => 
   firstName: row.firstName,
   lastName: row.lastName,
   invitedBy: presentUserRecord(row.inviter),
+  tenant: { id: row.tenant.id, name: row.tenant.name },
   createdAt: row.createdAt.toISOString(),
+  expiresAt: row.expiresAt.toISOString(),
 });
 
-/**
- * Serialises, per email, the two transactions that must see each other: an invitation of an email that has no
- * user, and the operator's creation of that user. Without it, each could commit unseen by the other (the
- * invitation finds no user, the creation finds no invitation) and leave an invitation that nothing completes.
- * A transaction-scoped advisory lock: an unrelated email sharing the hash only waits a moment.
- */
-export async function lockEmail(tx: Prisma.TransactionClient, email: string): Promise<void> {
-  await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtextextended(${`invitation:${email}`}, 0))`;
+export const alreadyInvited = (): ProblemError =>
+  new ProblemError('already_invited', 'This email is already invited to the tenant.');
+
+/** What is not an answerable invitation of the caller's: another's, expired, withdrawn or answered. */
+const noInvitation = (): ProblemError =>
+  new ProblemError('not_found', 'No pending invitation with this id: it may have expired or been withdrawn.');
+
+export interface NewInvitation {
+  email: string;
+  role: Role;
+  firstName: string;
+  lastName: string;
 }
 
 /**
- * Inside addMember's transaction (the tenant's membership lock and the email's lock held, no user has the email):
- * creates the invitation and queues its email. At most `cap` invitations per tenant: counted under the tenant's
- * lock, which every invitation insert takes, so concurrent adds cannot pass it. The count reads at most `cap` rows.
+ * Inside addMember's transaction, under the tenant's membership lock (the email is no member's): creates the
+ * invitation and queues its email, which the mail sender renders when it sends it (a withdrawn invitation is not
+ * sent). Expired invitations of the tenant are deleted first, so that they neither count nor block inviting their
+ * email again. At most `cap` invitations per tenant, counted under that lock, reading at most `cap` rows. The email
+ * counts against the tenant's daily email caps as it is queued (over one, the transaction rolls back: 429), not as
+ * a pending row, so inviting and withdrawing in a loop cannot mail an address without end; an address that stopped
+ * the tenant's emails is invited without one.
  */
 export async function createInvitation(
   tx: Prisma.TransactionClient,
   actor: Actor,
   tenantId: string,
-  input: { email: string; role: Role; firstName: string; lastName: string },
-  cap: number,
+  input: NewInvitation,
+  { cap, ttlMs, caps }: { cap: number; ttlMs: number; caps: MailCaps },
+  now = new Date(),
 ): Promise<Schemas['Invitation']> {
+  await tx.$executeRaw`DELETE FROM invitations WHERE tenant_id = ${tenantId}::uuid AND expires_at <= ${now}`;
   const [counted] = await tx.$queryRaw<Array<{ n: number; invited: boolean }>>`
     SELECT (SELECT count(*)::int FROM (SELECT 1 FROM invitations WHERE tenant_id = ${tenantId}::uuid LIMIT ${cap}) bounded) AS n,
            EXISTS (SELECT 1 FROM invitations WHERE tenant_id = ${tenantId}::uuid AND email = ${input.email}) AS invited`;
   if (counted?.invited) throw alreadyInvited();
   if ((counted?.n ?? 0) >= cap) throw invitationLimitReached(cap);
   const row = await tx.invitation.create({
-    data: { id: newId(), tenantId, invitedBy: actor.userId, ...input },
-    include: withInviter,
+    data: {
+      id: newId(),
+      tenantId,
+      invitedBy: actor.userId,
+      ...input,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + ttlMs),
+    },
+    include: withInviterAndTenant,
   });
-  const tenant = await tx.tenant.findUniqueOrThrow({ where: { id: tenantId }, select: { name: true } });
-  // In the transaction: the email is sent only if the invitation commits.
-  await enqueueMail(tx as unknown as Db, {
-    kind: 'invitation',
-    ...renderInvitationMail({
-      to: row.email,
-      invitee: { firstName: row.firstName },
-      inviter: actor.user,
-      tenantName: tenant.name,
-      role: row.role,
-    }),
-  });
+  // In the transaction: the email is counted and sent only if the invitation commits.
+  const [allowance] = await tx.$queryRawUnsafe<Array<{ stopped: boolean }>>(
+    `SELECT ${allowanceCall(1)} AS stopped`,
+    ...allowanceValues(tenantId, input.email, caps, now),
+  );
+  if (allowance?.stopped) return presentInvitation(row);
+  await tx.$executeRawUnsafe(
+    `INSERT INTO mail_outbox (${MAIL_COLUMNS})
+     VALUES ($1::uuid, 'invitation', $2::uuid, NULL, $3::uuid, $4::timestamptz, $4::timestamptz)`,
+    newId(),
+    tenantId,
+    row.id,
+    now.toISOString(),
+  );
   return presentInvitation(row);
 }
 
-export const alreadyInvited = (): ProblemError =>
-  new ProblemError('already_invited', 'This email is already invited to the tenant.');
-
+/** The tenant's invitations (owners and admins), newest first, expired ones included until replaced. */
 export async function listInvitations(db: Db, actor: Actor, tenantId: string, request: PageRequest) {
   await authorize(db, actor, tenantId, 'manageMembers');
   return readPage(request, {
     rows: (page: Page) => {
       const { where, ...window } = newestFirst(page, 'id');
-      return db.invitation.findMany({ where: { tenantId, ...where }, include: withInviter, ...window });
+      return db.invitation.findMany({ where: { tenantId, ...where }, include: withInviterAndTenant, ...window });
     },
     // A list the cap bounds (MAX_INVITATIONS_PER_TENANT): its count reads at most that many index entries.
     totalCount: () => db.invitation.count({ where: { tenantId } }),
@@ -109,44 +130,66 @@ export async function deleteInvitation(db: Db, actor: Actor, tenantId: string, i
   throw notFound('invitation');
 }
 
+/** The caller's own pending invitations: those to their email, not expired. */
+const pendingFor = (actor: Actor, now: Date) => ({ email: actor.user.email, expiresAt: { gt: now } });
+
 /**
- * Inside the operator's user creation (the email's lock held, the user just inserted): every invitation for the
- * email becomes a membership with its role, each with its `member.added` outbox row (as addMember writes it), and
- * the invitations are deleted. Returns how many memberships it made.
+ * The caller's pending invitations, newest first, by (email, id). Its count reads the caller's invitations, at
+ * most one per tenant that invited them: a list that stays short, so no kept counter is needed.
  */
-export async function acceptInvitations(
-  tx: Prisma.TransactionClient,
-  user: MemberUserRow,
-  present: (membership: MemberRow) => Schemas['Member'],
-): Promise<number> {
-  const invitations = await tx.$queryRaw<Array<Pick<Invitation, 'tenantId' | 'role'>>>`
-    DELETE FROM invitations WHERE email = ${user.email}
-    RETURNING tenant_id::text AS "tenantId", role::text AS role`;
-  if (invitations.length === 0) return 0;
-  const createdAt = new Date();
-  const rows = invitations.map((invitation) => ({
-    id: newId(),
-    tenantId: invitation.tenantId,
-    userId: user.id,
-    role: invitation.role,
-    createdAt,
-  }));
-  await tx.membership.createMany({ data: rows });
-  const events: OutboxRow[] = rows.map((row) =>
-    outboxRow('member.added', row.tenantId, { member: present({ ...row, user }) }, createdAt),
-  );
-  await tx.webhookEvent.createMany({ data: events });
-  return rows.length;
+export async function listMyInvitations(db: Db, actor: Actor, request: PageRequest) {
+  const now = new Date();
+  return readPage(request, {
+    rows: (page: Page) => {
+      const { where, ...window } = newestFirst(page, 'id');
+      return db.invitation.findMany({
+        where: { ...pendingFor(actor, now), ...where },
+        include: withInviterAndTenant,
+        ...window,
+      });
+    },
+    totalCount: () => db.invitation.count({ where: pendingFor(actor, now) }),
+    present: presentInvitation,
+  });
 }
 
-/** The names the oldest invitation for `email` suggests, if any: for an operator who gives none. */
-export async function suggestedNames(
-  tx: Prisma.TransactionClient,
-  email: string,
-): Promise<{ firstName: string; lastName: string } | null> {
-  return tx.invitation.findFirst({
-    where: { email, OR: [{ firstName: { not: '' } }, { lastName: { not: '' } }] },
-    orderBy: { id: 'asc' },
-    select: { firstName: true, lastName: true },
+/**
+ * Accepts one of the caller's pending invitations: under the tenant's membership lock (as every member change), the
+ * invitation is deleted and the caller becomes a member with its role, with the `member.added` event, in one
+ * transaction. Returns the tenant as the new member now reads it.
+ */
+export async function acceptInvitation(db: Db, actor: Actor, invitationId: string): Promise<Schemas['Tenant']> {
+  if (!isId(invitationId)) throw noInvitation();
+  const now = new Date();
+  const pending = await db.invitation.findFirst({
+    where: { id: invitationId, ...pendingFor(actor, now) },
+    select: { tenantId: true },
   });
+  if (!pending) throw noInvitation();
+  const { tenantId } = pending;
+  await db.$transaction(async (tx) => {
+    await lockTenantMembers(tx, tenantId);
+    // Again under the lock: a withdrawal, a decline or another accept may have come first.
+    const [taken] = await tx.$queryRaw<Array<{ role: Role }>>`
+      DELETE FROM invitations
+      WHERE id = ${invitationId}::uuid AND email = ${actor.user.email} AND expires_at > ${now}
+      RETURNING role::text AS role`;
+    if (!taken) throw noInvitation();
+    const member = await tx.membership.create({
+      data: { id: newId(), tenantId, userId: actor.userId, role: taken.role, createdAt: now },
+      include: withUser,
+    });
+    await tx.webhookEvent.create({
+      data: outboxRow('member.added', tenantId, { member: presentMember(member) }, now),
+    });
+  });
+  signalOutboxWrite(db);
+  return getTenant(db, actor, tenantId);
+}
+
+/** Declines (deletes) one of the caller's pending invitations. */
+export async function declineInvitation(db: Db, actor: Actor, invitationId: string): Promise<void> {
+  if (!isId(invitationId)) throw noInvitation();
+  const { count } = await db.invitation.deleteMany({ where: { id: invitationId, ...pendingFor(actor, new Date()) } });
+  if (count === 0) throw noInvitation();
 }

@@ -1,34 +1,22 @@
 import type { Db } from '../../db/client';
 import { countMembersOf } from '../../db/counts';
 import type { Membership as MembershipRow, Prisma } from '../../db/generated/client';
-import { isId, newId } from '../../db/ids';
+import { isId } from '../../db/ids';
 import { signalOutboxWrite } from '../../db/outbox-signal';
 import { signalMailQueued } from '../../mail/outbox';
-import { type Actor, authorize, type Membership, requirePermission, type Role } from '../access';
+import { type Actor, authorize, type Membership, type Permission, requirePermission, type Role } from '../access';
 import { notFound, ProblemError } from '../errors';
+import { DEFAULT_LIMITS, type Limits } from '../limits';
+import { type MailCaps, mailCapRefusal } from '../mail-caps';
 import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
-import { checkPrecondition, type Precondition, preconditionFailed } from '../preconditions';
+import { checkPrecondition, type Precondition } from '../preconditions';
 import type { Schemas } from '../schemas';
-import { isUniqueViolation } from '../unique';
-import { memberUser, normalizeEmail, normalizeName, presentMemberUser } from '../users/present';
-import { DEFAULT_LIMITS } from '../limits';
+import { normalizeEmail, normalizeName } from '../users/present';
 import { outboxRow } from '../webhooks/events';
-import { createInvitation, lockEmail } from './invitations';
+import { createInvitation } from './invitations';
+import { lockTenantMembers, presentMember, withUser } from './membership';
 
-const withUser = { user: memberUser } as const;
-
-/** A membership as read with its user. */
-export type MemberRow = Prisma.MembershipGetPayload<{ include: typeof withUser }>;
-
-/**
- * A member as the tenant sees them: the user's id, names and email, not when their account was created (issue
- * 23: any owner can add a known email, and must learn nothing more about that person than what they gave).
- */
-export const presentMember = (member: MemberRow): Schemas['Member'] => ({
-  role: member.role,
-  user: presentMemberUser(member.user),
-  createdAt: member.createdAt.toISOString(),
-});
+export { presentMember } from './membership';
 
 const lastOwner = (): ProblemError => new ProblemError('last_owner', 'A tenant keeps at least one owner.');
 
@@ -41,18 +29,22 @@ function checkRoleChange(caller: Membership, from: Role | undefined, to: Role | 
 
 /**
  * The caller's membership as it is now, inside the change's transaction, after taking the tenant's membership
- * lock: every member change of a tenant takes it first, so a concurrent change of the caller's own role either
- * committed before (and is seen here) or waits until this change commits. The check `authorize` made before the
- * transaction cannot be trusted for that: the caller may have been demoted since. `FOR NO KEY UPDATE` does not
- * block inserts that reference the tenant (works, requests), which only take a key-share lock.
+ * lock (lockTenantMembers): a concurrent change of the caller's own role either committed before (and is seen
+ * here) or waits until this change commits. The check `authorize` made before the transaction cannot be trusted
+ * for that: the caller may have been demoted, or removed, since.
  */
-async function callerInTransaction(tx: Prisma.TransactionClient, actor: Actor, tenantId: string): Promise<Membership> {
-  await tx.$queryRaw`SELECT 1 FROM tenants WHERE id = ${tenantId}::uuid FOR NO KEY UPDATE`;
+async function callerInTransaction(
+  tx: Prisma.TransactionClient,
+  actor: Actor,
+  tenantId: string,
+  permission: Permission = 'manageMembers',
+): Promise<Membership> {
+  await lockTenantMembers(tx, tenantId);
   const [row] = await tx.$queryRaw<Array<Pick<MembershipRow, 'role'>>>`
     SELECT role::text AS role FROM memberships WHERE tenant_id = ${tenantId}::uuid AND user_id = ${actor.userId}::uuid`;
   if (!row) throw notFound('tenant');
   const caller = { tenantId, role: row.role };
-  requirePermission(caller, 'manageMembers');
+  requirePermission(caller, permission);
   return caller;
 }
 
@@ -84,68 +76,54 @@ export async function getMember(db: Db, actor: Actor, tenantId: string, userId: 
   return presentMember(member);
 }
 
-export type AddMemberResult = { member: Schemas['Member'] } | { invitation: Schemas['Invitation'] };
-
 /**
- * Adds a member by email. An existing user becomes a member at once; an email that no user has becomes a pending
- * invitation (issue 23): no user row, nothing outside the tenant, and an email to the address. Both in one
- * transaction with what they write (the `member.added` outbox row, or the invitation's email).
+ * Adds a member by email, which only ever invites them (membership by consent): the same answer, the same
+ * statements, whether or not an account has the email. Refused for the email of a member (which the caller can
+ * read in the members list anyway) and for an email already invited.
  */
 export async function addMember(
   db: Db,
   actor: Actor,
   tenantId: string,
   input: { email: string; role: Role; firstName?: string; lastName?: string },
-  maxInvitations: number = DEFAULT_LIMITS.invitationsPerTenant,
-): Promise<AddMemberResult> {
+  limits: Pick<Limits, 'invitationsPerTenant' | 'invitationTtlMs'> & MailCaps = DEFAULT_LIMITS,
+): Promise<Schemas['Invitation']> {
   checkRoleChange(await authorize(db, actor, tenantId, 'manageMembers'), undefined, input.role);
   const email = normalizeEmail(input.email);
-  try {
-    const result = await db.$transaction(async (tx): Promise<AddMemberResult> => {
+  const now = new Date();
+  const invitation = await db
+    .$transaction(async (tx) => {
       checkRoleChange(await callerInTransaction(tx, actor, tenantId), undefined, input.role);
-      // Against the operator creating this user at the same moment (see lockEmail).
-      await lockEmail(tx, email);
-      const user = await tx.user.findUnique({ where: { email } });
-      if (!user) {
-        const invitation = await createInvitation(
-          tx,
-          actor,
-          tenantId,
-          {
-            email,
-            role: input.role,
-            firstName: normalizeName(input.firstName ?? ''),
-            lastName: normalizeName(input.lastName ?? ''),
-          },
-          maxInvitations,
-        );
-        return { invitation };
-      }
-      const member = presentMember(
-        await tx.membership.create({
-          data: { id: newId(), tenantId, userId: user.id, role: input.role },
-          include: withUser,
-        }),
+      const [member] = await tx.$queryRaw<Array<{ found: number }>>`
+      SELECT 1 AS found FROM memberships m JOIN users u ON u.id = m.user_id
+      WHERE m.tenant_id = ${tenantId}::uuid AND u.email = ${email}`;
+      if (member) throw new ProblemError('already_member', 'This email is already a member of the tenant.');
+      return createInvitation(
+        tx,
+        actor,
+        tenantId,
+        {
+          email,
+          role: input.role,
+          firstName: normalizeName(input.firstName ?? ''),
+          lastName: normalizeName(input.lastName ?? ''),
+        },
+        { cap: limits.invitationsPerTenant, ttlMs: limits.invitationTtlMs, caps: limits },
+        now,
       );
-      await tx.webhookEvent.create({
-        data: outboxRow('member.added', tenantId, { member }, new Date(member.createdAt)),
-      });
-      return { member };
+    })
+    .catch((error: unknown) => {
+      throw mailCapRefusal(error, limits, now) ?? error;
     });
-    if ('member' in result) signalOutboxWrite(db);
-    else signalMailQueued(db);
-    return result;
-  } catch (error) {
-    if (isUniqueViolation(error)) throw new ProblemError('already_member', 'This user is already a member.');
-    throw error;
-  }
+  signalMailQueued(db);
+  return invitation;
 }
 
 /**
  * The member a role change or removal acts on, after every check, inside the change's transaction: the caller's
  * role and the owner count are read under the tenant's membership lock (and the owner rows' locks), so two owners
  * cannot demote each other at once and a caller demoted meanwhile cannot act on their old role. `newRole` is the
- * role the member will have, or `null` for a removal.
+ * role the member will have, or `null` for a removal. Leaving (a removal of oneself) needs only membership.
  */
 async function memberToChange(
   tx: Prisma.TransactionClient,
@@ -155,14 +133,15 @@ async function memberToChange(
   newRole: Role | null,
   precondition?: Precondition<Schemas['Member']>,
 ) {
-  const caller = await callerInTransaction(tx, actor, tenantId);
+  const leaving = newRole === null && userId === actor.userId;
+  const caller = await callerInTransaction(tx, actor, tenantId, leaving ? 'readTenant' : 'manageMembers');
   const target = await tx.membership.findUnique({
     where: { tenantId_userId: { tenantId, userId } },
     include: withUser,
   });
   if (!target) throw notFound('member');
   checkPrecondition(precondition, () => presentMember(target));
-  checkRoleChange(caller, target.role, newRole ?? undefined);
+  if (!leaving) checkRoleChange(caller, target.role, newRole ?? undefined);
   if (target.role === 'owner' && newRole !== 'owner') {
     const owners = await tx.$queryRaw<Array<{ user_id: string }>>`
       SELECT user_id FROM memberships WHERE tenant_id = ${tenantId}::uuid AND role = 'owner' FOR UPDATE`;
@@ -171,7 +150,11 @@ async function memberToChange(
   return target;
 }
 
-/** Changes a member's role, keeping at least one owner; with `If-Match`, only if the member is still as read. */
+/**
+ * Changes a member's role, keeping at least one owner; with `If-Match`, only if the member is still as read. A
+ * change writes its `member.role_changed` event in the same transaction; the role the member already has changes
+ * nothing and writes none.
+ */
 export async function updateMember(
   db: Db,
   actor: Actor,
@@ -182,24 +165,28 @@ export async function updateMember(
 ): Promise<Schemas['Member']> {
   await authorize(db, actor, tenantId, 'manageMembers');
   if (!isId(userId)) throw notFound('member');
-  return db.$transaction(async (tx) => {
+  const { member, changed } = await db.$transaction(async (tx) => {
     const target = await memberToChange(tx, actor, tenantId, userId, role, precondition);
-    if (precondition) {
-      // The role is all of a member that changes: write only if it is still the one If-Match was checked on.
-      const { count } = await tx.membership.updateMany({
-        where: { id: target.id, role: target.role },
-        data: { role },
-      });
-      if (count === 0) throw preconditionFailed();
-      return presentMember(await tx.membership.findUniqueOrThrow({ where: { id: target.id }, include: withUser }));
-    }
-    return presentMember(await tx.membership.update({ where: { id: target.id }, data: { role }, include: withUser }));
+    if (target.role === role) return { member: presentMember(target), changed: false };
+    // Every member change holds the tenant's lock: the role is still the one read (and If-Match checked on).
+    const member = presentMember(
+      await tx.membership.update({ where: { id: target.id }, data: { role }, include: withUser }),
+    );
+    await tx.webhookEvent.create({
+      data: outboxRow('member.role_changed', tenantId, { member, previousRole: target.role }, new Date()),
+    });
+    return { member, changed: true };
   });
+  if (changed) signalOutboxWrite(db);
+  return member;
 }
 
-/** Removes a member, keeping at least one owner, and writes its `member.removed` event in the same transaction. */
+/**
+ * Removes a member, or the caller themselves (leaving, whatever their role), keeping at least one owner; writes its
+ * `member.removed` event in the same transaction.
+ */
 export async function removeMember(db: Db, actor: Actor, tenantId: string, userId: string): Promise<void> {
-  await authorize(db, actor, tenantId, 'manageMembers');
+  await authorize(db, actor, tenantId, userId === actor.userId ? 'readTenant' : 'manageMembers');
   if (!isId(userId)) throw notFound('member');
   await db.$transaction(async (tx) => {
     const target = await memberToChange(tx, actor, tenantId, userId, null);

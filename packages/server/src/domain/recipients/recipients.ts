@@ -1,7 +1,8 @@
 import type { Db } from '../../db/client';
 import { plainQuery } from '../../db/plain-statement';
 import type { AnswerLink, Request, Work } from '../../db/generated/client';
-import { notFound } from '../errors';
+import { notFound, ProblemError } from '../errors';
+import { DEFAULT_LIMITS } from '../limits';
 import { applyAction, type RequestRef } from '../requests/requests';
 import type { Schemas } from '../schemas';
 import { presentUserRecord, userRecord } from '../users/present';
@@ -14,20 +15,40 @@ import { answerTokenMatches, hashAnswerToken, isAnswerToken } from './tokens';
  */
 const linkGone = () => notFound('request for this link: it may have been replaced by a newer email, or cancelled');
 
-type LinkRow = Pick<AnswerLink, 'tokenHash' | 'requestId'> & Pick<Request, 'workId'> & Pick<Work, 'tenantId'>;
+/**
+ * A link older than ANSWER_LINK_TTL: the same 404 to the API (an expired credential opens nothing), told apart so
+ * that the page can say the link expired and how to get a new one.
+ */
+export class LinkExpired extends ProblemError {
+  constructor() {
+    super('not_found', 'This link has expired: ask the sender of the request to send it again, for a new link.');
+  }
+}
 
-/** The request a token opens, or 404. One index read by the token's hash, confirmed in constant time. */
-async function resolveLink(db: Db, token: string): Promise<RequestRef> {
+type LinkRow = Pick<AnswerLink, 'tokenHash' | 'requestId' | 'devMailbox' | 'createdAt'> &
+  Pick<Request, 'workId'> &
+  Pick<Work, 'tenantId'>;
+
+/** What a link opens: its request, and whether the dev mailbox kept it (members could read it). */
+type ResolvedLink = RequestRef & { devMailbox: boolean };
+
+/**
+ * The request a token opens, or 404: one index read by the token's hash, confirmed in constant time; a link older
+ * than `ttlMs` (ANSWER_LINK_TTL) is expired.
+ */
+async function resolveLink(db: Db, token: string, ttlMs: number): Promise<ResolvedLink> {
   if (!isAnswerToken(token)) throw linkGone();
   const [link] = await plainQuery<LinkRow>(
     db,
-    `SELECT l.token_hash AS "tokenHash", r.id AS "requestId", r.work_id AS "workId", w.tenant_id AS "tenantId"
+    `SELECT l.token_hash AS "tokenHash", l.dev_mailbox AS "devMailbox", l.created_at AS "createdAt",
+            r.id AS "requestId", r.work_id AS "workId", w.tenant_id AS "tenantId"
      FROM answer_links l JOIN requests r ON r.id = l.request_id JOIN works w ON w.id = r.work_id
      WHERE l.token_hash = $1 AND l.generation = r.link_generation AND r.status <> 'cancelled'`,
     [hashAnswerToken(token)],
   );
   if (!link || !answerTokenMatches(token, link.tokenHash)) throw linkGone();
-  return { tenantId: link.tenantId, workId: link.workId, requestId: link.requestId };
+  if (new Date(link.createdAt).getTime() + ttlMs <= Date.now()) throw new LinkExpired();
+  return { tenantId: link.tenantId, workId: link.workId, requestId: link.requestId, devMailbox: link.devMailbox };
 }
 
 /** What the page shows: the request as its recipient sees it, and nothing else of the tenant. */
@@ -58,21 +79,34 @@ async function recipientView(db: Db, ref: RequestRef): Promise<Schemas['Recipien
   };
 }
 
-export async function getRecipientRequest(db: Db, token: string): Promise<Schemas['RecipientRequest']> {
-  return recipientView(db, await resolveLink(db, token));
+export async function getRecipientRequest(
+  db: Db,
+  token: string,
+  ttlMs: number = DEFAULT_LIMITS.answerLinkTtlMs,
+): Promise<Schemas['RecipientRequest']> {
+  return recipientView(db, await resolveLink(db, token, ttlMs));
 }
 
 /**
  * The recipient answers: the `confirm` action with their answer, applied by the same code as a member's (one
  * statement: the transition, its event with the recipient as actor, the `request.confirmed` webhook). Only a
- * pending request takes an answer: a second answer is a 409, not a silent repeat, so the first one stands.
+ * pending request takes an answer: a second answer is a 409, not a silent repeat, so the first one stands. Through
+ * a link the dev mailbox kept, which the tenant's members could read, the answer is marked so (the event's
+ * `throughDevMailbox`, the request's `confirmedThroughDevMailbox`): it is not recorded as the recipient's word.
  */
 export async function answerRecipientRequest(
   db: Db,
   token: string,
   answer: string,
+  ttlMs: number = DEFAULT_LIMITS.answerLinkTtlMs,
 ): Promise<Schemas['RecipientRequest']> {
-  const ref = await resolveLink(db, token);
-  await applyAction(db, ref, 'confirm', { type: 'recipient' }, { note: answer, repeatIsConflict: true });
+  const ref = await resolveLink(db, token, ttlMs);
+  await applyAction(
+    db,
+    ref,
+    'confirm',
+    { type: 'recipient', throughDevMailbox: ref.devMailbox },
+    { note: answer, repeatIsConflict: true },
+  );
   return recipientView(db, ref);
 }

@@ -14,6 +14,8 @@ import { normalizeEmail, normalizeName, presentUserRecord, userRecord } from '..
 import { OUTBOX_COLUMNS, outboxPlaceholders, outboxRow, outboxValues } from '../webhooks/events';
 import { findWork, workDiscarded } from '../works/works';
 import { MAIL_COLUMNS, signalMailQueued } from '../../mail/outbox';
+import { DEFAULT_LIMITS, type Limits } from '../limits';
+import { allowanceCall, allowanceValues, EMAILS_STOPPED, type MailCaps, mailCapRefusal } from '../mail-caps';
 import {
   type ActionDefinition,
   allowedActions,
@@ -52,6 +54,8 @@ export const presentRequest = (request: RequestRow): Schemas['Request'] => ({
   validatedAt: iso(request.validatedAt),
   cancelledAt: iso(request.cancelledAt),
   emailDelivery: presentEmailDelivery(request),
+  emailsStopped: request.emailsStopped,
+  confirmedThroughDevMailbox: request.confirmedThroughDevMailbox,
 });
 
 function presentEmailDelivery(request: RequestRow): Schemas['EmailDelivery'] | null {
@@ -70,9 +74,11 @@ export interface RequestRef {
 }
 
 /**
- * Sends a request: one INSERT ... SELECT from the work, kept and in the tenant, locked FOR SHARE. Atomic against a
- * concurrent discard: a discard that commits first makes the SELECT find nothing (PostgreSQL re-checks the
- * locked row), and one that comes later waits for the insert; so no request lands in a work after its discard.
+ * Sends a request: one statement, so one round trip and atomic. The work is read kept and in the tenant, locked FOR
+ * SHARE: a concurrent discard that commits first makes it find nothing (PostgreSQL re-checks the locked row), and
+ * one that comes later waits for the insert, so no request lands in a work after its discard. The email takes its
+ * place under the tenant's daily caps in the same statement (over one, the statement aborts: 429, nothing created);
+ * to an address that stopped the tenant's emails, the request is created without one (`emailsStopped`).
  */
 export async function createRequest(
   db: Db,
@@ -80,12 +86,13 @@ export async function createRequest(
   tenantId: string,
   workId: string,
   input: Schemas['CreateRequestBody'],
+  caps: MailCaps = DEFAULT_LIMITS,
 ) {
   const now = new Date();
   const dueAt = input.dueAt === undefined ? null : futureDateTime(input.dueAt, '/body/dueAt', now);
   await authorize(db, actor, tenantId, 'sendRequest');
   if (!isId(workId)) throw notFound('work');
-  // The row as the INSERT below writes it, defaults included.
+  // The row as the INSERT below writes it, defaults included, for an address that takes emails.
   const request = {
     id: newId(),
     workId,
@@ -109,54 +116,75 @@ export async function createRequest(
     emailFailure: null,
     remindedAt: null,
     linkGeneration: 0,
+    resendCount: 0,
+    lastResentAt: null,
+    emailsStopped: false,
+    confirmedThroughDevMailbox: false,
     ownerId: actor.userId,
     // The owner is the caller, whom authentication already read (see createWork).
     owner: actor.user,
   } satisfies RequestRow;
-  const presented = presentRequest(request);
-  const event = outboxRow('request.created', tenantId, { request: presented }, now, { orderingKey: request.id });
-  // One statement, so one round trip and atomic: the request is inserted only from the work while it is kept (FOR
-  // SHARE holds off a concurrent discard until this commits), and its webhook and mail outbox rows only when the
-  // request was.
-  const inserted = await plainQuery<Pick<WebhookEvent, 'id'>>(
-    db,
-    `WITH created AS (
-       INSERT INTO requests (id, work_id, title, message, recipient_email, recipient_first_name, recipient_last_name,
-                             due_at, owner_id, created_at, updated_at, email_status)
-       SELECT $1::uuid, w.id, $3, $4, $5, $6, $7, $8::timestamptz, $9::uuid, $10::timestamptz, $10::timestamptz,
-              'queued'
-       FROM works w
-       WHERE w.id = $2::uuid AND w.tenant_id = $11::uuid AND w.discarded_at IS NULL
-       FOR SHARE
-       RETURNING id),
-     mailed AS (
-       INSERT INTO mail_outbox (${MAIL_COLUMNS}) SELECT $19::uuid, 'request', id, $10::timestamptz, $10::timestamptz
-       FROM created)
-     INSERT INTO webhook_events (${OUTBOX_COLUMNS}) SELECT ${outboxPlaceholders(12)} FROM created RETURNING id`,
-    [
-      request.id,
-      workId,
-      request.title,
-      request.message,
-      request.recipientEmail,
-      request.recipientFirstName,
-      request.recipientLastName,
-      request.dueAt?.toISOString() ?? null,
-      actor.userId,
-      now.toISOString(),
-      tenantId,
-      ...outboxValues(event),
-      newId(),
-    ],
-  );
+  // And as it is written when the address stopped the tenant's emails: the statement picks one by the allowance.
+  const stopped = { ...request, emailStatus: 'dropped', emailFailure: EMAILS_STOPPED, emailsStopped: true } as const;
+  const presented = { taking: presentRequest(request), stopped: presentRequest(stopped) };
+  const event = outboxRow('request.created', tenantId, { request: presented.taking }, now, { orderingKey: request.id });
+  const stoppedBody = JSON.stringify({ ...JSON.parse(event.body), data: { request: presented.stopped } });
+  let inserted: Array<{ stopped: boolean }>;
+  try {
+    inserted = await plainQuery<{ stopped: boolean }>(
+      db,
+      `WITH work AS (
+         SELECT w.id FROM works w
+         WHERE w.id = $2::uuid AND w.tenant_id = $11::uuid AND w.discarded_at IS NULL
+         FOR SHARE),
+       allowance AS (SELECT ${allowanceCall(20)} AS stopped FROM work),
+       created AS (
+         INSERT INTO requests (id, work_id, title, message, recipient_email, recipient_first_name,
+                               recipient_last_name, due_at, owner_id, created_at, updated_at, email_status,
+                               email_failure, emails_stopped)
+         SELECT $1::uuid, work.id, $3, $4, $5, $6, $7, $8::timestamptz, $9::uuid, $10::timestamptz, $10::timestamptz,
+                CASE WHEN a.stopped THEN 'dropped' ELSE 'queued' END::mail_status,
+                CASE WHEN a.stopped THEN $27 END, a.stopped
+         FROM work, allowance a
+         RETURNING id, emails_stopped),
+       mailed AS (
+         INSERT INTO mail_outbox (${MAIL_COLUMNS})
+         SELECT $19::uuid, 'request', $11::uuid, id, NULL, $10::timestamptz, $10::timestamptz FROM created
+         WHERE NOT emails_stopped)
+       INSERT INTO webhook_events (${OUTBOX_COLUMNS})
+       SELECT ${outboxPlaceholders(12, { body: 'CASE WHEN created.emails_stopped THEN $26 ELSE $17 END' })}
+       FROM created RETURNING (SELECT emails_stopped FROM created) AS stopped`,
+      [
+        request.id,
+        workId,
+        request.title,
+        request.message,
+        request.recipientEmail,
+        request.recipientFirstName,
+        request.recipientLastName,
+        request.dueAt?.toISOString() ?? null,
+        actor.userId,
+        now.toISOString(),
+        tenantId,
+        ...outboxValues(event),
+        newId(),
+        ...allowanceValues(tenantId, request.recipientEmail, caps, now),
+        stoppedBody,
+        EMAILS_STOPPED,
+      ],
+    );
+  } catch (error) {
+    throw mailCapRefusal(error, caps, now) ?? error;
+  }
   if (inserted.length === 0) {
     // Nothing inserted: the work is missing (404) or discarded (409).
     await findWork(db, tenantId, workId);
     throw workDiscarded();
   }
   signalOutboxWrite(db);
+  if (inserted[0]!.stopped) return presented.stopped;
   signalMailQueued(db);
-  return presented;
+  return presented.taking;
 }
 
 export async function listRequests(
@@ -235,6 +263,7 @@ export async function listRequestEvents(db: Db, actor: Actor, ref: RequestRef, p
       toStatus: event.toStatus,
       actor: presentUserRecord(event.actor ?? recipient),
       actorType: event.actorType,
+      throughDevMailbox: event.throughDevMailbox,
       note: event.note,
       createdAt: event.createdAt.toISOString(),
     }),
@@ -291,8 +320,11 @@ export async function actOnRequest(
   return applyAction(db, ref, action, { type: 'user', userId: actor.userId }, { note, precondition });
 }
 
-/** Who a transition is recorded as done by: a member, or the recipient through their answer link. */
-export type EventActor = { type: 'user'; userId: string } | { type: 'recipient' };
+/**
+ * Who a transition is recorded as done by: a member, or the recipient through their answer link; through a link the
+ * dev mailbox kept (`throughDevMailbox`), which the tenant's members could read too, so it is marked as such.
+ */
+export type EventActor = { type: 'user'; userId: string } | { type: 'recipient'; throughDevMailbox: boolean };
 
 /**
  * The one place a transition is applied, for members (`actOnRequest`, after authorization) and for the recipient
@@ -327,6 +359,7 @@ export async function applyAction(
       );
     }
     const now = new Date();
+    const throughDevMailbox = eventActor.type === 'recipient' && eventActor.throughDevMailbox;
     // The row as the update below leaves it: every column it does not set is as just read, since it only applies
     // while status and updatedAt are.
     const presented = presentRequest({
@@ -334,6 +367,7 @@ export async function applyAction(
       status: decision.to,
       updatedAt: now,
       ...changesOf(action, note, now),
+      ...(throughDevMailbox && { confirmedThroughDevMailbox: true }),
     });
     const event = outboxRow(requestActions[action].event, ref.tenantId, { request: presented }, now, {
       orderingKey: ref.requestId,
@@ -343,16 +377,17 @@ export async function applyAction(
     const applied = await plainQuery<Pick<WebhookEvent, 'id'>>(
       db,
       `WITH changed AS (
-         UPDATE requests r SET status = $3::request_status, updated_at = $4::timestamptz, ${changedColumns(action)}
+         UPDATE requests r SET status = $3::request_status, updated_at = $4::timestamptz, ${changedColumns(action)},
+                               confirmed_through_dev_mailbox = r.confirmed_through_dev_mailbox OR $19
          WHERE r.id = $1::uuid AND r.work_id = $2::uuid AND r.status = $6::request_status
            AND r.updated_at = $7::timestamptz
            AND EXISTS (SELECT 1 FROM works w WHERE w.id = r.work_id AND w.discarded_at IS NULL)
          RETURNING r.id),
        transition AS (
-         INSERT INTO request_events (id, request_id, action, from_status, to_status, actor_id, actor_type, note,
-                                     created_at)
+         INSERT INTO request_events (id, request_id, action, from_status, to_status, actor_id, actor_type,
+                                     through_dev_mailbox, note, created_at)
          SELECT $8::uuid, id, $9::request_action, $6::request_status, $3::request_status, $10::uuid,
-                $18::actor_type, $5::text, $4::timestamptz
+                $18::actor_type, $19, $5::text, $4::timestamptz
          FROM changed)
        INSERT INTO webhook_events (${OUTBOX_COLUMNS}) SELECT ${outboxPlaceholders(11)} FROM changed RETURNING id`,
       [
@@ -368,6 +403,7 @@ export async function applyAction(
         eventActor.type === 'user' ? eventActor.userId : null,
         ...outboxValues(event),
         eventActor.type,
+        throughDevMailbox,
       ],
     );
     if (applied.length > 0) {
@@ -382,11 +418,82 @@ export async function applyAction(
 /**
  * Emails a pending request's recipient again, with a new link: the request's link generation goes up, which
  * revokes every earlier link at once; emails still queued for it are dropped, and one new email is queued, all in
- * one statement. Not a transition: the status, `updatedAt` and the ETag stay as they are.
+ * one statement, which also takes the email's place under the daily caps (over one it aborts: 429, nothing
+ * changed). At most one resend per `resendCooldownMs` (429 `resend_too_soon`) and `resendsPerRequest` in all
+ * (409 `resend_limit_reached`), checked in that statement's WHERE, so concurrent resends cannot pass them. To an
+ * address that stopped the tenant's emails nothing is sent and nothing else changes: the request says so. Not a
+ * transition: the status, `updatedAt` and the ETag stay as they are.
  */
-export async function resendRequest(db: Db, actor: Actor, ref: RequestRef) {
+export async function resendRequest(
+  db: Db,
+  actor: Actor,
+  ref: RequestRef,
+  limits: MailCaps & Pick<Limits, 'resendCooldownMs' | 'resendsPerRequest'> = DEFAULT_LIMITS,
+): Promise<Schemas['Request']> {
   await authorize(db, actor, ref.tenantId, 'actOnRequest');
   const current = await findRequest(db, ref);
+  const now = new Date();
+  checkResendable(current, limits, now);
+  let resent: Array<{ stopped: boolean; queued: number }>;
+  try {
+    resent = await plainQuery<{ stopped: boolean; queued: number }>(
+      db,
+      `WITH target AS (
+         SELECT r.id, r.recipient_email FROM requests r
+         WHERE r.id = $1::uuid AND r.work_id = $2::uuid AND r.status = 'pending'
+           AND r.resend_count < $6 AND (r.last_resent_at IS NULL OR r.last_resent_at <= $4::timestamptz - $7::interval)
+           AND EXISTS (SELECT 1 FROM works w WHERE w.id = r.work_id AND w.discarded_at IS NULL)
+         FOR UPDATE),
+       allowance AS (SELECT id, ${allowanceCall(8)} AS stopped FROM target),
+       changed AS (
+         UPDATE requests r SET link_generation = r.link_generation + 1, email_status = 'queued', email_failure = NULL,
+                               resend_count = r.resend_count + 1, last_resent_at = $4::timestamptz,
+                               emails_stopped = false
+         FROM allowance a WHERE r.id = a.id AND NOT a.stopped
+         RETURNING r.id),
+       marked AS (
+         UPDATE requests r SET emails_stopped = true FROM allowance a WHERE r.id = a.id AND a.stopped),
+       dropped AS (
+         UPDATE mail_outbox SET status = 'dropped', next_attempt_at = NULL
+         WHERE request_id IN (SELECT id FROM changed) AND status = 'queued'),
+       queued AS (
+         INSERT INTO mail_outbox (${MAIL_COLUMNS})
+         SELECT $3::uuid, 'request', $5::uuid, id, NULL, $4::timestamptz, $4::timestamptz FROM changed RETURNING id)
+       SELECT a.stopped, (SELECT count(*) FROM queued)::int AS queued FROM allowance a`,
+      [
+        ref.requestId,
+        ref.workId,
+        newId(),
+        now.toISOString(),
+        ref.tenantId,
+        limits.resendsPerRequest,
+        `${limits.resendCooldownMs / 1000} seconds`,
+        ...allowanceValues(ref.tenantId, current.recipientEmail, limits, now),
+      ],
+    );
+  } catch (error) {
+    throw mailCapRefusal(error, limits, now) ?? error;
+  }
+  // Changed in between (answered, cancelled, discarded, resent): answer from what it is now.
+  if (resent.length === 0) return resendRequest(db, actor, ref, limits);
+  if (resent[0]!.stopped) return presentRequest({ ...current, emailsStopped: true });
+  signalMailQueued(db);
+  return presentRequest({
+    ...current,
+    emailStatus: 'queued',
+    emailFailure: null,
+    emailsStopped: false,
+    resendCount: current.resendCount + 1,
+    lastResentAt: now,
+  });
+}
+
+/** Why a request cannot be resent now, if it cannot: its state, its work, or the resend limits. */
+function checkResendable(
+  current: Awaited<ReturnType<typeof findRequest>>,
+  limits: Pick<Limits, 'resendCooldownMs' | 'resendsPerRequest'>,
+  now: Date,
+): void {
   if (current.work.discardedAt) throw workDiscarded();
   if (current.status !== 'pending') {
     throw new ProblemError('invalid_transition', `A ${current.status} request cannot be resent.`, {
@@ -394,23 +501,30 @@ export async function resendRequest(db: Db, actor: Actor, ref: RequestRef) {
       allowedActions: allowedActions(current.status),
     });
   }
-  const now = new Date();
-  const resent = await plainQuery<Pick<WebhookEvent, 'id'>>(
-    db,
-    `WITH changed AS (
-       UPDATE requests r SET link_generation = r.link_generation + 1, email_status = 'queued', email_failure = NULL
-       WHERE r.id = $1::uuid AND r.work_id = $2::uuid AND r.status = 'pending'
-         AND EXISTS (SELECT 1 FROM works w WHERE w.id = r.work_id AND w.discarded_at IS NULL)
-       RETURNING r.id),
-     dropped AS (
-       UPDATE mail_outbox SET status = 'dropped', next_attempt_at = NULL
-       WHERE request_id IN (SELECT id FROM changed) AND status = 'queued')
-     INSERT INTO mail_outbox (${MAIL_COLUMNS}) SELECT $3::uuid, 'request', id, $4::timestamptz, $4::timestamptz
-     FROM changed RETURNING id`,
-    [ref.requestId, ref.workId, newId(), now.toISOString()],
-  );
-  // Changed in between (answered, cancelled, discarded): answer from what it is now.
-  if (resent.length === 0) return resendRequest(db, actor, ref);
-  signalMailQueued(db);
-  return presentRequest({ ...current, emailStatus: 'queued', emailFailure: null });
+  if (current.resendCount >= limits.resendsPerRequest) {
+    throw new ProblemError(
+      'resend_limit_reached',
+      `This request was resent ${limits.resendsPerRequest} times, the most allowed.`,
+    );
+  }
+  const waitMs = (current.lastResentAt?.getTime() ?? -Infinity) + limits.resendCooldownMs - now.getTime();
+  if (waitMs > 0) {
+    throw new ProblemError(
+      'resend_too_soon',
+      `This request was resent less than ${describeDuration(limits.resendCooldownMs)} ago; retry after Retry-After.`,
+      {},
+      Math.ceil(waitMs / 1000),
+    );
+  }
+}
+
+/** `10 minutes`, `90 seconds`, `1 hour`: a cooldown in words. */
+function describeDuration(ms: number): string {
+  const [amount, unit] =
+    ms % 3_600_000 === 0
+      ? [ms / 3_600_000, 'hour']
+      : ms % 60_000 === 0
+        ? [ms / 60_000, 'minute']
+        : [ms / 1000, 'second'];
+  return `${amount} ${unit}${amount === 1 ? '' : 's'}`;
 }

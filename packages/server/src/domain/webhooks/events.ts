@@ -51,6 +51,11 @@ export const outboxValues = (row: OutboxRow): unknown[] => [
   row.body,
   row.createdAt.toISOString(),
 ];
-/** `$n::uuid, …` placeholders for `outboxValues`, starting at parameter `first`. */
-export const outboxPlaceholders = (first: number): string =>
-  ['uuid', 'uuid', 'text', 'uuid', 'uuid', 'text', 'timestamptz'].map((type, i) => `$${first + i}::${type}`).join(', ');
+/**
+ * `$n::uuid, …` placeholders for `outboxValues`, starting at parameter `first`; `body` replaces the body's
+ * placeholder with an expression (choosing between bodies the statement alone can tell apart).
+ */
+export const outboxPlaceholders = (first: number, { body }: { body?: string } = {}): string =>
+  ['uuid', 'uuid', 'text', 'uuid', 'uuid', 'text', 'timestamptz']
+    .map((type, i) => (i === 5 && body !== undefined ? body : `$${first + i}::${type}`))
+    .join(', ');

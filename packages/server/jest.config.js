@@ -1,3 +1,5 @@
+const { availableParallelism } = require('node:os');
+
 /** Shared by both projects: TypeScript through swc, and the generated Prisma client's './x.js' imports. */
 const base = {
   testEnvironment: 'node',
@@ -25,11 +27,16 @@ module.exports = {
   // A global option: project configs cannot set it.
   testTimeout: 30_000,
   // Each file starts its own server and database; PGlite is CPU-bound, so more workers than cores only adds contention.
-  maxWorkers: process.env.CI ? 2 : '50%',
+  // One worker a core, at least two (a file spends much of its time waiting on sockets), at most four (memory).
+  maxWorkers: Math.min(4, Math.max(2, availableParallelism())),
   // A worker that holds more than this after a test file is replaced. PGlite's WebAssembly heaps are not given back
   // within one process, so running every file in one process (what Jest does with one worker) grew past 10 GB.
   // Setting a limit also makes Jest use a worker process even when there is only one.
   workerIdleMemoryLimit: '1.5GB',
+  // The embedded PostgreSQL arms a timer (its idle statistics flush, about a second) after each statement, and
+  // PGlite's close() leaves the last one pending: a worker that opened a database takes up to two seconds to exit
+  // by itself. Wait for that instead of killing it (the default half second).
+  workerGracefulExitTimeout: 3_000,
   projects: [
     { ...base, displayName: 'unit', roots: ['<rootDir>/src'] },
     {

@@ -1,5 +1,6 @@
 import { type components, type Problem, unwrap, type WorksApiClient } from '@works-api/client';
 import { freshEmail } from '../support/fixtures';
+import { eventually } from '../support/load';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/server';
 import { ContractRecorder, contractClient, previousOperationIds, specOperationIds } from './support/contract';
 import { silentLogger } from '../../src/observability/logger';
@@ -377,13 +378,12 @@ describe('Requests', () => {
 
     /** The answer link of the newest email to `email`, once the sender has sent it. */
     async function linkTo(email: string, count = 1): Promise<string> {
-      const deadline = Date.now() + 10_000;
-      for (;;) {
+      const mails = await eventually(() => {
         const mails = mailbox.messages().filter((mail) => mail.to === email);
-        if (mails.length >= count) return /\/r\/([A-Za-z0-9_-]{43})/.exec(mails[0]!.text)![1]!;
-        if (Date.now() > deadline) throw new Error(`no email to ${email}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+        expect(mails.length).toBeGreaterThanOrEqual(count);
+        return mails;
+      });
+      return /\/r\/([A-Za-z0-9_-]{43})/.exec(mails[0]!.text)![1]!;
     }
 
     it('resendRequest: a new email with a new link; the old link stops working', async () => {

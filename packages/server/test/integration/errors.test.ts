@@ -2,8 +2,8 @@ import http from 'node:http';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { loadSpec, resolveRef } from '../../src/http/spec';
-import type { Problem } from '../support/roles';
-import { startTestServer, type TestResponse, type TestServer, type TestUser } from '../support/server';
+import { expectProblem } from '../support/problems';
+import { startTestServer, type TestServer, type TestUser } from '../support/server';
 
 /** Every error is problem+json with a stable code, whoever raised it. */
 let server: TestServer;
@@ -14,17 +14,6 @@ beforeAll(async () => {
   ada = await server.createUser('ada');
 });
 afterAll(() => server.close());
-
-async function expectProblem(res: TestResponse, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  const body = await res.json<Problem>();
-  expect(body).toMatchObject({ status, code, type: `https://works-api.dev/problems/${code}` });
-  expect(typeof body.title).toBe('string');
-  expect(typeof body.detail).toBe('string');
-  expect(typeof body.instance).toBe('string');
-  return body;
-}
 
 describe('authentication errors', () => {
   it.each([

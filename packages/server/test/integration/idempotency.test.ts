@@ -7,6 +7,7 @@ import {
 } from '../../src/db/idempotency-keys';
 import { canonicalJson, claimKey, IDEMPOTENCY_LOCK_TIMEOUT_MS } from '../../src/http/idempotency';
 import { createTenant, freshEmail, requestInNewWork } from '../support/fixtures';
+import { eventually } from '../support/load';
 import { addMember } from '../support/roles';
 import { ADMIN_TOKEN, startTestServer, type TestServer, type TestUser } from '../support/server';
 
@@ -269,12 +270,15 @@ describe('concurrent use', () => {
       await blocker.query('BEGIN');
       await blocker.query('LOCK TABLE works IN EXCLUSIVE MODE');
       const first = post(path, ada, { name: 'Slow first' }, key);
-      await until(async () => {
-        const { rows } = await blocker.query(
-          `SELECT count(*)::int AS waiting FROM pg_locks WHERE relation = 'works'::regclass AND NOT granted`,
-        );
-        return rows[0].waiting > 0;
-      });
+      await eventually(
+        async () => {
+          const { rows } = await blocker.query(
+            `SELECT count(*)::int AS waiting FROM pg_locks WHERE relation = 'works'::regclass AND NOT granted`,
+          );
+          expect(rows[0].waiting).toBeGreaterThan(0);
+        },
+        { pauseMs: 10 },
+      );
       const retry = await post(path, ada, { name: 'Slow first' }, key);
       expect(retry.status).toBe(409);
       expect((await retry.json()).code).toBe('idempotency_key_in_use');
@@ -378,13 +382,4 @@ describe('expiry and the key store', () => {
 
 function bodyHash(body: unknown): string {
   return hash('sha256', canonicalJson(body), 'hex');
-}
-
-/** Waits for a condition another connection makes true (no fixed sleep): checks every 10 ms, up to 10 s. */
-async function until(condition: () => Promise<boolean>): Promise<void> {
-  for (let attempt = 0; attempt < 1000; attempt++) {
-    if (await condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error('condition not met within 10 s');
 }

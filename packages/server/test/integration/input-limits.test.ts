@@ -1,4 +1,5 @@
 import { createRequest, createTenant, createWork, freshEmail, requestInNewWork } from '../support/fixtures';
+import { expectProblem } from '../support/problems';
 import { ADMIN_TOKEN, startTestServer, type TestServer, type TestUser } from '../support/server';
 
 /**
@@ -175,17 +176,6 @@ async function expectAccepted(field: Field, value: unknown, stored: unknown): Pr
   if (res.status !== 200 && res.status !== 201 && res.status !== 202)
     throw new Error(`${field.name}: ${res.status} ${JSON.stringify(body)}`);
   expect(field.stored(body)).toBe(stored);
-}
-
-async function expectProblem(res: Response, status: number, code: string, path?: string | RegExp): Promise<Json> {
-  const body = (await res.json()) as Json;
-  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect({ status: res.status, code: body.code }).toEqual({ status, code });
-  if (path !== undefined) {
-    const wanted = typeof path === 'string' ? path : expect.stringMatching(path);
-    expect(body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: wanted })]));
-  }
-  return body;
 }
 
 async function expectRefused(field: Field, value: unknown): Promise<void> {

@@ -1,5 +1,6 @@
 import { type components, createClient } from '@works-api/client';
 import { createTenant, freshEmail } from '../support/fixtures';
+import { eventually } from '../support/load';
 import { inviteEmail, type RoleFixture, tenantWithRoles } from '../support/roles';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink';
 import { smtpTransport } from '../../src/mail/transport';
@@ -396,12 +397,13 @@ describe('what a tenant learns about a user it adds', () => {
   });
 });
 
-async function eventuallyMailTo(address: string) {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const found = sink.received.find((mail) => mail.to.includes(address));
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`no email to ${address}`);
-    await sink.waitFor(sink.received.length + 1, Math.max(1, deadline - Date.now())).catch(() => undefined);
-  }
+function eventuallyMailTo(address: string) {
+  return eventually(
+    () => {
+      const found = sink.received.find((mail) => mail.to.includes(address));
+      if (!found) throw new Error(`no email to ${address}`);
+      return found;
+    },
+    { timeoutMs: 20_000, pauseMs: 10 },
+  );
 }

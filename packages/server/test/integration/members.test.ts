@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { createTenant } from '../support/fixtures';
+import { eventually } from '../support/load';
 import { addMember, addNewMember, type RoleFixture, tenantWithRoles } from '../support/roles';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';
 
@@ -381,7 +382,7 @@ describe('a member change while its caller is being demoted', () => {
         ]);
         let promotionDone = false;
         const promotion = setRole(second!, third!.id, 'owner', tenant.id).finally(() => (promotionDone = true));
-        await until(async () => (await lockWaiters()) >= 1);
+        await eventually(async () => expect(await lockWaiters()).toBeGreaterThanOrEqual(1), { pauseMs: 10 });
         // Meanwhile the first owner demotes the second. It must not complete before the promotion: the promotion
         // acts on the second owner's role, which must still hold when it commits.
         let demotionDone = false;
@@ -389,7 +390,7 @@ describe('a member change while its caller is being demoted', () => {
           demotionDone = true;
           return { ...res, promotionDoneFirst: promotionDone };
         });
-        await until(async () => demotionDone || (await lockWaiters()) >= 2);
+        await eventually(async () => expect(demotionDone || (await lockWaiters()) >= 2).toBe(true), { pauseMs: 10 });
         await blocker.query('ROLLBACK');
         const [promoted, demoted] = await Promise.all([promotion, demotion]);
         expect(demoted.status).toBe(200);
@@ -408,12 +409,3 @@ describe('a member change while its caller is being demoted', () => {
     },
   );
 });
-
-/** Waits for a condition another connection makes true (no fixed sleep): checks every 10 ms, up to 10 s. */
-async function until(condition: () => Promise<boolean>): Promise<void> {
-  for (let attempt = 0; attempt < 1000; attempt++) {
-    if (await condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error('condition not met within 10 s');
-}

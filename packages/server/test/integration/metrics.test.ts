@@ -1,5 +1,5 @@
 import { startTelemetry, type Telemetry } from '../../src/observability/telemetry';
-import { createRequest, createTenant, createWork, ok } from '../support/fixtures';
+import { createRequest, createTenant, createWork, subscribe } from '../support/fixtures';
 import { has, histogram, parseScrape, type Sample, total } from '../support/prometheus';
 import { type Receiver, startReceiver } from '../support/receiver';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';
@@ -182,16 +182,9 @@ describe('database and webhooks', () => {
   it('reports the outbox, the attempts by outcome and the lag to the first attempt', async () => {
     const tenant = await createTenant(ada, 'Hooked Inc');
     tenants.push(tenant.id);
-    const subscribe = async (url: string) =>
-      ok(
-        await ada.client.POST('/tenants/{tenant_id}/webhook-endpoints', {
-          params: { path: { tenant_id: tenant.id } },
-          body: { url },
-        }),
-      ).webhookEndpoint;
-    await subscribe(ok200.url);
-    await subscribe(fails500.url);
-    await subscribe('http://127.0.0.1:9/nobody-listens');
+    await subscribe(ada, tenant.id, ok200.url);
+    await subscribe(ada, tenant.id, fails500.url);
+    await subscribe(ada, tenant.id, 'http://127.0.0.1:9/nobody-listens');
     const work = await createWork(ada, tenant.id);
     await server.dispatcher!.runOnce(); // anything queued before this test is out of the way
 

@@ -59,14 +59,15 @@ async function send(
 }
 
 /** The messages the sink got for one address, once there are `count` of them. */
-async function mailTo(email: string, count = 1) {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const mine = sink.received.filter((mail) => mail.to.includes(email));
-    if (mine.length >= count) return mine;
-    if (Date.now() > deadline) throw new Error(`${email} got ${mine.length} of ${count} emails`);
-    await sink.waitFor(sink.received.length + 1, 1000).catch(() => undefined);
-  }
+function mailTo(email: string, count = 1) {
+  return eventually(
+    () => {
+      const mine = sink.received.filter((mail) => mail.to.includes(email));
+      expect(mine.length).toBeGreaterThanOrEqual(count);
+      return mine;
+    },
+    { timeoutMs: 20_000, pauseMs: 10 },
+  );
 }
 
 const tokenIn = (text: string): string => {

@@ -1,8 +1,8 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { dnsLookup } from '../../src/domain/webhooks/resolver';
-import { createRequest, createTenant, createWork, ok } from '../support/fixtures';
+import { createRequest, createTenant, createWork, ok, subscribe } from '../support/fixtures';
 import { startReceiver } from '../support/receiver';
-import { startTestServer, type TestServer, type TestUser } from '../support/server';
+import { startTestServer, type TestServer } from '../support/server';
 
 /**
  * Issue 23: the host name's lookup is part of the attempt, and runs off libuv's thread pool. The dispatcher
@@ -42,14 +42,6 @@ afterAll(async () => {
   await server.close();
   await new Promise<void>((resolve) => blackHole.close(resolve));
 });
-
-const subscribe = async (user: TestUser, tenantId: string, url: string) =>
-  ok(
-    await user.client.POST('/tenants/{tenant_id}/webhook-endpoints', {
-      params: { path: { tenant_id: tenantId } },
-      body: { url },
-    }),
-  ).webhookEndpoint;
 
 it("a host whose name server never answers fails at the attempt's deadline; another tenant's deliveries go through", async () => {
   const arrivals: number[] = [];

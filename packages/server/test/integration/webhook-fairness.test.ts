@@ -1,6 +1,6 @@
-import { createRequest, createTenant, createWork, ok } from '../support/fixtures';
+import { createRequest, createTenant, createWork, subscribe } from '../support/fixtures';
 import { startReceiver } from '../support/receiver';
-import { startTestServer, type TestServer, type TestUser } from '../support/server';
+import { startTestServer, type TestServer } from '../support/server';
 
 /**
  * Issue 23: one tenant's slow endpoints cannot hold the others' deliveries. A tenant with as many endpoints as its
@@ -20,14 +20,6 @@ beforeAll(async () => {
   });
 });
 afterAll(() => server.close());
-
-const subscribe = async (user: TestUser, tenantId: string, url: string) =>
-  ok(
-    await user.client.POST('/tenants/{tenant_id}/webhook-endpoints', {
-      params: { path: { tenant_id: tenantId } },
-      body: { url },
-    }),
-  );
 
 it("a tenant whose endpoints all hang does not delay another tenant's delivery by more than a second", async () => {
   const tarpit = await startReceiver(() => {}); // accepts, reads the request, never answers

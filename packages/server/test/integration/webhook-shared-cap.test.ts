@@ -1,8 +1,8 @@
 import { createLogger } from '../../src/observability/logger';
 import { Dispatcher } from '../../src/webhooks/dispatcher';
-import { createRequest, createTenant, createWork, ok } from '../support/fixtures';
+import { createRequest, createTenant, createWork, subscribe } from '../support/fixtures';
 import { startReceiver } from '../support/receiver';
-import { startTestServer, type TestServer, type TestUser } from '../support/server';
+import { startTestServer, type TestServer } from '../support/server';
 
 /**
  * Issue 23: WEBHOOK_MAX_IN_FLIGHT_PER_TENANT holds across processes (WEB_CONCURRENCY workers, `pnpm worker`), not
@@ -31,14 +31,6 @@ beforeAll(async () => {
   });
 });
 afterAll(() => server.close());
-
-const subscribe = async (user: TestUser, tenantId: string, url: string) =>
-  ok(
-    await user.client.POST('/tenants/{tenant_id}/webhook-endpoints', {
-      params: { path: { tenant_id: tenantId } },
-      body: { url },
-    }),
-  );
 
 it("two dispatchers together keep a tenant's attempts in flight within the cap, and still serve the others", async () => {
   const tarpit = await startReceiver(() => {}); // accepts, reads the request, never answers

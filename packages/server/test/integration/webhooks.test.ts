@@ -1,6 +1,6 @@
 import { verifyWebhook, type WebhookEvent, WebhookVerificationError } from '@works-api/client';
 import { newId } from '../../src/db/ids';
-import { createRequest, createTenant, createWork, ok } from '../support/fixtures';
+import { createRequest, createTenant, createWork, ok, subscribe } from '../support/fixtures';
 import { eventually } from '../support/load';
 import { type Receiver, startReceiver } from '../support/receiver';
 import { addNewMember } from '../support/roles';
@@ -28,15 +28,6 @@ afterAll(async () => {
   await receiver.close();
   await server.close();
 });
-
-async function subscribe(user: TestUser, tenantId: string, url: string, eventTypes?: WebhookEvent['type'][]) {
-  return ok(
-    await user.client.POST('/tenants/{tenant_id}/webhook-endpoints', {
-      params: { path: { tenant_id: tenantId } },
-      body: { url, ...(eventTypes && { eventTypes }) },
-    }),
-  ).webhookEndpoint;
-}
 
 const eventsOf = (received: Receiver['received'], secret: string, options?: Parameters<typeof verifyWebhook>[3]) =>
   received.map(({ body, headers }) => verifyWebhook(body, headers as Record<string, string>, secret, options));

@@ -48,3 +48,18 @@ export async function requestInNewWork(user: TestUser) {
   const path = { tenant_id: tenant.id, work_id: work.id, id: request.id };
   return { tenant, work, request, path };
 }
+
+/** A webhook endpoint of `tenantId` at `url` (every event type unless `eventTypes`), with its signing secret. */
+export async function subscribe(
+  user: TestUser,
+  tenantId: string,
+  url: string,
+  eventTypes?: Array<Schemas['WebhookEvent']['type']>,
+) {
+  return ok(
+    await user.client.POST('/tenants/{tenant_id}/webhook-endpoints', {
+      params: { path: { tenant_id: tenantId } },
+      body: { url, ...(eventTypes && { eventTypes }) },
+    }),
+  ).webhookEndpoint;
+}

@@ -58,14 +58,15 @@ export function startLoad<T>(
 }
 
 /**
- * Retries an assertion until it holds, or fails with its last error after `timeoutMs`. Between tries it sleeps
- * `pauseMs` (another process or a socket is doing the work), or with 0 only yields to the event loop (work done in
- * this process, such as a dispatcher's).
+ * Retries an assertion until it holds, or fails with its last error after `timeoutMs`; resolves to what the
+ * assertion returned the time it held. Between tries it pauses `pauseMs` (another process or a socket is doing
+ * the work), or with 0 only yields to the event loop (work done in this process, such as a dispatcher's). The one
+ * way a test waits for something to happen: no test sleeps for a fixed time.
  */
-export async function eventually(
-  assertion: () => Promise<void>,
+export async function eventually<T = void>(
+  assertion: () => Promise<T> | T,
   { timeoutMs = 10_000, pauseMs = 50 }: { timeoutMs?: number; pauseMs?: number } = {},
-): Promise<void> {
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

@@ -9,7 +9,7 @@ if (drift.empty) {
 } else {
   console.error(
     'prisma/schema.prisma and prisma/migrations disagree. What it takes to bring the migrated database to the schema:\n\n' +
-      `${drift.summary}\n\nWrite the missing migration with \`pnpm db:migration <what_changed>\` (see the README), ` +
+      `${drift.summary}\n\nWrite the missing migration with \`pnpm db:migration <what_changed>\` (see docs/development.md), ` +
       'or, if a migration is what changed, make the schema match it.',
   );
   process.exitCode = 1;

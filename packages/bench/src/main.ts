@@ -128,7 +128,7 @@ async function main(): Promise<void> {
   report.targets = checkTargets(report);
   if (report.targets.length > 0) log(`\n${formatTargets(report.targets)}`);
   const scaleChecks = (report.scale ?? []).flatMap(scaleTargets);
-  if (scaleChecks.length > 0) log(`\n${formatTargets(scaleChecks).replace('(issue 11)', '(issue 18, PostgreSQL)')}`);
+  if (scaleChecks.length > 0) log(`\n${formatTargets(scaleChecks).replace('Targets', 'Scale targets (PostgreSQL)')}`);
   const file = options.out ?? path.join(resultsDir, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);

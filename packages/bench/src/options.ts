@@ -54,7 +54,7 @@ const usage = `pnpm bench [-- options]
   --count-queries        only database round trips per request, server and baseline, on PostgreSQL
   --webhooks             only webhooks: the write scenarios on PostgreSQL without and with an endpoint subscribed
                          to every event (a healthy receiver on loopback), in turn, and delivery lag p50/p99
-  --scale                only the scale mode (issue 18): every scenario, plus ${scaleScenarios.map((s) => s.id).join(', ')},
+  --scale                only the scale mode: every scenario, plus ${scaleScenarios.map((s) => s.id).join(', ')},
                          on an empty database, then on the large data set loaded with SQL (production shape on
                          PostgreSQL, the pglite shape on PGlite), req/s and p99 side by side; defaults to
                          --duration 3 --warmup 1

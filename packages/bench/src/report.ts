@@ -150,7 +150,7 @@ export function formatSoak(points: SoakPoint[]): string {
   return ['Memory soak (PostgreSQL, one process, every scenario in turn)', table(rows)].join('\n');
 }
 
-/** Issue 11's targets, checked against what this run measured (missing measurements are left out). */
+/** The throughput and CPU targets, checked against what this run measured (missing measurements are left out). */
 export function checkTargets(report: BenchReport): TargetCheck[] {
   const checks: TargetCheck[] = [];
   const throughput = (mode: ModeResult | undefined, minimum: number) => {
@@ -228,7 +228,7 @@ export function formatTargets(checks: TargetCheck[]): string {
   if (checks.length === 0) return '';
   const rows = [['target', 'measured', '']];
   for (const c of checks) rows.push([c.target, c.value, c.met ? 'met' : 'MISSED']);
-  return ['Targets (issue 11)', table(rows)].join('\n');
+  return ['Targets', table(rows)].join('\n');
 }
 
 /** Side by side with an earlier run: server throughput and ratio, per mode and scenario. */

@@ -21,7 +21,7 @@ import type { Measurement } from './report';
 import type { Scenario, Target } from './scenarios';
 
 /**
- * `pnpm bench -- --scale` (issue 18): every scenario on an empty database, then the same scenarios on the large
+ * `pnpm bench -- --scale`: every scenario on an empty database, then the same scenarios on the large
  * data set (packages/server/src/db/large-dataset.ts), loaded with SQL in the same run, and the two side by side.
  * The real server in both phases, no baseline: what is compared is the server with itself as the data grows.
  */
@@ -49,7 +49,7 @@ export interface ScaleResult {
   /** Where the deep page starts: after this many of the read work's requests, newest first. */
   deepPosition: { empty: number; large: number };
   scenarios: ScaleScenarioResult[];
-  /** PostgreSQL only: the read scenarios measured while the janitors clear the data set's backlog (issue 18.5). */
+  /** PostgreSQL only: the read scenarios measured while the janitors clear the data set's backlog. */
   duringCleanup?: DuringCleanup;
 }
 
@@ -314,7 +314,7 @@ const CLEANUP_ENV = { IDEMPOTENCY_CLEANUP_INTERVAL_MS: '1000', WEBHOOK_HISTORY_C
 const CLEANUP_MAX_WAIT_MS = 300_000;
 
 /**
- * Issue 18 point 5: start the server on the freshly loaded data set WITHOUT waiting for the clean-up, its janitors
+ * Start the server on the freshly loaded data set WITHOUT waiting for the clean-up, its janitors
  * set to run every second so that they clear the whole backlog (300k expired idempotency keys, 300k webhook events
  * and deliveries past retention) instead of one bounded round per 10 minutes / hour; measure a couple of reads
  * while they work, wait until no expired row is left (bounded), and measure the same reads again.
@@ -475,7 +475,7 @@ export function formatDuringCleanup(result: ScaleResult): string {
   ].join('\n');
 }
 
-/** The side-by-side table, as Markdown (it goes into the README as it is). */
+/** The side-by-side table, as Markdown (it goes into docs/benchmarks.md as it is). */
 export function formatScale(result: ScaleResult): string {
   const { shape } = result;
   const rows = [
@@ -505,7 +505,7 @@ export function formatScale(result: ScaleResult): string {
   ].join('\n');
 }
 
-/** Issue 18's targets on PostgreSQL: at least 80% of the empty database's throughput, p99 under 50 ms. */
+/** The scale targets on PostgreSQL: at least 80% of the empty database's throughput, p99 under 50 ms. */
 export function scaleTargets(result: ScaleResult): Array<{ target: string; value: string; met: boolean }> {
   if (result.id !== 'postgres') return [];
   return result.scenarios.flatMap((s) => [

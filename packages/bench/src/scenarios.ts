@@ -195,7 +195,7 @@ export const scenarios: Scenario[] = [
 ];
 
 /**
- * The scale mode's extra scenarios (issue 18): reads whose cost may grow with the data, and a create whose slug
+ * The scale mode's extra scenarios: reads whose cost may grow with the data, and a create whose slug
  * collides with many. They need `fixtures.scale`; the scale mode runs them after the scenarios above.
  */
 export const scaleScenarios: Scenario[] = [

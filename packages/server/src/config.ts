@@ -90,7 +90,8 @@ const trustProxy = z
 
 const flag = z.enum(['true', 'false'], 'must be true or false').transform((value) => value === 'true');
 
-const environment = z.object({
+/** Every variable the server reads itself, with its check and default (docs/configuration.md lists them). */
+export const environment = z.object({
   PORT: wholeNumber(0, 65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: urlWithScheme(['postgres:', 'postgresql:'], 'must be a postgres:// or postgresql:// URL').optional(),

@@ -2,7 +2,7 @@ import type { Db } from './client';
 import type { SqlSession } from './migrate';
 
 /**
- * The counts the database keeps for every list's `totalCount` (issue 18): one primary-key read each, whatever the
+ * The counts the database keeps for every list's `totalCount`: one primary-key read each, whatever the
  * number of rows counted. The triggers of the `row_counts` migration update them in the same statement as the rows
  * they count (exact under concurrency: each change adds its delta to the counter row under that row's lock). A
  * counter row appears with the first row it counts: a missing one is 0.

@@ -5,7 +5,7 @@ import type { SqlSession } from './migrate';
 import { plainQuery } from './plain-statement';
 
 /**
- * The large data set of issue 18, loaded with plain SQL (`INSERT … SELECT … generate_series`, one statement per
+ * The large data set, loaded with plain SQL (`INSERT … SELECT … generate_series`, one statement per
  * table or two, no round trip per row), for `pnpm bench -- --scale` and for tests that need a seeded database.
  * One loader for both, so that what the benchmark measures and what the tests check are the same data.
  *
@@ -59,7 +59,7 @@ export interface LargeDatasetShape {
 }
 
 export const LARGE_DATASET_SHAPES = {
-  /** Issue 18's production volumes: PostgreSQL, a couple of minutes to load. */
+  /** Production volumes: PostgreSQL, a couple of minutes to load. */
   production: {
     heavyUserTenants: 100_000,
     popularNameTenants: 20_000,

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { Client } from 'pg';
 
-/** prisma/migrations: one folder per migration, written by `pnpm db:migration` (see the README). */
+/** prisma/migrations: one folder per migration, written by `pnpm db:migration` (see docs/development.md). */
 export const migrationsDir = path.resolve(__dirname, '../../../../prisma/migrations');
 
 /** The little a migration needs from a connection: run a script, run a query. */

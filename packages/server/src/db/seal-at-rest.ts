@@ -42,7 +42,7 @@ export async function sealAtRest(db: PrismaClient, box: SecretBox): Promise<void
   // Replays sealed with an older key, or in the first form (bound to their purpose only), open while that key is
   // kept (24 hours) and expire; only plaintext ones are sealed here.
   // Expired ones are left to the janitor (never replayed, deleted within its rounds): a backlog of them (300k in the
-  // large data set) would otherwise be rewritten one by one before the server listens (~20 min, issue 18).
+  // large data set) would otherwise be rewritten one by one before the server listens (minutes on the large data set).
   const plaintext = await db.$queryRaw<Array<{ scope: string; key: string; body: string }>>`
     SELECT scope, key, body FROM idempotency_keys
     WHERE body IS NOT NULL AND body NOT LIKE 'sealed:v_:%' AND expires_at > now()`;

@@ -3,7 +3,7 @@ import type { Prisma } from '../db/generated/client';
 import { ProblemError } from './errors';
 
 /**
- * How much one user or tenant may hold, so that none of them can make the service slow for the others (issue 23):
+ * How much one user or tenant may hold, so that none of them can make the service slow for the others:
  * configurable (MAX_API_KEYS_PER_USER, MAX_TENANTS_PER_USER, MAX_WEBHOOK_ENDPOINTS_PER_TENANT,
  * MAX_INVITATIONS_PER_TENANT), each refusal a 409 with its own problem code.
  */

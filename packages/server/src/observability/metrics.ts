@@ -244,7 +244,7 @@ function databaseGauges(client: PromClient, registry: Registry, source: Database
 /**
  * Each count walks a partial index (webhook_events_unfanned_idx, webhook_deliveries_due_idx) that holds only the
  * queued rows (mail_outbox_due_idx for emails), and stops at QUEUE_COUNT_CAP; the oldest unfanned event is the first entry of that index. So the
- * statement costs O(min(queue, cap)) whatever the size of the history (README: plans at a million rows).
+ * statement costs O(min(queue, cap)) whatever the size of the history.
  */
 async function readQueues(db: Db): Promise<Queues> {
   const [row] = await plainQuery<{ outbox: number; oldest: Date | string | null; due: number; mail: number }>(

@@ -1,7 +1,7 @@
 import { startTestServer, type TestResponse, type TestServer, type TestUser } from '../support/server';
 
 /**
- * What one user or tenant may hold (issue 23): active API keys per user, owned tenants per user, webhook endpoints
+ * What one user or tenant may hold: active API keys per user, owned tenants per user, webhook endpoints
  * per tenant. Each refusal is a 409 with its own code; concurrent creations never overshoot the cap; freeing a
  * place (revoke, delete) makes room again. Small caps here; the defaults are 100, 100 and 20.
  */

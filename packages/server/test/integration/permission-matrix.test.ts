@@ -295,7 +295,7 @@ describe('the permission matrix', () => {
     const request = `${work}/requests/{id}`;
     const productOperations = [
       'POST /admin/users',
-      // Where the creation's Location points: the new user, read with the operator token (issue 27; it was /me).
+      // Where the creation's Location points: the new user, read with the operator token.
       'GET /admin/users/{user_id}',
       'GET /me',
       'GET /api-keys',
@@ -307,7 +307,7 @@ describe('the permission matrix', () => {
       'PATCH /tenants/{tenant_id}',
       'GET /tenants/{tenant_id}/members',
       'POST /tenants/{tenant_id}/members',
-      // One member with the ETag a role change checks (issue 14: the console's role changes send If-Match).
+      // One member with the ETag a role change checks (the console's role changes send If-Match).
       'GET /tenants/{tenant_id}/members/{user_id}',
       'PATCH /tenants/{tenant_id}/members/{user_id}',
       'DELETE /tenants/{tenant_id}/members/{user_id}',
@@ -331,11 +331,11 @@ describe('the permission matrix', () => {
       `PUT ${request}/confirm`,
       `PUT ${request}/early_validate`,
       `PUT ${request}/validate`,
-      // Recipients (PRODUCT.md: Recipients; issue 21).
+      // Recipients (PRODUCT.md: Recipients).
       `POST ${request}/resend`,
       'GET /recipient/request',
       'POST /recipient/request/answer',
-      // Webhooks (PRODUCT.md: Webhooks; issue 13).
+      // Webhooks (PRODUCT.md: Webhooks).
       'GET /tenants/{tenant_id}/webhook-endpoints',
       'POST /tenants/{tenant_id}/webhook-endpoints',
       'GET /tenants/{tenant_id}/webhook-endpoints/{endpoint_id}',

@@ -31,7 +31,7 @@ import { type ScratchDatabase, scratchDatabase } from '../support/scratch-databa
 import { testDatabaseTarget } from '../support/server';
 
 /**
- * Issue 18, point 4: no statement the API sends may do work that grows with the data. On the large data set's
+ * No statement the API sends may do work that grows with the data. On the large data set's
  * small shape (tens of thousands of rows where it matters: 20,000 requests in one work, 5,000 works in one tenant,
  * 4,500 tenants, 2,000 of them one user's), each operation runs once while every statement it sends is recorded
  * (`observeStatement`); then each statement is explained with the same values:
@@ -47,7 +47,7 @@ const shape = LARGE_DATASET_SHAPES.small;
  * the big work's requests would be 20,000).
  */
 const MAX_ROWS_EXAMINED = 300;
-/** The heavy user owns thousands of tenants: the per-user caps (issue 23) are not what this file tests. */
+/** The heavy user owns thousands of tenants: the per-user caps are not what this file tests. */
 const NO_CAP = 1_000_000;
 
 interface Statement {
@@ -307,7 +307,7 @@ describe('creates and actions use indexes', () => {
 
 describe('the webhook dispatcher', () => {
   /**
-   * Issue 23: the claim's cost must not grow with the due deliveries. The big tenant gets 5,000 due deliveries (1,000
+   * The claim's cost must not grow with the due deliveries. The big tenant gets 5,000 due deliveries (1,000
    * requests, 5 events each, one endpoint) and 500 of the heavy user's other tenants one each; a dispatcher round
    * then claims its 64 (8 of the big tenant's, one each from 56 others). The claim is explained under ANALYZE too
    * (it runs a second time: it only leases 64 more rows of this test's data), so it fails on a scan of every due

@@ -5,7 +5,7 @@ import { startReceiver } from '../support/receiver';
 import { startTestServer, type TestServer } from '../support/server';
 
 /**
- * Issue 23: the host name's lookup is part of the attempt, and runs off libuv's thread pool. The dispatcher
+ * The host name's lookup is part of the attempt, and runs off libuv's thread pool. The dispatcher
  * resolves with c-ares against a name server on loopback that reads every query and never answers (a UDP socket
  * that drops them): one tenant's deliveries to such a host end at the attempt's deadline, cut off mid-lookup, while
  * another tenant's deliveries, to an IP literal and to `localhost` (neither of which is queried), go through.

@@ -3,7 +3,7 @@ import { startReceiver } from '../support/receiver';
 import { startTestServer, type TestServer } from '../support/server';
 
 /**
- * Issue 23: one tenant's slow endpoints cannot hold the others' deliveries. A tenant with as many endpoints as its
+ * One tenant's slow endpoints cannot hold the others' deliveries. A tenant with as many endpoints as its
  * cap allows, all at a receiver that accepts and never answers (a tarpit), has far more deliveries due than the
  * dispatcher has slots; another tenant's event still arrives within a second, because each tenant has at most
  * WEBHOOK_MAX_IN_FLIGHT_PER_TENANT attempts in flight and the claim takes every tenant's oldest due delivery first.

@@ -5,7 +5,7 @@ import { startReceiver } from '../support/receiver';
 import { startTestServer, type TestServer } from '../support/server';
 
 /**
- * Issue 23: WEBHOOK_MAX_IN_FLIGHT_PER_TENANT holds across processes (WEB_CONCURRENCY workers, `pnpm worker`), not
+ * WEBHOOK_MAX_IN_FLIGHT_PER_TENANT holds across processes (WEB_CONCURRENCY workers, `pnpm worker`), not
  * per dispatcher: two dispatchers on one database count the tenant's leased deliveries in the database when they
  * claim. Each round here is driven by hand (`runOnce`, which waits for its attempts); the tarpit accepts and never
  * answers, so an attempt lasts the 2 s timeout.

@@ -126,7 +126,7 @@ describe('failed authentications per client address (before authentication)', ()
     });
 
   it('refuses only failures: over budget, a valid key still passes, and an invented one costs no lookup', async () => {
-    const server = await startTestServer({ rateLimitUnauthenticatedPerMinute: 3 });
+    const server = await startTestServer({ rateLimitUnauthenticatedPerMinute: 3, ownDatabase: true });
     try {
       const ada = await server.createUser('ada');
       const me = (authorization?: string) =>

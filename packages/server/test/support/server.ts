@@ -205,9 +205,14 @@ export interface TestServerOptions {
   corsOrigins?: string[];
   /** Caps on what one user or tenant may hold (the defaults when absent). */
   limits?: Partial<Limits>;
-  /** Serve from this database instead of a fresh one (it is closed with the server unless `keepDatabase`). */
+  /** Serve from this database (it is closed with the server unless `keepDatabase`). */
   database?: Database;
   keepDatabase?: boolean;
+  /**
+   * A database of this server's own, closed with it, instead of the test file's (see `fileDatabase`): for a test
+   * that closes or breaks the database under the server.
+   */
+  ownDatabase?: boolean;
   /**
    * A webhook dispatcher on the same database: started (woken by commits, like in production) unless `manual`,
    * where the test calls `dispatcher.runOnce()` itself, typically with an injected clock.
@@ -237,9 +242,44 @@ const NO_EMAIL_CAPS: Partial<Limits> = {
   emailsPerTenantPerDay: 10_000_000,
 };
 
+/**
+ * The embedded database the servers of one test file share (jest loads this module once per file). Opening a PGlite
+ * from the template costs a second or more; the app in front of it, milliseconds. So a file's servers (one per
+ * limiter or mail setting, say) share one, as they share the one PostgreSQL database when DATABASE_URL is set: tests
+ * scope what they read to the tenants and users they made. Closed once the file is over and its servers are.
+ */
+const fileDatabase = {
+  opened: undefined as Promise<Database> | undefined,
+  servers: 0,
+  fileOver: false,
+  async use(): Promise<Database> {
+    this.servers++;
+    this.opened ??= openDatabase(testDatabaseTarget());
+    return this.opened;
+  },
+  async release(): Promise<void> {
+    this.servers--;
+    await this.closeWhenDone();
+  },
+  async closeWhenDone(): Promise<void> {
+    if (!this.fileOver || this.servers > 0 || !this.opened) return;
+    const opened = this.opened;
+    this.opened = undefined;
+    await (await opened).close();
+  },
+};
+// Outside jest (the HA check imports this module under tsx) there is no file to end.
+if (typeof afterAll === 'function')
+  afterAll(async () => {
+    fileDatabase.fileOver = true;
+    await fileDatabase.closeWhenDone();
+  });
+
 /** The real app on a random loopback port, checking every response against the contract. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const database = options.database ?? (await openDatabase(testDatabaseTarget()));
+  const sharesFileDatabase = !options.database && !options.ownDatabase && !process.env.DATABASE_URL;
+  const database =
+    options.database ?? (sharesFileDatabase ? await fileDatabase.use() : await openDatabase(testDatabaseTarget()));
   const bugs: unknown[] = [];
   const rawLogs: string[] = [];
   const logs: Array<Record<string, unknown>> = [];
@@ -349,7 +389,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       await new Promise((resolve) => server.close(resolve));
       await dispatcher?.stop(10_000);
       await mailSender?.stop(10_000);
-      if (!options.keepDatabase) await database.close();
+      if (sharesFileDatabase) await fileDatabase.release();
+      else if (!options.keepDatabase) await database.close();
       // A response that broke the contract, or any other bug, fails the file that caused it.
       if (bugs.length > 0) throw new Error(`the server hit ${bugs.length} bug(s): ${String(bugs[0])}`);
     },

@@ -78,13 +78,19 @@ describe('rate-limit counters in the cluster primary', () => {
   });
 
   it("starts a new window once the limiter's window has passed", async () => {
-    const worker = clusterRateLimits({ channel: channelTo(primary) });
-    const store = worker.store('short:');
-    await init(store, 50);
-    expect((await store.increment('k')).totalHits).toBe(1);
-    expect((await store.increment('k')).totalHits).toBe(2);
-    await new Promise((resolve) => setTimeout(resolve, 80));
-    expect((await store.increment('k')).totalHits).toBe(1);
+    // The window passes on a fake clock (the channel's setImmediate stays real): no waiting on the wall clock.
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    try {
+      const worker = clusterRateLimits({ channel: channelTo(primary) });
+      const store = worker.store('short:');
+      await init(store, 50);
+      expect((await store.increment('k')).totalHits).toBe(1);
+      expect((await store.increment('k')).totalHits).toBe(2);
+      jest.advanceTimersByTime(80);
+      expect((await store.increment('k')).totalHits).toBe(1);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('ignores messages that are not rate-limit questions (the metrics and prom-client share the channel)', () => {

@@ -44,6 +44,7 @@ module.exports = {
       displayName: 'integration',
       roots: ['<rootDir>/test'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
+      setupFiles: ['<rootDir>/test/support/setup-worker-database.ts'],
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
   ],

@@ -273,7 +273,9 @@ describe('concurrent use', () => {
       await eventually(
         async () => {
           const { rows } = await blocker.query(
-            `SELECT count(*)::int AS waiting FROM pg_locks WHERE relation = 'works'::regclass AND NOT granted`,
+            `SELECT count(*)::int AS waiting FROM pg_locks
+             WHERE relation = 'works'::regclass AND NOT granted
+               AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
           );
           expect(rows[0].waiting).toBeGreaterThan(0);
         },

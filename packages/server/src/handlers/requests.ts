@@ -31,9 +31,7 @@ export const requests = {
         body: { request },
         location: `/tenants/${params.tenant_id}/works/${params.work_id}/requests/${request.id}`,
       }) as const;
-    return created(
-      await createRequest(db, actor, params.tenant_id, params.work_id, body, limits, outcome?.(created)),
-    );
+    return created(await createRequest(db, actor, params.tenant_id, params.work_id, body, limits, outcome?.(created)));
   },
 
   getRequest: async ({ db, actor, params }) => ({

@@ -71,7 +71,7 @@ export async function createTenant(
         owner: actor.user,
         memberships: [{ role: 'owner', user: actor.user }],
         works: [],
-        counts: { keptWorks: 0 },
+        counts: [],
       });
       // One statement for the owner's count, the tenant and its owner's membership: a batch transaction of two
       // inserts was four round trips (BEGIN, INSERT, INSERT, COMMIT). The count goes up only while under the cap,

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client';
-import { countWorksOf } from '../../db/counts';
+import { countWorksOf, keptWorksIn } from '../../db/counts';
 import { nextWorkSlugNumber } from '../../db/slug-counters';
 import type { Prisma, WebhookEvent, Work } from '../../db/generated/client';
 import { type KeyOutcome, KeyHoldLost, outcomeStatement } from '../../db/idempotency-keys';
@@ -66,7 +66,7 @@ export const firstWorksPage = {
 export const presentFirstWorksPage = (
   tenant: Pick<Prisma.TenantGetPayload<{ include: typeof firstWorksPage }>, keyof typeof firstWorksPage | 'id'>,
 ) =>
-  pagesOn(toConnection(tenant.works, pageOf({}), tenant.counts?.keptWorks ?? 0, presentWork), {
+  pagesOn(toConnection(tenant.works, pageOf({}), keptWorksIn(tenant.counts), presentWork), {
     operationId: 'listWorks',
     path: { tenant_id: tenant.id },
   });

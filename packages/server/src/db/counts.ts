@@ -62,7 +62,9 @@ export async function countRequestsOf(db: Db, workId: string, status?: RequestSt
     _sum: { pending: true, confirmed: true, validated: true, cancelled: true },
   });
   if (status) return orZero(sum[status] ?? undefined);
-  return orZero(sum.pending ?? 0) + orZero(sum.confirmed ?? 0) + orZero(sum.validated ?? 0) + orZero(sum.cancelled ?? 0);
+  return (
+    orZero(sum.pending ?? 0) + orZero(sum.confirmed ?? 0) + orZero(sum.validated ?? 0) + orZero(sum.cancelled ?? 0)
+  );
 }
 
 export async function countDeliveriesOf(db: Db, endpointId: string): Promise<number> {

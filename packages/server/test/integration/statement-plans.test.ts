@@ -286,7 +286,7 @@ describe('creates and actions use indexes', () => {
     const keyed = async <Created>(key: string) => {
       const id = { scope: actor.userId, key: `plans-${data.namespace}-${key}` };
       const hold = { request: 'POST /plans', bodyHash: '0'.repeat(64), expiresAt: new Date(Date.now() + 60_000) };
-      const claim = await claimIdempotencyKey(db(), id, hold, () => 'refused' as const);
+      const claim = await claimIdempotencyKey(db(), id, hold, () => ({ kind: 'refused' as const }));
       if (claim?.kind !== 'claimed') throw new Error(`could not claim ${key}`);
       const respond = (created: Created) => ({
         status: 201,

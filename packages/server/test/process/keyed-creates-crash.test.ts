@@ -6,7 +6,8 @@ import { ADMIN_TOKEN, createUserAt } from '../support/server';
  * One Idempotency-Key, one effect, even when the process dies mid-request: keyed creations (tenants, works,
  * requests) from 16 clients, kill -9 while they are in flight, a restart, then every key sent again with its body
  * once the lock time has passed. Every key must then have made exactly one row, and a key whose creation was
- * acknowledged before the kill must replay that creation. On whichever database the suite runs on (PGlite in a
+ * acknowledged before the kill must replay that creation. The request actions, idempotent by state, go through the
+ * same kill: every confirm sent again answers 200 confirmed, and each request has one confirm event. On whichever database the suite runs on (PGlite in a
  * folder, or DATABASE_URL), with `node dist/main.js` as `pnpm start` runs it.
  */
 afterAll(removeDataDirs);
@@ -61,7 +62,7 @@ async function listAll(server: ServerProcess, headers: Record<string, string>, p
     const query = after ? `?limit=100&after=${encodeURIComponent(after)}` : '?limit=100';
     const res = await fetch(server.baseUrl + path + query, { headers });
     expect(res.status).toBe(200);
-    const page = ((await res.json()) as Record<string, never>)[field] as {
+    const page = ((await res.json()) as Record<string, unknown>)[field] as {
       edges: Array<{ node: { id: string; name?: string; title?: string } }>;
       pageInfo: { hasNextPage: boolean; endCursor: string | null };
     };
@@ -83,6 +84,8 @@ describe('keyed creations through kill -9', () => {
     const workPath = `${tenantPath}/works/${await setUp(`${tenantPath}/works`, '{"name":"Keyed work"}')}`;
 
     const creations: KeyedCreation[] = [];
+    const confirms: string[] = [];
+    const lastRequest = new Map<number, string>();
     const newCreation = (worker: number, sequence: number): KeyedCreation => {
       const key = `crash-${worker}-${sequence}`;
       const marker = `K ${key}`;
@@ -104,11 +107,28 @@ describe('keyed creations through kill -9', () => {
     const load = startLoad(
       CLIENTS,
       async (worker, sequence) => {
+        const request = lastRequest.get(worker);
+        if (sequence % 4 === 3 && request) {
+          // A confirm of this client's last request: idempotent by state, no key.
+          lastRequest.delete(worker);
+          confirms.push(request);
+          try {
+            const res = await fetch(`${server.baseUrl}${workPath}/requests/${request}/confirm`, {
+              method: 'PUT',
+              headers,
+              body: '{"answer":"Yes"}',
+            });
+            return res.status === 200 ? 201 : res.status; // counted with the acknowledged writes
+          } catch {
+            return 0;
+          }
+        }
         const creation = newCreation(worker, sequence);
         creations.push(creation);
         try {
           const { status, id } = await send(server, headers, creation);
           if (id) creation.acknowledgedId = id;
+          if (id && creation.kind === 'request') lastRequest.set(worker, id);
           return status;
         } catch {
           return 0; // refused or cut off by the kill: not acknowledged
@@ -160,5 +180,25 @@ describe('keyed creations through kill -9', () => {
     const none = creations.filter((creation) => !effects.has(creation.marker)).map((c) => c.key);
     console.log(`${creations.length} keys sent again: ${twice.length} with two effects, ${none.length} with none`);
     expect({ twice, none }).toEqual({ twice: [], none: [] });
+
+    // Every confirm again: 200 and confirmed (applied now, or already before the kill), one confirm event each.
+    const confirmed = await Promise.all(
+      confirms.map(async (id) => {
+        const path = `${workPath}/requests/${id}`;
+        const res = await fetch(`${server.baseUrl}${path}/confirm`, {
+          method: 'PUT',
+          headers,
+          body: '{"answer":"Yes"}',
+        });
+        const body = (await res.json()) as { status?: string; code?: string }; // an action answers with the Request itself
+        const events = (await (await fetch(`${server.baseUrl}${path}/events`, { headers })).json()) as {
+          events: { edges: Array<{ node: { action: string } }> };
+        };
+        const confirmEvents = events.events.edges.filter((edge) => edge.node.action === 'confirm').length;
+        return { id, status: res.status, state: body.status ?? body.code, confirmEvents };
+      }),
+    );
+    console.log(`${confirms.length} confirms sent again`);
+    expect(confirmed.filter((c) => c.status !== 200 || c.state !== 'confirmed' || c.confirmEvents !== 1)).toEqual([]);
   }, 150_000);
 });

@@ -22,6 +22,7 @@ import type { Logger } from '../observability/logger';
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
 
 declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Request {
       /** The Idempotency-Key this request holds while its creation runs (idempotentCreation). */

@@ -97,7 +97,7 @@ function respondWith(
         const written = new KeyOutcome(db, held, (created: Created) =>
           storedResponseOf(basePath, respond(created), cursors),
         );
-        req.keyOutcome = written as KeyOutcome<never>;
+        req.keyOutcome = written;
         return written;
       });
     const result = await handler({
@@ -110,7 +110,7 @@ function respondWith(
       webhooks,
       limits,
       ifMatch: ifMatch === undefined ? undefined : ifMatchCondition(ifMatch),
-      outcome: outcome as never,
+      outcome,
     });
     if (result.location) res.location(basePath + result.location);
     if (result.body === undefined) return void res.status(result.status).end();

@@ -1,6 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import type { Db } from '../db/client';
 import { canonicalId } from '../db/ids';
+import { KeyOutcome, type StoredResponse } from '../db/idempotency-keys';
 import { secretBoxOf } from '../db/secret-box';
 import { Cursors } from '../domain/cursors';
 import { CursorEdge } from './cursors';
@@ -27,7 +28,7 @@ export function contractRoutes(
   outage: OutageMonitor,
   webhooks: WebhookSettings,
   limits: Limits,
-  onIdempotentReplay?: () => void,
+  idempotency: { onReplay?: () => void; lockTimeoutMs?: number } = {},
 ): Router {
   const router = Router({ caseSensitive: true }); // as the app's routing (app.ts)
   // Keyed from the database's keys (ENCRYPTION_KEYS, or the embedded database's key file): no setting of its own.
@@ -45,7 +46,7 @@ export function contractRoutes(
           etag: operation.etag,
           outage,
           beforeReplay: replayCheckFor(db, operation.operationId),
-          ...(onIdempotentReplay && { onReplay: onIdempotentReplay }),
+          ...idempotency,
         }),
       );
     chain.push(respondWith(spec.basePath, operation, handler, db, webhooks, limits, cursors));
@@ -55,9 +56,19 @@ export function contractRoutes(
 }
 
 /** A handler as the router sees it: the validator has already made the request match the handler's types. */
-type RuntimeHandler = (
-  context: HandlerContext<OperationId>,
-) => Promise<{ status: number; body?: unknown; location?: string }>;
+type RuntimeResult = { status: number; body?: unknown; location?: string };
+type RuntimeHandler = (context: HandlerContext<OperationId>) => Promise<RuntimeResult>;
+
+/** The response `result` is sent as (below), as an Idempotency-Key stores it. */
+function storedResponseOf(basePath: string, result: RuntimeResult, cursors: CursorEdge): StoredResponse {
+  cursors.issue(result.body, undefined);
+  return {
+    status: result.status,
+    contentType: 'application/json; charset=utf-8',
+    location: result.location ? basePath + result.location : null,
+    body: JSON.stringify(result.body),
+  };
+}
 
 function respondWith(
   basePath: string,
@@ -78,6 +89,17 @@ function respondWith(
     const query = req.query as Record<string, string>;
     // A list's own list: its cursors are issued for it, and `after` is read against it (400 when not its own).
     const list = takes.after ? { operationId, path: params, query } : undefined;
+    const held = req.heldKey;
+    // The creation writes what it answers with its effect, when the request holds a key.
+    const outcome =
+      held &&
+      (<Created>(respond: (created: Created) => RuntimeResult) => {
+        const written = new KeyOutcome(db, held, (created: Created) =>
+          storedResponseOf(basePath, respond(created), cursors),
+        );
+        req.keyOutcome = written;
+        return written;
+      });
     const result = await handler({
       params: params as never,
       query: list && query.after !== undefined ? { ...query, after: cursors.read(list, query.after) } : query,
@@ -88,6 +110,7 @@ function respondWith(
       webhooks,
       limits,
       ifMatch: ifMatch === undefined ? undefined : ifMatchCondition(ifMatch),
+      outcome,
     });
     if (result.location) res.location(basePath + result.location);
     if (result.body === undefined) return void res.status(result.status).end();

@@ -2,6 +2,7 @@ import type { Db } from '../../db/client';
 import { countDeliveriesOf, countWebhookEndpointsOf } from '../../db/counts';
 import type { Prisma, WebhookEndpoint } from '../../db/generated/client';
 import { isId, newId } from '../../db/ids';
+import { type KeyOutcome } from '../../db/idempotency-keys';
 import { signalOutboxWrite } from '../../db/outbox-signal';
 import { secretBoxOf, webhookSecretSlot } from '../../db/secret-box';
 import { type Actor, authorize } from '../access';
@@ -112,6 +113,7 @@ export async function createWebhookEndpoint(
   tenantId: string,
   input: Schemas['CreateWebhookEndpointBody'],
   settings: WebhookSettings,
+  outcome?: KeyOutcome<Schemas['CreatedWebhookEndpoint']>,
 ): Promise<Schemas['CreatedWebhookEndpoint']> {
   await authorize(db, actor, tenantId, 'manageWebhooks');
   await checkUrl(input.url, settings);
@@ -138,9 +140,13 @@ export async function createWebhookEndpoint(
       cap,
       refusal: webhookEndpointLimitReached,
     },
-    (tx) => tx.webhookEndpoint.create({ data }),
+    async (tx) => {
+      const created = { ...presentEndpoint(await tx.webhookEndpoint.create({ data })), secret };
+      await outcome?.recordIn(tx, created);
+      return created;
+    },
   );
-  return { ...presentEndpoint(endpoint), secret };
+  return endpoint;
 }
 
 export async function getWebhookEndpoint(db: Db, actor: Actor, tenantId: string, endpointId: string) {

@@ -250,6 +250,8 @@ export function attachSecretBox(prisma: PrismaClient, box: SecretBox): void {
 export function secretBoxOf(db: PrismaClient): SecretBox {
   const box = boxes.get(db);
   if (!box)
-    throw new SecretKeyError('ENCRYPTION_KEYS is not set: this database cannot seal or open secrets (see docs/configuration.md)');
+    throw new SecretKeyError(
+      'ENCRYPTION_KEYS is not set: this database cannot seal or open secrets (see docs/configuration.md)',
+    );
   return box;
 }

@@ -23,6 +23,8 @@ export interface Page {
 
 export interface Connection<T> {
   totalCount: number;
+  /** Set on lists whose count is capped (a search, the tenant-wide lists): true when there are more than it says. */
+  totalCountCapped?: boolean;
   edges: Array<{ cursor: string; node: T }>;
   pageInfo: { hasNextPage: boolean; endCursor: string | null };
 }
@@ -65,14 +67,32 @@ export async function readPage<Row extends { id: string }, Node>(
   request: PageRequest,
   list: {
     rows: (page: Page) => Promise<readonly Row[]>;
-    totalCount: () => Promise<number>;
+    totalCount: () => Promise<number | CappedCount>;
     /** (Row is read from `rows`: `present` may take any wider type.) */
     present: (row: NoInfer<Row>) => Node;
   },
 ): Promise<Connection<Node>> {
   const page = pageOf(request);
-  const [rows, totalCount] = await Promise.all([list.rows(page), list.totalCount()]);
-  return toConnection(rows, page, totalCount, list.present);
+  const [rows, counted] = await Promise.all([list.rows(page), list.totalCount()]);
+  if (typeof counted === 'number') return toConnection(rows, page, counted, list.present);
+  return { ...toConnection(rows, page, counted.totalCount, list.present), totalCountCapped: counted.capped };
+}
+
+/**
+ * A search, or a list across a whole tenant, has no count the database keeps, and counting its matches costs
+ * O(matches). Such a list counts at most this many; past it, `totalCount` is the cap and `totalCountCapped` true.
+ */
+export const COUNT_CAP = 1000;
+
+export interface CappedCount {
+  totalCount: number;
+  capped: boolean;
+}
+
+/** Counts with `count(take)` (a count of at most `take` rows): exact up to COUNT_CAP, then capped. */
+export async function cappedCount(count: (take: number) => Promise<number>): Promise<CappedCount> {
+  const counted = await count(COUNT_CAP + 1);
+  return counted > COUNT_CAP ? { totalCount: COUNT_CAP, capped: true } : { totalCount: counted, capped: false };
 }
 
 /**

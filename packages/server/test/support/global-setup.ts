@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { PGLITE_EXTENSIONS } from '../../src/db/pglite-extensions';
 import { applyMigrations, pgliteSession, withPgSession } from '../../src/db/migrate';
 
 /**
@@ -15,7 +16,7 @@ export default async function globalSetup(): Promise<void> {
     await withPgSession(url, (session) => applyMigrations(session));
     return;
   }
-  const pglite = new PGlite();
+  const pglite = new PGlite({ extensions: PGLITE_EXTENSIONS });
   await applyMigrations(pgliteSession(pglite));
   const dump = await pglite.dumpDataDir('none');
   await pglite.close();

@@ -8,6 +8,7 @@ import { plainQuery } from '../../db/plain-statement';
 import { type Actor, authorize } from '../access';
 import { notFound, ProblemError } from '../errors';
 import {
+  cappedCount,
   DEFAULT_PAGE_SIZE,
   newestFirst,
   type Page,
@@ -21,6 +22,7 @@ import { checkPrecondition, type Precondition, preconditionFailed } from '../pre
 import type { Schemas } from '../schemas';
 import { createWithUniqueSlug } from '../unique';
 import { normalizeName, presentUserRecord, userRecord } from '../users/present';
+import { searchWhere, workSearchText } from '../search/fold';
 import { OUTBOX_COLUMNS, outboxPlaceholders, outboxRow, outboxValues } from '../webhooks/events';
 
 const withOwner = { owner: userRecord } as const;
@@ -74,21 +76,23 @@ export async function listWorks(
   db: Db,
   actor: Actor,
   tenantId: string,
-  request: PageRequest & { discarded?: DiscardedFilter },
+  request: PageRequest & { discarded?: DiscardedFilter; q?: string },
 ) {
+  const search = request.q === undefined ? undefined : searchWhere(request.q);
   await authorize(db, actor, tenantId, 'readTenant');
   const discarded = request.discarded ?? 'false';
+  const filter = { tenantId, ...discardedWhere(discarded), ...search };
   return readPage(request, {
-    // By (tenant_id, id); the kept and the discarded works each have a partial index in that order.
+    // By (tenant_id, id); the kept and the discarded works each have a partial index in that order. A search
+    // reads the trigram index (tenant_id, search) or walks that order, whichever PostgreSQL finds cheaper.
     rows: (page: Page) => {
       const { where, ...window } = newestFirst(page, 'id');
-      return db.work.findMany({
-        where: { tenantId, ...discardedWhere(discarded), ...where },
-        include: withOwner,
-        ...window,
-      });
+      return db.work.findMany({ where: { ...filter, ...where }, include: withOwner, ...window });
     },
-    totalCount: () => countWorksOf(db, tenantId, discarded),
+    totalCount: () =>
+      search
+        ? cappedCount((take) => db.work.count({ where: filter, take }))
+        : countWorksOf(db, tenantId, discarded),
     present: presentWork,
   });
 }
@@ -101,6 +105,7 @@ export async function createWork(
 ) {
   await authorize(db, actor, tenantId, 'createWork');
   const name = normalizeName(input.name);
+  const description = input.description ?? '';
   const work = await createWithUniqueSlug(
     name,
     'work',
@@ -109,7 +114,15 @@ export async function createWork(
       // No include: the owner is the caller, whom authentication already read. A plain create is one INSERT, where
       // an include costs a transaction and a read-back.
       db.work.create({
-        data: { id: newId(), tenantId, slug, name, description: input.description ?? '', ownerId: actor.userId },
+        data: {
+          id: newId(),
+          tenantId,
+          slug,
+          name,
+          description,
+          ownerId: actor.userId,
+          search: workSearchText({ name, slug, description }),
+        },
       }),
   );
   return presentWork({ ...work, owner: actor.user });
@@ -131,6 +144,14 @@ export async function getWork(db: Db, actor: Actor, tenantId: string, workId: st
 export const workDiscarded = (): ProblemError =>
   new ProblemError('work_discarded', 'This work is discarded: restore it (the undiscard operation) first.');
 
+// An update loses a race only to another write of the same work; this bounds the retries.
+const MAX_UPDATE_ATTEMPTS = 4;
+
+/**
+ * Renames a work or changes its description. The search text is folded from the name, slug and description
+ * together, so the update reads the row, writes all three folded, and applies only while the name and description
+ * are still those it read (with `If-Match`, while the whole row is): a concurrent update makes it read again.
+ */
 export async function updateWork(
   db: Db,
   actor: Actor,
@@ -141,33 +162,31 @@ export async function updateWork(
 ) {
   await authorize(db, actor, tenantId, 'manageWorks');
   if (!isId(workId)) throw notFound('work');
-  const data = {
-    ...(changes.name !== undefined && { name: normalizeName(changes.name) }),
-    ...(changes.description !== undefined && { description: changes.description }),
-    updatedAt: new Date(),
-  };
-  let where: {
-    id: string;
-    tenantId: string;
-    discardedAt: null;
-    name?: string;
-    description?: string;
-    updatedAt?: Date;
-  } = {
-    id: workId,
-    tenantId,
-    discardedAt: null,
-  };
-  if (precondition) {
-    // Check If-Match against this read, then write only if the row is still exactly what was checked.
+  for (let attempt = 1; attempt <= MAX_UPDATE_ATTEMPTS; attempt++) {
     const current = await findWork(db, tenantId, workId);
     checkPrecondition(precondition, () => presentWork(current));
-    where = { ...where, name: current.name, description: current.description, updatedAt: current.updatedAt };
+    if (current.discardedAt) throw workDiscarded();
+    const name = changes.name !== undefined ? normalizeName(changes.name) : current.name;
+    const description = changes.description ?? current.description;
+    const { count } = await db.work.updateMany({
+      where: {
+        id: workId,
+        tenantId,
+        discardedAt: null,
+        name: current.name,
+        description: current.description,
+        ...(precondition && { updatedAt: current.updatedAt }),
+      },
+      data: { name, description, search: workSearchText({ name, slug: current.slug, description }), updatedAt: new Date() },
+    });
+    if (count > 0) return presentWork(await findWork(db, tenantId, workId));
+    // Changed or discarded in between: with If-Match that is a failed precondition, else look again.
+    if (precondition) {
+      const now = await findWork(db, tenantId, workId);
+      throw now.discardedAt ? workDiscarded() : preconditionFailed();
+    }
   }
-  const { count } = await db.work.updateMany({ where, data });
-  const work = await findWork(db, tenantId, workId);
-  if (count === 0) throw precondition && !work.discardedAt ? preconditionFailed() : workDiscarded();
-  return presentWork(work);
+  throw new Error(`work ${workId}: update kept losing races`);
 }
 
 // A discard loses a race only to another write of the same work; this bounds the retries.

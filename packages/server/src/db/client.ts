@@ -115,7 +115,8 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
   // One process per folder: a second one would silently lose writes (pglite-lock.ts).
   const lock = target.dataDir ? lockPgliteFolder(target.dataDir) : undefined;
   try {
-    const pglite = new PGlite(target.dataDir, {
+    const pglite = new PGlite({
+      ...(target.dataDir && { dataDir: target.dataDir }),
       extensions: PGLITE_EXTENSIONS,
       ...(target.loadDataDir && { loadDataDir: target.loadDataDir }),
     });

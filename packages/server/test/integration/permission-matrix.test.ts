@@ -329,6 +329,9 @@ describe('the permission matrix', () => {
       `PUT ${work}/undiscard`,
       `GET ${work}/requests`,
       `POST ${work}/requests`,
+      // Finding things and catching up: the tenant-wide request list and the events feed.
+      'GET /tenants/{tenant_id}/requests',
+      'GET /tenants/{tenant_id}/events',
       `GET ${request}`,
       `GET ${request}/events`,
       `DELETE ${request}/cancel`,

@@ -89,7 +89,11 @@ export interface CappedCount {
   capped: boolean;
 }
 
-/** Counts with `count(take)` (a count of at most `take` rows): exact up to COUNT_CAP, then capped. */
+/**
+ * Counts with `count(take)` (a count of at most `take` rows): exact up to COUNT_CAP, then capped. Prisma orders a
+ * count with `take`; the caller orders it by every column of the index the list's filter reads (see `indexOrder`),
+ * which only that index provides, so the count reads that index and never walks the primary key.
+ */
 export async function cappedCount(count: (take: number) => Promise<number>): Promise<CappedCount> {
   const counted = await count(COUNT_CAP + 1);
   return counted > COUNT_CAP ? { totalCount: COUNT_CAP, capped: true } : { totalCount: counted, capped: false };
@@ -121,3 +125,7 @@ export function toConnection<Row extends { id: string }, Node>(
   const edges = kept.map((row) => ({ cursor: row.id, node: present(row) }));
   return { totalCount, edges, pageInfo: { hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
 }
+
+/** Prisma's `orderBy` that is exactly the order of an index on `columns`, each descending. */
+export const indexOrder = <Column extends string>(...columns: Column[]) =>
+  columns.map((column) => ({ [column]: 'desc' }) as Record<Column, 'desc'>);

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/client';
+import { firstIdAt, HISTORY_RETENTION_MS } from '../../webhooks/dispatcher';
 import { type Actor, authorize } from '../access';
-import { cappedCount, newestFirst, type Page, type PageRequest, readPage } from '../paging';
+import { cappedCount, indexOrder, newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import type { WebhookEvent } from '../webhooks/events';
 
 /**
@@ -15,14 +16,21 @@ import type { WebhookEvent } from '../webhooks/events';
 export async function listEvents(db: Db, actor: Actor, tenantId: string, query: PageRequest & { type?: string }) {
   const types = query.type === undefined ? undefined : [...new Set(query.type.split(','))];
   await authorize(db, actor, tenantId, 'readTenant');
-  // By the feed's partial index (tenant_id, id) WHERE endpoint_id IS NULL.
-  const filter = { tenantId, endpointId: null, ...(types && { type: types.length === 1 ? types[0]! : { in: types } }) };
+  // By the feed's partial index (tenant_id, id) WHERE endpoint_id IS NULL; events past the retention are out of
+  // the feed at once, whenever the clean-up deletes them.
+  const keptSince = firstIdAt(new Date(Date.now() - HISTORY_RETENTION_MS));
+  const filter = {
+    tenantId,
+    endpointId: null,
+    ...(types && { type: types.length === 1 ? types[0]! : { in: types } }),
+    AND: [{ id: { gte: keptSince } }],
+  };
   return readPage(query, {
     rows: (page: Page) => {
       const { where, ...window } = newestFirst(page, 'id');
       return db.webhookEvent.findMany({ where: { ...filter, ...where }, select: { id: true, body: true }, ...window });
     },
-    totalCount: () => cappedCount((take) => db.webhookEvent.count({ where: filter, take })),
+    totalCount: () => cappedCount((take) => db.webhookEvent.count({ where: filter, orderBy: indexOrder('tenantId', 'id'), take })),
     present: (row) => JSON.parse(row.body) as WebhookEvent,
   });
 }

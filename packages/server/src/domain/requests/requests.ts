@@ -7,7 +7,7 @@ import { signalOutboxWrite } from '../../db/outbox-signal';
 import { plainQuery } from '../../db/plain-statement';
 import { type Actor, authorize } from '../access';
 import { notFound, ProblemError } from '../errors';
-import { cappedCount, newestFirst, type Page, type PageRequest, readPage } from '../paging';
+import { cappedCount, indexOrder, newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import { checkPrecondition, type Precondition } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { normalizeEmail, normalizeName, presentUserRecord, userRecord } from '../users/present';
@@ -213,7 +213,7 @@ export async function listRequests(
     },
     totalCount: () =>
       search
-        ? cappedCount((take) => db.request.count({ where: filter, take }))
+        ? cappedCount((take) => db.request.count({ where: filter, orderBy: indexOrder('tenantId', 'id'), take }))
         : countRequestsOf(db, workId, status),
     present: presentRequest,
   });
@@ -237,13 +237,22 @@ export interface TenantRequestsQuery extends PageRequest {
  */
 export async function listTenantRequests(db: Db, actor: Actor, tenantId: string, query: TenantRequestsQuery) {
   const filter = tenantRequestsFilter(tenantId, query);
+  const byStatus = query.status !== undefined;
+  const countOrder =
+    query.workId !== undefined
+      ? byStatus
+        ? indexOrder('workId', 'status', 'id')
+        : indexOrder('workId', 'id')
+      : byStatus
+        ? indexOrder('tenantId', 'status', 'id')
+        : indexOrder('tenantId', 'id');
   await authorize(db, actor, tenantId, 'readTenant');
   return readPage(query, {
     rows: (page: Page) => {
       const { where, ...window } = newestFirst(page, 'id');
       return db.request.findMany({ where: { ...filter, ...where }, include: withOwner, ...window });
     },
-    totalCount: () => cappedCount((take) => db.request.count({ where: filter, take })),
+    totalCount: () => cappedCount((take) => db.request.count({ where: filter, orderBy: countOrder, take })),
     present: presentRequest,
   });
 }

@@ -9,6 +9,7 @@ import { type Actor, authorize } from '../access';
 import { notFound, ProblemError } from '../errors';
 import {
   cappedCount,
+  indexOrder,
   DEFAULT_PAGE_SIZE,
   newestFirst,
   type Page,
@@ -91,7 +92,7 @@ export async function listWorks(
     },
     totalCount: () =>
       search
-        ? cappedCount((take) => db.work.count({ where: filter, take }))
+        ? cappedCount((take) => db.work.count({ where: filter, orderBy: indexOrder('tenantId', 'id'), take }))
         : countWorksOf(db, tenantId, discarded),
     present: presentWork,
   });

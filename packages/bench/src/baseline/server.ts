@@ -236,7 +236,15 @@ async function createWork(sql: Sql, actor: Actor, tenantId: string, body: { name
         await sql.query<WorkRow>(
           `INSERT INTO works (id, tenant_id, slug, name, description, owner_id, search) VALUES ($1, $2, $3, $4, $5, $6, $7)
            RETURNING id, slug, name, description, created_at, updated_at, discarded_at`,
-          [newId(), tenantId, slug, name, body.description ?? '', actor.userId, workSearchText({ name, slug, description: body.description ?? '' })],
+          [
+            newId(),
+            tenantId,
+            slug,
+            name,
+            body.description ?? '',
+            actor.userId,
+            workSearchText({ name, slug, description: body.description ?? '' }),
+          ],
         )
       )[0]!,
   );

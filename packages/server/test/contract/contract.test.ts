@@ -431,7 +431,9 @@ describe('Requests', () => {
     const { requests } = unwrap(await ada.listRequests({ params: { path: workPath(), query: { q: 'CONF q3' } } }));
     expect(requests.edges.map((edge) => edge.node.id)).toContain(request.id);
     expect(requests).toMatchObject({ totalCount: requests.edges.length, totalCountCapped: false });
-    const { works } = unwrap(await ada.listWorks({ params: { path: tenantPath(), query: { q: work.name.slice(0, 3) } } }));
+    const { works } = unwrap(
+      await ada.listWorks({ params: { path: tenantPath(), query: { q: work.name.slice(0, 3) } } }),
+    );
     expect(works.edges.map((edge) => edge.node.id)).toEqual([work.id]);
   });
 
@@ -457,8 +459,13 @@ describe('Requests', () => {
     const { events } = unwrap(await grace.listEvents({ params: { path: tenantPath() } }));
     const ids = events.edges.map((edge) => edge.node.id);
     expect(ids).toEqual([...ids].sort().reverse());
-    const created = events.edges.find((edge) => edge.node.type === 'request.created' && edge.node.data.request.id === request.id);
-    expect(created?.node).toMatchObject({ tenantId: tenant.id, data: { request: { id: request.id, status: 'pending' } } });
+    const created = events.edges.find(
+      (edge) => edge.node.type === 'request.created' && edge.node.data.request.id === request.id,
+    );
+    expect(created?.node).toMatchObject({
+      tenantId: tenant.id,
+      data: { request: { id: request.id, status: 'pending' } },
+    });
     const { events: validated } = unwrap(
       await ada.listEvents({ params: { path: tenantPath(), query: { type: 'request.validated' } } }),
     );

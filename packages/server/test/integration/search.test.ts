@@ -148,7 +148,11 @@ describe('q on the requests of a work', () => {
     const path = { tenant_id: tenant.id, work_id: report.id };
     for (const q of ['confirm figures', 'section', 'grace', 'GRACE.HOPPER', 'example.com', 'hopper'])
       expect(
-        titles(ok(await owner.client.GET('/tenants/{tenant_id}/works/{work_id}/requests', { params: { path, query: { q } } })).requests),
+        titles(
+          ok(
+            await owner.client.GET('/tenants/{tenant_id}/works/{work_id}/requests', { params: { path, query: { q } } }),
+          ).requests,
+        ),
       ).toEqual(['Confirm the figures']);
   });
 });

@@ -263,7 +263,11 @@ describe('reads and lists touch O(page size) rows', () => {
   test('search the requests of the big work (20,000): a rare word and a word every request has', async () => {
     const { tenantId, workId } = bigWork();
     await expectBoundedPlans(() => listRequests(db(), actor, tenantId, workId, { q: 'request 1234' }));
-    await expectBoundedPlans(() => listRequests(db(), actor, tenantId, workId, { q: 'grace' }), undefined, COUNTED_ROWS);
+    await expectBoundedPlans(
+      () => listRequests(db(), actor, tenantId, workId, { q: 'grace' }),
+      undefined,
+      COUNTED_ROWS,
+    );
   });
 
   test("the tenant's requests: all, by status, overdue, by recipient, by work, searched, and deep", async () => {

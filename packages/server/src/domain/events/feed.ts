@@ -30,7 +30,8 @@ export async function listEvents(db: Db, actor: Actor, tenantId: string, query: 
       const { where, ...window } = newestFirst(page, 'id');
       return db.webhookEvent.findMany({ where: { ...filter, ...where }, select: { id: true, body: true }, ...window });
     },
-    totalCount: () => cappedCount((take) => db.webhookEvent.count({ where: filter, orderBy: indexOrder('tenantId', 'id'), take })),
+    totalCount: () =>
+      cappedCount((take) => db.webhookEvent.count({ where: filter, orderBy: indexOrder('tenantId', 'id'), take })),
     present: (row) => JSON.parse(row.body) as WebhookEvent,
   });
 }

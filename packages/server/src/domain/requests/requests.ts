@@ -259,7 +259,7 @@ export async function listTenantRequests(db: Db, actor: Actor, tenantId: string,
 
 /** Prisma's filter of the tenant-wide request list; bad input is a 400 naming the parameter. */
 function tenantRequestsFilter(tenantId: string, query: TenantRequestsQuery): Prisma.RequestWhereInput {
-  const statuses = query.status === undefined ? undefined : [...new Set(query.status.split(','))] as RequestStatus[];
+  const statuses = query.status === undefined ? undefined : ([...new Set(query.status.split(','))] as RequestStatus[]);
   const recipient = query.recipient === undefined ? undefined : normalizeEmail(query.recipient);
   // Checked by the validator (format date-time is `isRealDateTime`, which reads what parseDateTime reads).
   const dueBefore = query.dueBefore === undefined ? undefined : parseDateTime(query.dueBefore);
@@ -276,7 +276,9 @@ function tenantRequestsFilter(tenantId: string, query: TenantRequestsQuery): Pri
     ...(statuses && { status: statuses.length === 1 ? statuses[0]! : { in: statuses } }),
     ...(recipient !== undefined && { recipientEmail: recipient }),
     ...(query.workId !== undefined && { workId: query.workId }),
-    ...((dueBefore || dueAfter) && { dueAt: { ...(dueBefore && { lt: dueBefore }), ...(dueAfter && { gt: dueAfter }) } }),
+    ...((dueBefore || dueAfter) && {
+      dueAt: { ...(dueBefore && { lt: dueBefore }), ...(dueAfter && { gt: dueAfter }) },
+    }),
     ...(searches.length > 0 && { AND: searches }),
   };
 }

@@ -178,7 +178,12 @@ export async function updateWork(
         description: current.description,
         ...(precondition && { updatedAt: current.updatedAt }),
       },
-      data: { name, description, search: workSearchText({ name, slug: current.slug, description }), updatedAt: new Date() },
+      data: {
+        name,
+        description,
+        search: workSearchText({ name, slug: current.slug, description }),
+        updatedAt: new Date(),
+      },
     });
     if (count > 0) return presentWork(await findWork(db, tenantId, workId));
     // Changed or discarded in between: with If-Match that is a failed precondition, else look again.

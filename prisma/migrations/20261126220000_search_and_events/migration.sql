@@ -35,9 +35,11 @@ ALTER TABLE "requests" ALTER COLUMN "tenant_id" SET NOT NULL;
 
 CREATE INDEX "works_search_idx" ON "works" USING gin ("tenant_id", "search" gin_trgm_ops);
 CREATE INDEX "requests_search_idx" ON "requests" USING gin ("tenant_id", "search" gin_trgm_ops);
--- The tenant's requests newest first, all or by status; and those with a due date (overdue, due soon).
+-- The tenant's requests newest first: all, by status, to one recipient; and those with a due date (overdue, due
+-- soon).
 CREATE INDEX "requests_tenant_id_id_idx" ON "requests" ("tenant_id", "id");
 CREATE INDEX "requests_tenant_id_status_id_idx" ON "requests" ("tenant_id", "status", "id");
+CREATE INDEX "requests_tenant_id_recipient_email_id_idx" ON "requests" ("tenant_id", "recipient_email", "id");
 CREATE INDEX "requests_tenant_id_id_due_idx" ON "requests" ("tenant_id", "id") WHERE "due_at" IS NOT NULL;
 
 -- The events feed: the tenant's events newest first (not the test events, which go to one endpoint only).

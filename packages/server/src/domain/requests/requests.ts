@@ -13,7 +13,7 @@ import type { Schemas } from '../schemas';
 import { normalizeEmail, normalizeName, presentUserRecord, userRecord } from '../users/present';
 import { OUTBOX_COLUMNS, outboxPlaceholders, outboxRow, outboxValues } from '../webhooks/events';
 import { findWork, workDiscarded } from '../works/works';
-import { requestSearchText, searchText, searchWhere } from '../search/fold';
+import { requestSearchText, searchWhere } from '../search/fold';
 import { MAIL_COLUMNS, signalMailQueued } from '../../mail/outbox';
 import { DEFAULT_LIMITS, type Limits } from '../limits';
 import { allowanceCall, allowanceValues, EMAILS_STOPPED, type MailCaps, mailCapRefusal } from '../mail-caps';
@@ -231,8 +231,9 @@ export interface TenantRequestsQuery extends PageRequest {
 
 /**
  * Every request in the tenant's kept works, newest first: what any member may read request by request, in one
- * list. Read by the tenant's own indexes on requests ((tenant_id, id), (tenant_id, status, id), the trigram index
- * (tenant_id, search), and (tenant_id, id) of the requests with a due date), each row checked against its work
+ * list. Read by the tenant's own indexes on requests ((tenant_id, id), (tenant_id, status, id), (tenant_id,
+ * recipient_email, id), the trigram index (tenant_id, search), and (tenant_id, id) of the requests with a due
+ * date), each row checked against its work
  * (kept) by primary key; its count is capped (COUNT_CAP), since no count of it is kept.
  */
 export async function listTenantRequests(db: Db, actor: Actor, tenantId: string, query: TenantRequestsQuery) {
@@ -243,9 +244,11 @@ export async function listTenantRequests(db: Db, actor: Actor, tenantId: string,
       ? byStatus
         ? indexOrder('workId', 'status', 'id')
         : indexOrder('workId', 'id')
-      : byStatus
-        ? indexOrder('tenantId', 'status', 'id')
-        : indexOrder('tenantId', 'id');
+      : query.recipient !== undefined
+        ? indexOrder('tenantId', 'recipientEmail', 'id')
+        : byStatus
+          ? indexOrder('tenantId', 'status', 'id')
+          : indexOrder('tenantId', 'id');
   await authorize(db, actor, tenantId, 'readTenant');
   return readPage(query, {
     rows: (page: Page) => {
@@ -264,12 +267,6 @@ function tenantRequestsFilter(tenantId: string, query: TenantRequestsQuery): Pri
   // Checked by the validator (format date-time is `isRealDateTime`, which reads what parseDateTime reads).
   const dueBefore = query.dueBefore === undefined ? undefined : parseDateTime(query.dueBefore);
   const dueAfter = query.dueAfter === undefined ? undefined : parseDateTime(query.dueAfter);
-  // The recipient's address is words of the search text too, so the trigram index finds its requests; the
-  // equality keeps exactly that address.
-  const searches = [
-    ...(query.q === undefined ? [] : searchWhere(query.q).AND),
-    ...(recipient === undefined ? [] : [{ search: { contains: searchText(recipient) } }]),
-  ];
   return {
     tenantId,
     work: { discardedAt: null },
@@ -279,7 +276,7 @@ function tenantRequestsFilter(tenantId: string, query: TenantRequestsQuery): Pri
     ...((dueBefore || dueAfter) && {
       dueAt: { ...(dueBefore && { lt: dueBefore }), ...(dueAfter && { gt: dueAfter }) },
     }),
-    ...(searches.length > 0 && { AND: searches }),
+    ...(query.q !== undefined && searchWhere(query.q)),
   };
 }
 

@@ -195,9 +195,9 @@ describe('the tenant-wide request list', () => {
   });
 
   it('pages with cursors bound to the filters', async () => {
-    const first = await inbox(owner, { limit: '1' } as never);
+    const first = await inbox(owner, { limit: '1' });
     expect(first.pageInfo.hasNextPage).toBe(true);
-    const second = await inbox(owner, { limit: '1', after: first.pageInfo.endCursor! } as never);
+    const second = await inbox(owner, { limit: '1', after: first.pageInfo.endCursor! });
     expect(titles(second)).toEqual(['Confirm the figures']);
     const otherFilter = await owner.client.GET('/tenants/{tenant_id}/requests', {
       params: { path: { tenant_id: tenant.id }, query: { status: 'pending', after: first.pageInfo.endCursor! } },
@@ -218,9 +218,12 @@ describe('bad input is a 400 that says what is wrong', () => {
     ['/events', { type: 'webhook_endpoint.test' }, 'must be event types separated by commas'],
   ])('GET %s %j', async (list, query, message) => {
     // As a browser form and curl users send it: spaces as `+`, commas and `@` as they are.
-    const response = await fetch(`${server.baseUrl}/v1/tenants/${tenant.id}${list}?${new URLSearchParams(query)}`, {
-      headers: { authorization: `Bearer ${owner.apiKey}` },
-    });
+    const response = await fetch(
+      `${server.baseUrl}/v1/tenants/${tenant.id}${list}?${new URLSearchParams(query).toString()}`,
+      {
+        headers: { authorization: `Bearer ${owner.apiKey}` },
+      },
+    );
     expect(response.status).toBe(400);
     expect(JSON.stringify(await response.json())).toContain(message);
   });

@@ -48,7 +48,10 @@ export async function newPgliteFolder(): Promise<string> {
   dataDirs.push(dataDir, `${dataDir}.lock`, `${dataDir}.key`);
   const template = process.env.WORKS_API_PGLITE_TEMPLATE;
   if (template) {
-    const pglite = new PGlite(dataDir, { extensions: PGLITE_EXTENSIONS, loadDataDir: new Blob([readFileSync(template)]) });
+    const pglite = new PGlite(dataDir, {
+      extensions: PGLITE_EXTENSIONS,
+      loadDataDir: new Blob([readFileSync(template)]),
+    });
     await pglite.waitReady;
     await pglite.close();
   }

@@ -1850,13 +1850,13 @@ export interface components {
          */
         Role: "owner" | "admin" | "member";
         /**
-         * @description One or more request statuses, separated by commas, such as pending,confirmed.
+         * @description One or more request statuses; it must be request statuses separated by commas, such as pending,confirmed.
          * @example pending,confirmed
          */
         RequestStatusList: string;
         /**
-         * @description One or more event types (those of WebhookEventType but `webhook_endpoint.test`), separated by commas, such
-         *     as request.confirmed,request.validated.
+         * @description One or more event types (those of WebhookEventType but `webhook_endpoint.test`); it must be event types
+         *     separated by commas, such as request.confirmed,request.validated.
          * @example request.confirmed,request.validated
          */
         EventTypeList: string;
@@ -6728,7 +6728,7 @@ export interface operations {
                 /** @description Only requests sent to this email address (compared case-insensitively). */
                 recipient?: components["schemas"]["Email"];
                 /** @description Only requests of this work (of the tenant; another id finds nothing). */
-                workId?: components["schemas"]["Id"];
+                workId?: components["schemas"]["IdInPath"];
                 /** @description Only requests with a due date before this instant (requests without one are left out). */
                 dueBefore?: components["schemas"]["DateTimeInput"];
                 /** @description Only requests with a due date after this instant (requests without one are left out). */

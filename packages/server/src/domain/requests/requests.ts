@@ -272,7 +272,8 @@ function tenantRequestsFilter(tenantId: string, query: TenantRequestsQuery): Pri
     work: { discardedAt: null },
     ...(statuses && { status: statuses.length === 1 ? statuses[0]! : { in: statuses } }),
     ...(recipient !== undefined && { recipientEmail: recipient }),
-    ...(query.workId !== undefined && { workId: query.workId }),
+    // An id we never issue names no work (and must not reach the uuid column).
+    ...(query.workId !== undefined && (isId(query.workId) ? { workId: query.workId } : { id: { in: [] } })),
     ...((dueBefore || dueAfter) && {
       dueAt: { ...(dueBefore && { lt: dueBefore }), ...(dueAfter && { gt: dueAfter }) },
     }),

@@ -2,8 +2,9 @@ import { ProblemError } from '../errors';
 import { aboutField, boundMessages, ruleMessages } from '../validation-messages';
 
 /**
- * Search text, folded the same way when it is stored and when it is searched: accents removed (NFD, then the
- * combining marks dropped), lower case, and every run of characters that are neither letters nor digits made one
+ * Search text, folded the same way when it is stored and when it is searched: accents removed (NFKD, then the
+ * combining marks dropped; compatibility forms such as ligatures and full-width letters become plain ones), lower
+ * case, and every run of characters that are neither letters nor digits made one
  * space. PGlite has no `unaccent`, so the application folds, into a column both databases index (pg_trgm).
  *
  * A stored search text starts with a space and has one space between words (` rapport financier ete`), so a word
@@ -16,7 +17,7 @@ const NOT_A_WORD = /[^\p{L}\p{N}]+/gu;
 /** The words of `text`, folded: `Rapport financier Été` → `['rapport', 'financier', 'ete']`. */
 export function foldedWords(text: string): string[] {
   return text
-    .normalize('NFD')
+    .normalize('NFKD')
     .replace(COMBINING_MARKS, '')
     .toLowerCase()
     .replace(NOT_A_WORD, ' ')

@@ -231,6 +231,11 @@ describe('the console', () => {
     await page.getByLabel('Answer').fill('Fine.');
     await page.getByRole('button', { name: 'Confirm', exact: true }).click();
     await expectVisible(page.locator('.subtitle').getByText('confirmed'));
+    // The tenant-wide views and the search read the same widened answers.
+    await page.goto(`${server.baseUrl}/console/tenants/${tenant.id}/requests`);
+    await expectVisible(page.getByRole('link', { name: 'Read me anyway' }));
+    await page.goto(`${server.baseUrl}/console/tenants/${tenant.id}/events`);
+    await expectVisible(page.getByText('Request confirmed ·'));
     expect(widened).toBeGreaterThan(20);
     expect(request.status).toBe('pending');
     await page.unrouteAll({ behavior: 'ignoreErrors' });

@@ -214,7 +214,7 @@ describe('bad input is a 400 that says what is wrong', () => {
     ['/requests', { status: 'pending,done' }, 'must be request statuses separated by commas'],
     ['/requests', { recipient: 'not-an-email' }, 'must be an email address'],
     ['/requests', { dueBefore: '2026-02-30T10:00:00Z' }, 'must be a real date and time'],
-    ['/requests', { workId: 'no pe' }, 'workId must be 1 to 64 letters'],
+    ['/requests', { workId: 'x'.repeat(65) }, 'workId must be at most 64 characters'],
     ['/events', { type: 'webhook_endpoint.test' }, 'must be event types separated by commas'],
   ])('GET %s %j', async (list, query, message) => {
     // As a browser form and curl users send it: spaces as `+`, commas and `@` as they are.

@@ -67,15 +67,26 @@ export async function readPage<Row extends { id: string }, Node>(
   request: PageRequest,
   list: {
     rows: (page: Page) => Promise<readonly Row[]>;
-    totalCount: () => Promise<number | CappedCount>;
+    /** A count the database keeps, or of a list a rule bounds; or else `capped`. */
+    totalCount?: () => Promise<number>;
+    /** For a list without such a count: counts at most `take` of its rows (see `cappedCount`). */
+    capped?: (take: number) => Promise<number>;
     /** (Row is read from `rows`: `present` may take any wider type.) */
     present: (row: NoInfer<Row>) => Node;
   },
 ): Promise<Connection<Node>> {
   const page = pageOf(request);
-  const [rows, counted] = await Promise.all([list.rows(page), list.totalCount()]);
-  if (typeof counted === 'number') return toConnection(rows, page, counted, list.present);
-  return { ...toConnection(rows, page, counted.totalCount, list.present), totalCountCapped: counted.capped };
+  if (list.capped) {
+    // A capped count repeats the page's search: a first page that is not full already holds every match.
+    const rows = await list.rows(page);
+    const counted =
+      request.after === undefined && rows.length < page.take
+        ? { totalCount: rows.length, capped: false }
+        : await cappedCount(list.capped);
+    return { ...toConnection(rows, page, counted.totalCount, list.present), totalCountCapped: counted.capped };
+  }
+  const [rows, totalCount] = await Promise.all([list.rows(page), list.totalCount!()]);
+  return toConnection(rows, page, totalCount, list.present);
 }
 
 /**
@@ -90,7 +101,8 @@ export interface CappedCount {
 }
 
 /**
- * Counts with `count(take)` (a count of at most `take` rows): exact up to COUNT_CAP, then capped. Prisma orders a
+ * Counts with `count(take)` (a count of at most `take` rows): exact up to COUNT_CAP, then capped. `readPage` counts
+ * only pages that are full or not the first. Prisma orders a
  * count with `take`; the caller orders it by every column of the index the list's filter reads (see `indexOrder`),
  * which only that index provides, so the count reads that index and never walks the primary key.
  */

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client';
 import { firstIdAt, HISTORY_RETENTION_MS } from '../../webhooks/dispatcher';
 import { type Actor, authorize } from '../access';
-import { cappedCount, indexOrder, newestFirst, type Page, type PageRequest, readPage } from '../paging';
+import { indexOrder, newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import type { WebhookEvent } from '../webhooks/events';
 
 /**
@@ -30,8 +30,7 @@ export async function listEvents(db: Db, actor: Actor, tenantId: string, query: 
       const { where, ...window } = newestFirst(page, 'id');
       return db.webhookEvent.findMany({ where: { ...filter, ...where }, select: { id: true, body: true }, ...window });
     },
-    totalCount: () =>
-      cappedCount((take) => db.webhookEvent.count({ where: filter, orderBy: indexOrder('tenantId', 'id'), take })),
+    capped: (take) => db.webhookEvent.count({ where: filter, orderBy: indexOrder('tenantId', 'id'), take }),
     present: (row) => JSON.parse(row.body) as WebhookEvent,
   });
 }

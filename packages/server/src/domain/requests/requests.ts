@@ -7,7 +7,7 @@ import { signalOutboxWrite } from '../../db/outbox-signal';
 import { plainQuery } from '../../db/plain-statement';
 import { type Actor, authorize } from '../access';
 import { notFound, ProblemError } from '../errors';
-import { cappedCount, indexOrder, newestFirst, type Page, type PageRequest, readPage } from '../paging';
+import { indexOrder, newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import { checkPrecondition, type Precondition } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { normalizeEmail, normalizeName, presentUserRecord, userRecord } from '../users/present';
@@ -211,10 +211,9 @@ export async function listRequests(
       const { where, ...window } = newestFirst(page, 'id');
       return db.request.findMany({ where: { ...filter, ...where }, include: withOwner, ...window });
     },
-    totalCount: () =>
-      search
-        ? cappedCount((take) => db.request.count({ where: filter, orderBy: indexOrder('tenantId', 'id'), take }))
-        : countRequestsOf(db, workId, status),
+    ...(search
+      ? { capped: (take: number) => db.request.count({ where: filter, orderBy: indexOrder('tenantId', 'id'), take }) }
+      : { totalCount: () => countRequestsOf(db, workId, status) }),
     present: presentRequest,
   });
 }
@@ -255,7 +254,7 @@ export async function listTenantRequests(db: Db, actor: Actor, tenantId: string,
       const { where, ...window } = newestFirst(page, 'id');
       return db.request.findMany({ where: { ...filter, ...where }, include: withOwner, ...window });
     },
-    totalCount: () => cappedCount((take) => db.request.count({ where: filter, orderBy: countOrder, take })),
+    capped: (take) => db.request.count({ where: filter, orderBy: countOrder, take }),
     present: presentRequest,
   });
 }

@@ -8,7 +8,6 @@ import { plainQuery } from '../../db/plain-statement';
 import { type Actor, authorize } from '../access';
 import { notFound, ProblemError } from '../errors';
 import {
-  cappedCount,
   indexOrder,
   DEFAULT_PAGE_SIZE,
   newestFirst,
@@ -90,10 +89,9 @@ export async function listWorks(
       const { where, ...window } = newestFirst(page, 'id');
       return db.work.findMany({ where: { ...filter, ...where }, include: withOwner, ...window });
     },
-    totalCount: () =>
-      search
-        ? cappedCount((take) => db.work.count({ where: filter, orderBy: indexOrder('tenantId', 'id'), take }))
-        : countWorksOf(db, tenantId, discarded),
+    ...(search
+      ? { capped: (take: number) => db.work.count({ where: filter, orderBy: indexOrder('tenantId', 'id'), take }) }
+      : { totalCount: () => countWorksOf(db, tenantId, discarded) }),
     present: presentWork,
   });
 }

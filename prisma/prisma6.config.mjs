@@ -19,7 +19,8 @@ process.env.DATABASE_URL = 'postgresql://in-memory-pglite/unused';
 async function throwAwayDatabase() {
   const { PGlite } = require('@electric-sql/pglite');
   const { PrismaPGlite } = require('pglite-prisma-adapter');
-  const pglite = new PGlite();
+  const { PGLITE_EXTENSIONS } = require('@works-api/server/dist/db/pglite-extensions.js');
+  const pglite = new PGlite({ extensions: PGLITE_EXTENSIONS });
   const migrationsDir = process.env.WORKS_API_MIGRATIONS_DIR;
   if (migrationsDir) {
     const { applyMigrations, pgliteSession, readMigrations } = require('@works-api/server/dist/db/migrate.js');

@@ -60,6 +60,15 @@ export function diffMigrationsToSchema({
     const pulled = prisma(['db', 'pull', '--schema', migrated], { WORKS_API_MIGRATIONS_DIR: migrations });
     if (pulled.status !== 0)
       throw new Error(`prisma db pull failed on the migrated database:\n${pulled.stdout}${pulled.stderr}`);
+    // btree_gin's operator class of a uuid column is its default, so `db pull` leaves it out; but Prisma then
+    // rejects its own output (a GIN field without an operator class). Name it, as schema.prisma does.
+    writeFileSync(
+      migrated,
+      readFileSync(migrated, 'utf8').replace(
+        /@@index\(\[(\w+), (\w+\(ops: raw\("gin_trgm_ops"\)\))\]/g,
+        '@@index([$1(ops: raw("uuid_ops")), $2]',
+      ),
+    );
     const target = path.join(scratch, 'schema.prisma');
     writeFileSync(target, schemaForPrisma6(schema));
     const diff = prisma([

@@ -509,6 +509,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tenants/{tenant_id}/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the tenant's requests
+         * @description Every request in the tenant's kept works (requests of discarded works are left out), newest first: the
+         *     inbox across works. Any member may read it, as they may read each work's requests. Filters combine (all must
+         *     hold): `status` (one or more), `recipient`, `workId`, `dueBefore` / `dueAfter` and `q`. Confirmed requests
+         *     waiting for validation are `status=confirmed`; overdue ones are `status=pending&dueBefore=<now>`.
+         *     `totalCount` is capped at 1,000 (see `totalCountCapped`).
+         */
+        get: operations["listTenantRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tenants/{tenant_id}/works/{work_id}/requests": {
         parameters: {
             query?: never;
@@ -806,6 +836,39 @@ export interface paths {
          *     with `emailsStopped: true`.
          */
         post: operations["resendRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenants/{tenant_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the tenant's events
+         * @description The tenant's events feed: every event its webhook endpoints are sent, of the same types and with the same
+         *     body (`data` included) as the webhook's, newest first, whether or not the tenant has an endpoint. After a
+         *     receiver's outage, page through it until the last event you processed (compare `id`s) to catch up.
+         *     `webhook_endpoint.test` events go to one endpoint only and are not in the feed.
+         *
+         *     Events are kept as long as the webhook history: 30 days, then they leave the feed. Any member may read
+         *     it: every event is about a request, a work or a membership of the tenant, which a member reads through
+         *     the API already. `totalCount` is capped at 1,000 (see `totalCountCapped`).
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1787,6 +1850,17 @@ export interface components {
          */
         Role: "owner" | "admin" | "member";
         /**
+         * @description One or more request statuses; it must be request statuses separated by commas, such as pending,confirmed.
+         * @example pending,confirmed
+         */
+        RequestStatusList: string;
+        /**
+         * @description One or more event types (those of WebhookEventType but `webhook_endpoint.test`); it must be event types
+         *     separated by commas, such as request.confirmed,request.validated.
+         * @example request.confirmed,request.validated
+         */
+        EventTypeList: string;
+        /**
          * @description `pending` → `confirmed` → `validated`; `cancelled` is final. `x-allowed-actions` lists the actions each status allows (any other is `409 invalid_transition`): the typed client exports it as `allowedActionsByStatus`, and the server's state machine is tested against it.
          * @example pending
          * @enum {string}
@@ -2427,6 +2501,12 @@ export interface components {
         WorkConnection: {
             /** Format: int32 */
             totalCount: number;
+            /**
+             * @description Present when the count is capped: on a search (`q`) and on the tenant-wide request list, whose matches
+             *     have no count the service keeps and would cost a count of every match. They count at most 1,000:
+             *     `true` means there are more than 1,000 (`totalCount` is then 1,000), `false` that `totalCount` is exact.
+             */
+            totalCountCapped?: boolean;
             edges: {
                 cursor: string;
                 node: components["schemas"]["Work"];
@@ -2560,6 +2640,12 @@ export interface components {
         RequestConnection: {
             /** Format: int32 */
             totalCount: number;
+            /**
+             * @description Present when the count is capped: on a search (`q`) and on the tenant-wide request list, whose matches
+             *     have no count the service keeps and would cost a count of every match. They count at most 1,000:
+             *     `true` means there are more than 1,000 (`totalCount` is then 1,000), `false` that `totalCount` is exact.
+             */
+            totalCountCapped?: boolean;
             edges: {
                 cursor: string;
                 node: components["schemas"]["Request"];
@@ -2972,6 +3058,55 @@ export interface components {
             currentStatus?: components["schemas"]["RequestStatus"];
             allowedActions?: components["schemas"]["AllowedActions"];
             requestId?: components["schemas"]["ProblemRequestId"];
+        };
+        /**
+         * @description A page of the tenant's events feed.
+         * @example {
+         *       "totalCount": 1,
+         *       "totalCountCapped": false,
+         *       "edges": [
+         *         {
+         *           "cursor": "AQGTobMaK3w9jk9aa3yNng88m3s3mXRco-ALVfVpvviL",
+         *           "node": {
+         *             "id": "0193a1b3-4c5d-7e6f-8a7b-9c0d1e2f3a4b",
+         *             "type": "work.discarded",
+         *             "createdAt": "2026-11-23T08:05:00.000Z",
+         *             "tenantId": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *             "data": {
+         *               "work": {
+         *                 "id": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *                 "slug": "annual-report-2026",
+         *                 "name": "Annual report 2026",
+         *                 "description": "Figures and sign-off for the annual report.",
+         *                 "createdAt": "2026-11-22T11:00:00.000Z",
+         *                 "updatedAt": "2026-11-23T08:05:00.000Z",
+         *                 "discardedAt": "2026-11-23T08:05:00.000Z",
+         *                 "owner": {
+         *                   "email": "ada@example.com",
+         *                   "firstName": "Ada",
+         *                   "lastName": "Lovelace"
+         *                 }
+         *               }
+         *             }
+         *           }
+         *         }
+         *       ],
+         *       "pageInfo": {
+         *         "hasNextPage": false,
+         *         "endCursor": "AQGTobMaK3w9jk9aa3yNng88m3s3mXRco-ALVfVpvviL"
+         *       }
+         *     }
+         */
+        EventConnection: {
+            /** Format: int32 */
+            totalCount: number;
+            /** @description `true` when there are more than 1,000 events (`totalCount` is then 1,000); `false` when it is exact. */
+            totalCountCapped?: boolean;
+            edges: {
+                cursor: string;
+                node: components["schemas"]["WebhookEvent"];
+            }[];
+            pageInfo: components["schemas"]["PageInfo"];
         };
         /**
          * @description Any event sent to webhook endpoints, told apart by `type`.
@@ -5216,6 +5351,15 @@ export interface components {
         /** @description How many items a page holds at most. */
         Limit: number;
         /**
+         * @description Words to search for. Every word must match the start of a word of the item (prefix matching, as a person
+         *     types: `rap` finds "Rapport", `grace` finds grace@example.com, `port` does not find "Rapport"), ignoring case
+         *     and accents (`rapport ete` finds "Rapport financier Été"); anything but letters and digits separates words,
+         *     so `q3-report` is the two words `q3` and `report`. At most 8 words and 200 characters; a `q` without a
+         *     letter or a digit is `400`. Results are newest first like the list itself, and `totalCount` is capped
+         *     (see `totalCountCapped`).
+         */
+        Search: string;
+        /**
          * @description The `endCursor` of the previous page of the same list; the page starts after it. A cursor is opaque and
          *     signed by the service, and bound to the list that issued it: the operation, its parent ids (the path) and
          *     its filters (every query parameter but `limit` and `after`, a parameter left out counting as its default).
@@ -6267,6 +6411,15 @@ export interface operations {
                 after?: components["parameters"]["After"];
                 /** @description `false`: kept works only (the default); `true`: discarded works only; `all`: both. */
                 discarded?: "false" | "true" | "all";
+                /**
+                 * @description Words to search for. Every word must match the start of a word of the item (prefix matching, as a person
+                 *     types: `rap` finds "Rapport", `grace` finds grace@example.com, `port` does not find "Rapport"), ignoring case
+                 *     and accents (`rapport ete` finds "Rapport financier Été"); anything but letters and digits separates words,
+                 *     so `q3-report` is the two words `q3` and `report`. At most 8 words and 200 characters; a `q` without a
+                 *     letter or a digit is `400`. Results are newest first like the list itself, and `totalCount` is capped
+                 *     (see `totalCountCapped`).
+                 */
+                q?: components["parameters"]["Search"];
             };
             header?: never;
             path: {
@@ -6556,6 +6709,126 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listTenantRequests: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds at most. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `endCursor` of the previous page of the same list; the page starts after it. A cursor is opaque and
+                 *     signed by the service, and bound to the list that issued it: the operation, its parent ids (the path) and
+                 *     its filters (every query parameter but `limit` and `after`, a parameter left out counting as its default).
+                 *     Any other cursor, one of another list, tenant or filter, altered, forged or not ours, is
+                 *     `400 invalid_cursor`. `limit` may change from page to page. A tenant's embedded `works` is the first page
+                 *     of `GET /tenants/{tenant_id}/works` (default filters), and its cursors page on there.
+                 */
+                after?: components["parameters"]["After"];
+                /** @description Only requests in one of these statuses, separated by commas (`confirmed` or `pending,confirmed`). */
+                status?: components["schemas"]["RequestStatusList"];
+                /** @description Only requests sent to this email address (compared case-insensitively). */
+                recipient?: components["schemas"]["Email"];
+                /** @description Only requests of this work (of the tenant; another id finds nothing). */
+                workId?: components["schemas"]["IdInPath"];
+                /** @description Only requests with a due date before this instant (requests without one are left out). */
+                dueBefore?: components["schemas"]["DateTimeInput"];
+                /** @description Only requests with a due date after this instant (requests without one are left out). */
+                dueAfter?: components["schemas"]["DateTimeInput"];
+                /**
+                 * @description Words to search for. Every word must match the start of a word of the item (prefix matching, as a person
+                 *     types: `rap` finds "Rapport", `grace` finds grace@example.com, `port` does not find "Rapport"), ignoring case
+                 *     and accents (`rapport ete` finds "Rapport financier Été"); anything but letters and digits separates words,
+                 *     so `q3-report` is the two words `q3` and `report`. At most 8 words and 200 characters; a `q` without a
+                 *     letter or a digit is `400`. Results are newest first like the list itself, and `totalCount` is capped
+                 *     (see `totalCountCapped`).
+                 */
+                q?: components["parameters"]["Search"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of requests. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "requests": {
+                     *         "totalCount": 1,
+                     *         "totalCountCapped": false,
+                     *         "edges": [
+                     *           {
+                     *             "cursor": "AQGTobMaK3w9jk9aa3yNng88m3s3mXRco-ALVfVpvviL",
+                     *             "node": {
+                     *               "id": "0193a1b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *               "workId": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+                     *               "status": "confirmed",
+                     *               "title": "Confirm Q3 figures",
+                     *               "message": "Please confirm the figures in section 3.",
+                     *               "recipient": {
+                     *                 "firstName": "Grace",
+                     *                 "lastName": "Hopper",
+                     *                 "email": "grace@example.com"
+                     *               },
+                     *               "answer": "The figures are correct.",
+                     *               "validation": null,
+                     *               "cancelReason": null,
+                     *               "dueAt": "2026-12-01T17:00:00.000Z",
+                     *               "owner": {
+                     *                 "email": "ada@example.com",
+                     *                 "firstName": "Ada",
+                     *                 "lastName": "Lovelace"
+                     *               },
+                     *               "createdAt": "2026-11-23T08:05:00.000Z",
+                     *               "updatedAt": "2026-11-23T09:30:00.000Z",
+                     *               "confirmedAt": "2026-11-23T09:30:00.000Z",
+                     *               "validatedAt": null,
+                     *               "cancelledAt": null,
+                     *               "emailDelivery": {
+                     *                 "status": "sent",
+                     *                 "lastSentAt": "2026-11-23T08:05:02.000Z",
+                     *                 "failure": null
+                     *               },
+                     *               "emailsStopped": false,
+                     *               "confirmedThroughDevMailbox": false
+                     *             }
+                     *           }
+                     *         ],
+                     *         "pageInfo": {
+                     *           "hasNextPage": false,
+                     *           "endCursor": "AQGTobMaK3w9jk9aa3yNng88m3s3mXRco-ALVfVpvviL"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        requests: components["schemas"]["RequestConnection"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listRequests: {
         parameters: {
             query?: {
@@ -6572,6 +6845,15 @@ export interface operations {
                 after?: components["parameters"]["After"];
                 /** @description Only requests in this status. */
                 status?: components["schemas"]["RequestStatus"];
+                /**
+                 * @description Words to search for. Every word must match the start of a word of the item (prefix matching, as a person
+                 *     types: `rap` finds "Rapport", `grace` finds grace@example.com, `port` does not find "Rapport"), ignoring case
+                 *     and accents (`rapport ete` finds "Rapport financier Été"); anything but letters and digits separates words,
+                 *     so `q3-report` is the two words `q3` and `report`. At most 8 words and 200 characters; a `q` without a
+                 *     letter or a digit is `400`. Results are newest first like the list itself, and `totalCount` is capped
+                 *     (see `totalCountCapped`).
+                 */
+                q?: components["parameters"]["Search"];
             };
             header?: never;
             path: {
@@ -7030,6 +7312,59 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResendConflict"];
             429: components["responses"]["ResendLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds at most. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `endCursor` of the previous page of the same list; the page starts after it. A cursor is opaque and
+                 *     signed by the service, and bound to the list that issued it: the operation, its parent ids (the path) and
+                 *     its filters (every query parameter but `limit` and `after`, a parameter left out counting as its default).
+                 *     Any other cursor, one of another list, tenant or filter, altered, forged or not ours, is
+                 *     `400 invalid_cursor`. `limit` may change from page to page. A tenant's embedded `works` is the first page
+                 *     of `GET /tenants/{tenant_id}/works` (default filters), and its cursors page on there.
+                 */
+                after?: components["parameters"]["After"];
+                /** @description Only events of these types, separated by commas (`request.confirmed,request.validated`). */
+                type?: components["schemas"]["EventTypeList"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: components["schemas"]["EventConnection"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -17,6 +17,11 @@ const SCENARIOS = [
   'deep-page',
   'list-members',
   'list-api-keys',
+  'search-works',
+  'search-requests',
+  'inbox-confirmed',
+  'inbox-recipient',
+  'events-feed',
   'create-request',
   'list-requests',
 ];

@@ -7,6 +7,7 @@ import {
   loadLargeDataset,
   nthNewestRequestId,
 } from '@works-api/server/dist/db/large-dataset';
+import { PGLITE_EXTENSIONS } from '@works-api/server/dist/db/pglite-extensions';
 import { applyMigrations, pgliteSession, type SqlSession, withPgSession } from '@works-api/server/dist/db/migrate';
 import { parseEncryptionKeys, SecretBox } from '@works-api/server/dist/db/secret-box';
 import { Cursors } from '@works-api/server/dist/domain/cursors';
@@ -156,7 +157,7 @@ export async function scalePglite(
 
     // PGlite belongs to one process: load the folder here, close it, then start the server on it.
     log(`\n== scale, embedded PGlite: loading the large data set (${shapeName} shape)`);
-    const pglite = new PGlite(largeDir);
+    const pglite = new PGlite(largeDir, { extensions: PGLITE_EXTENSIONS as never });
     let loaded: Loaded;
     try {
       const session = pgliteSession(pglite);

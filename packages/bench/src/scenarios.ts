@@ -23,7 +23,17 @@ export type ScenarioId =
 
 /** Scenarios only the scale mode runs (the baseline server does not implement them). */
 export type ScaleScenarioId =
-  'list-tenants' | 'create-popular-tenant' | 'list-all-requests' | 'deep-page' | 'list-members' | 'list-api-keys';
+  | 'list-tenants'
+  | 'create-popular-tenant'
+  | 'list-all-requests'
+  | 'deep-page'
+  | 'list-members'
+  | 'list-api-keys'
+  | 'search-works'
+  | 'search-requests'
+  | 'inbox-confirmed'
+  | 'inbox-recipient'
+  | 'events-feed';
 
 export interface Scenario {
   id: ScenarioId;
@@ -258,7 +268,45 @@ export const scaleScenarios: Scenario[] = [
     kind: 'read',
     requests: ({ fixtures }) => [{ method: 'GET', path: '/v1/api-keys?limit=20', headers: auth(fixtures.apiKey) }],
   },
+  // Search and the tenant-wide lists, on the big tenant (200,000 works, 1,000,000 requests in one work).
+  {
+    id: 'search-works',
+    title: 'search works, 2 words',
+    kind: 'read',
+    requests: ({ fixtures }) => [tenantRead(fixtures, '/works?limit=20&q=work+1234')],
+  },
+  {
+    id: 'search-requests',
+    title: "search the tenant's requests",
+    kind: 'read',
+    requests: ({ fixtures }) => [tenantRead(fixtures, '/requests?limit=20&q=request+12345')],
+  },
+  {
+    id: 'inbox-confirmed',
+    title: 'inbox: confirmed, to validate',
+    kind: 'read',
+    requests: ({ fixtures }) => [tenantRead(fixtures, '/requests?limit=20&status=confirmed')],
+  },
+  {
+    id: 'inbox-recipient',
+    title: 'inbox: one recipient',
+    kind: 'read',
+    requests: ({ fixtures }) => [tenantRead(fixtures, '/requests?limit=20&recipient=recipient-42%40example.com')],
+  },
+  {
+    id: 'events-feed',
+    title: 'events feed, 20 events',
+    kind: 'read',
+    requests: ({ fixtures }) => [tenantRead(fixtures, '/events?limit=20')],
+  },
 ];
+
+/** A GET under the read tenant (the big tenant in the scale mode). */
+const tenantRead = (fixtures: Fixtures, path: string): Request => ({
+  method: 'GET',
+  path: `/v1/tenants/${fixtures.readTenantId}${path}`,
+  headers: auth(fixtures.apiKey),
+});
 
 function scaleOf(fixtures: Fixtures): NonNullable<Fixtures['scale']> {
   if (!fixtures.scale) throw new Error('this scenario runs only in the scale mode (pnpm bench -- --scale)');

@@ -5,6 +5,21 @@ declare module '@works-api/server/dist/domain/slug' {
   export function numberedSlug(base: string, n: number): string;
 }
 
+declare module '@works-api/server/dist/domain/search/fold' {
+  export function workSearchText(work: { name: string; slug: string; description: string }): string;
+  export function requestSearchText(request: {
+    title: string;
+    message: string;
+    recipientEmail: string;
+    recipientFirstName: string;
+    recipientLastName: string;
+  }): string;
+}
+
+declare module '@works-api/server/dist/db/pglite-extensions' {
+  export const PGLITE_EXTENSIONS: Record<string, unknown>;
+}
+
 declare module '@works-api/server/dist/db/ids' {
   export function newId(): string;
 }

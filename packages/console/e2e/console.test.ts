@@ -231,6 +231,11 @@ describe('the console', () => {
     await page.getByLabel('Answer').fill('Fine.');
     await page.getByRole('button', { name: 'Confirm', exact: true }).click();
     await expectVisible(page.locator('.subtitle').getByText('confirmed'));
+    // The tenant-wide views and the search read the same widened answers.
+    await page.goto(`${server.baseUrl}/console/tenants/${tenant.id}/requests`);
+    await expectVisible(page.getByRole('link', { name: 'Read me anyway' }));
+    await page.goto(`${server.baseUrl}/console/tenants/${tenant.id}/events`);
+    await expectVisible(page.getByText('Request confirmed ·'));
     expect(widened).toBeGreaterThan(20);
     expect(request.status).toBe('pending');
     await page.unrouteAll({ behavior: 'ignoreErrors' });
@@ -640,6 +645,66 @@ describe('the recipient, through the dev mailbox (no SMTP_URL)', () => {
       answer: 'The figures are correct.',
       confirmedThroughDevMailbox: true,
     });
+  });
+});
+
+describe('finding things and catching up', () => {
+  it('searches works and requests from the tenant page, lists the requests of every work by status, and shows the events feed', async () => {
+    const ada = await server.createUser('Ada');
+    const { tenant } = unwrap(await ada.api.createTenant({ body: { name: 'Search Ltd' } }));
+    const path = { tenant_id: tenant.id };
+    const { work: report } = unwrap(
+      await ada.api.createWork({ params: { path }, body: { name: 'Rapport financier Été' } }),
+    );
+    const { work: other } = unwrap(await ada.api.createWork({ params: { path }, body: { name: 'Contracts' } }));
+    const send = (workId: string, title: string, email: string) =>
+      ada.api.createRequest({
+        params: { path: { ...path, work_id: workId } },
+        body: { title, recipient: { email }, dueAt: new Date(Date.now() + 3_600_000).toISOString() },
+      });
+    const { request: figures } = unwrap(await send(report.id, 'Confirm the figures', 'grace@example.com'));
+    const { request: signature } = unwrap(await send(other.id, 'Sign the contract', 'alan@example.com'));
+    unwrap(
+      await ada.api.confirmRequest({
+        params: { path: { ...path, work_id: other.id, id: signature.id } },
+        body: { answer: 'Signed.' },
+      }),
+    );
+
+    const page = await newPage();
+    await signIn(page, ada, `/console/tenants/${tenant.id}`);
+    await expectVisible(heading(page, 'Search Ltd'));
+    await page.getByLabel('Search works and requests').fill('rapport ete');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const search = page.getByRole('region', { name: 'Search' });
+    await expectVisible(search.getByRole('link', { name: 'Rapport financier Été' }));
+    await expectVisible(search.getByText('No request matches.'));
+    await page.getByLabel('Search works and requests').fill('GRACE');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await expectVisible(search.getByRole('link', { name: figures.title }));
+    await expectVisible(search.getByText('No work matches.'));
+    await checkPage(page, 'tenant with search results');
+
+    await page.getByRole('link', { name: 'All requests' }).click();
+    await expectVisible(heading(page, 'Requests'));
+    await expectVisible(page.getByRole('link', { name: 'Confirm the figures' }));
+    await expectVisible(page.getByRole('link', { name: 'Sign the contract' }));
+    await page.getByLabel('Show').selectOption({ label: 'Confirmed, waiting for validation' });
+    await expectVisible(page.getByText('Showing 1 of 1 requests'));
+    expect(await page.getByRole('link', { name: 'Confirm the figures' }).count()).toBe(0);
+    await page.getByLabel('Show').selectOption({ label: 'Overdue' });
+    await expectVisible(page.getByText('No overdue requests.'));
+    await page.getByLabel('Show').selectOption({ label: 'Pending' });
+    await expectVisible(page.getByRole('link', { name: 'Confirm the figures' }));
+    await checkPage(page, 'tenant requests');
+
+    await page.goto(`${server.baseUrl}/console/tenants/${tenant.id}/events`);
+    await expectVisible(heading(page, 'Events'));
+    await expectVisible(page.getByText('Request confirmed ·'));
+    await expectVisible(page.getByText('Showing 3 of 3 events'));
+    await page.getByLabel('Type').selectOption({ label: 'Request sent' });
+    await expectVisible(page.getByText('Showing 2 of 2 events'));
+    await checkPage(page, 'events');
   });
 });
 

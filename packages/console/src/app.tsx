@@ -15,6 +15,8 @@ import { useMyInvitations } from './api/queries';
 import { forgetApiKey, prefixOf, storeApiKey, storedApiKey } from './api/session';
 import type { User } from './api/types';
 import { ApiKeysPage } from './pages/api-keys';
+import { EventsPage } from './pages/events';
+import { TenantRequestsPage } from './pages/tenant-requests';
 import { InvitationsPage } from './pages/invitations';
 import { MailboxPage } from './pages/mailbox';
 import { NotFoundPage } from './pages/not-found';
@@ -80,6 +82,8 @@ export function App() {
               <Switch>
                 <Route path="/" component={TenantsPage} />
                 <Route path="/tenants/:tenantId" component={TenantPage} />
+                <Route path="/tenants/:tenantId/requests" component={TenantRequestsPage} />
+                <Route path="/tenants/:tenantId/events" component={EventsPage} />
                 <Route path="/tenants/:tenantId/works/:workId" component={WorkPage} />
                 <Route path="/tenants/:tenantId/works/:workId/requests/:requestId" component={RequestPage} />
                 <Route path="/api-keys" component={ApiKeysPage} />

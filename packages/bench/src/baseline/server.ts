@@ -8,6 +8,7 @@ import {
   type RequestStatus,
 } from '@works-api/server/dist/domain/requests/state-machine';
 import { numberedSlug, slugify } from '@works-api/server/dist/domain/slug';
+import { requestSearchText, workSearchText } from '@works-api/server/dist/domain/search/fold';
 import { pgliteSql, postgresSql, type Sql } from './sql';
 
 /**
@@ -236,9 +237,17 @@ async function createWork(sql: Sql, actor: Actor, tenantId: string, body: { name
     async (slug) =>
       (
         await sql.query<WorkRow>(
-          `INSERT INTO works (id, tenant_id, slug, name, description, owner_id) VALUES ($1, $2, $3, $4, $5, $6)
+          `INSERT INTO works (id, tenant_id, slug, name, description, owner_id, search) VALUES ($1, $2, $3, $4, $5, $6, $7)
            RETURNING id, slug, name, description, created_at, updated_at, discarded_at`,
-          [newId(), tenantId, slug, name, body.description ?? '', actor.userId],
+          [
+            newId(),
+            tenantId,
+            slug,
+            name,
+            body.description ?? '',
+            actor.userId,
+            workSearchText({ name, slug, description: body.description ?? '' }),
+          ],
         )
       )[0]!,
   );
@@ -299,19 +308,29 @@ async function createRequest(sql: Sql, actor: Actor, tenantId: string, workId: s
   );
   if (!work) throw new HttpError(404, 'not_found');
   if (work.discarded_at) throw new HttpError(409, 'work_discarded');
+  const fields = {
+    title: body.title.trim(),
+    message: body.message ?? '',
+    recipientEmail: body.recipient.email.trim().toLowerCase(),
+    recipientFirstName: (body.recipient.firstName ?? '').trim(),
+    recipientLastName: (body.recipient.lastName ?? '').trim(),
+  };
   const [row] = await sql.query<RequestRow>(
-    `INSERT INTO requests (id, work_id, title, message, recipient_email, recipient_first_name, recipient_last_name, due_at, owner_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
+    `INSERT INTO requests (id, work_id, title, message, recipient_email, recipient_first_name, recipient_last_name, due_at, owner_id,
+                           tenant_id, search)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
     [
       newId(),
       workId,
-      body.title.trim(),
-      body.message ?? '',
-      body.recipient.email.trim().toLowerCase(),
-      (body.recipient.firstName ?? '').trim(),
-      (body.recipient.lastName ?? '').trim(),
+      fields.title,
+      fields.message,
+      fields.recipientEmail,
+      fields.recipientFirstName,
+      fields.recipientLastName,
       body.dueAt === undefined ? null : new Date(body.dueAt),
       actor.userId,
+      tenantId,
+      requestSearchText(fields),
     ],
   );
   return presentRequest(row!, actorRow(actor));

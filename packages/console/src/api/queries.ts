@@ -4,6 +4,9 @@ import { useSession } from './auth';
 import { dataOf, withTag } from './problems';
 import type { DiscardedFilter, RequestStatus } from './types';
 
+/** The tenant-wide request views: a status, or overdue (pending past its due date). */
+export type InboxView = RequestStatus | 'all' | 'overdue';
+
 export const PAGE_SIZE = 20;
 
 /**
@@ -22,6 +25,10 @@ export const keys = {
     ['tenant', tenantId, 'work', workId, 'request', id] as const,
   events: (tenantId: string, workId: string, id: string) =>
     ['tenant', tenantId, 'work', workId, 'request', id, 'events'] as const,
+  tenantRequests: (tenantId: string, view?: InboxView) =>
+    ['tenant', tenantId, 'requests', ...(view ? [view] : [])] as const,
+  tenantEvents: (tenantId: string, type?: string) => ['tenant', tenantId, 'events', ...(type ? [type] : [])] as const,
+  search: (tenantId: string, what: 'works' | 'requests', q: string) => ['tenant', tenantId, 'search', what, q] as const,
   apiKeys: ['apiKeys'] as const,
   myInvitations: ['myInvitations'] as const,
 };
@@ -154,3 +161,72 @@ export function useMyInvitations() {
       (await dataOf(api.listMyInvitations({ params: { query: { limit: PAGE_SIZE, after } } }))).invitations,
   );
 }
+
+/** The query of the tenant-wide request list for a view; overdue compares with `now`. */
+function inboxQuery(view: InboxView, now: string) {
+  if (view === 'all') return {};
+  if (view === 'overdue') return { status: 'pending', dueBefore: now };
+  return { status: view };
+}
+
+/** Every request of the tenant's kept works, in one view (GET /tenants/{tenant_id}/requests). */
+export function useTenantRequests(tenantId: string, view: InboxView, now: string) {
+  const { api } = useSession();
+  return usePaged(
+    [...keys.tenantRequests(tenantId, view), now],
+    async (after) =>
+      (
+        await dataOf(
+          api.listTenantRequests({
+            params: { path: { tenant_id: tenantId }, query: { limit: PAGE_SIZE, after, ...inboxQuery(view, now) } },
+          }),
+        )
+      ).requests,
+  );
+}
+
+/** The tenant's events feed, all types or one (GET /tenants/{tenant_id}/events). */
+export function useTenantEvents(tenantId: string, type: string) {
+  const { api } = useSession();
+  return usePaged(
+    keys.tenantEvents(tenantId, type),
+    async (after) =>
+      (
+        await dataOf(
+          api.listEvents({
+            params: {
+              path: { tenant_id: tenantId },
+              query: { limit: PAGE_SIZE, after, ...(type === 'all' ? {} : { type }) },
+            },
+          }),
+        )
+      ).events,
+  );
+}
+
+/** Works (kept ones) whose name, slug or description match `q`; nothing is asked while `q` is empty. */
+export function useWorkSearch(tenantId: string, q: string) {
+  const { api } = useSession();
+  return usePaged(keys.search(tenantId, 'works', q), async (after) =>
+    q === ''
+      ? emptyPage()
+      : (await dataOf(api.listWorks({ params: { path: { tenant_id: tenantId }, query: { limit: 5, after, q } } })))
+          .works,
+  );
+}
+
+/** Requests of the tenant whose title, message or recipient match `q`. */
+export function useRequestSearch(tenantId: string, q: string) {
+  const { api } = useSession();
+  return usePaged(keys.search(tenantId, 'requests', q), async (after) =>
+    q === ''
+      ? emptyPage()
+      : (
+          await dataOf(
+            api.listTenantRequests({ params: { path: { tenant_id: tenantId }, query: { limit: 5, after, q } } }),
+          )
+        ).requests,
+  );
+}
+
+const emptyPage = () => ({ totalCount: 0, edges: [], pageInfo: { hasNextPage: false, endCursor: null } });

@@ -20,6 +20,7 @@ export type RequestEvent = Schemas['RequestEvent'];
 export type ApiKey = Schemas['ApiKey'];
 export type CreatedApiKey = Schemas['CreatedApiKey'];
 export type PageInfo = Schemas['PageInfo'];
+export type TenantEvent = Schemas['WebhookEvent'];
 
 /** What a successful call of operation `K` returns. */
 export type DataOf<K extends OperationId> = NonNullable<OperationResult<K>['data']>;

@@ -5,7 +5,7 @@ import { useSession } from '../api/auth';
 import { useCreate } from '../api/mutations';
 import { type Abilities, abilitiesIn, grantableRoles } from '../api/permissions';
 import { ChangedElsewhere, dataOf, fieldErrors, toProblem, withTag } from '../api/problems';
-import { keys, useMembers, useTenant, useWorks } from '../api/queries';
+import { keys, useMembers, useRequestSearch, useTenant, useWorkSearch, useWorks } from '../api/queries';
 import type { DiscardedFilter, Member, Role, Tenant } from '../api/types';
 import { ConfirmButton } from '../components/confirm';
 import { SelectField, SubForm, SubmitButton, TextArea, TextField, useFormState } from '../components/fields';
@@ -37,8 +37,13 @@ export function TenantPage() {
         <span className="muted">{tenant.slug}</span> · your role:{' '}
         <span className="badge">{abilities.role ?? 'member'}</span> · created {formatTime(tenant.createdAt)}
       </p>
+      <p className="links">
+        <Link href={`/tenants/${tenant.id}/requests`}>All requests</Link> ·{' '}
+        <Link href={`/tenants/${tenant.id}/events`}>Events</Link>
+      </p>
       <div className="columns">
         <div className="stack">
+          <SearchSection tenantId={tenant.id} />
           <WorksSection tenantId={tenant.id} />
         </div>
         <div className="stack">
@@ -47,6 +52,76 @@ export function TenantPage() {
         </div>
       </div>
     </Page>
+  );
+}
+
+/**
+ * One box for works and requests: every word must start a word of the name, slug or description of a work, or of
+ * a request's title, message or recipient; accents and case do not matter.
+ */
+function SearchSection({ tenantId }: { tenantId: string }) {
+  const [text, setText] = useState('');
+  const [q, setQ] = useState('');
+  const works = useWorkSearch(tenantId, q);
+  const requests = useRequestSearch(tenantId, q);
+  return (
+    <Section title="Search" id="search">
+      <form
+        role="search"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setQ(text.trim());
+        }}
+      >
+        <TextField
+          label="Search works and requests"
+          type="search"
+          value={text}
+          onChange={(event) => setText(event.target.value)}
+          hint="Words match from their start: “rap ete” finds “Rapport d’été”."
+        />
+        <button type="submit" className="button">
+          Search
+        </button>
+      </form>
+      {q !== '' && (
+        <div aria-live="polite">
+          <h3>Works</h3>
+          <PagedList query={works} noun="works" empty="No work matches.">
+            {(nodes) => (
+              <ul className="rows">
+                {nodes.map((work) => (
+                  <li key={work.id} className="row">
+                    <Link href={`/tenants/${tenantId}/works/${work.id}`} className="row-title">
+                      {work.name}
+                    </Link>
+                    <span className="muted">{work.slug}</span>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </PagedList>
+          <h3>Requests</h3>
+          <PagedList query={requests} noun="requests" empty="No request matches.">
+            {(nodes) => (
+              <ul className="rows">
+                {nodes.map((request) => (
+                  <li key={request.id} className="row">
+                    <Link
+                      href={`/tenants/${tenantId}/works/${request.workId}/requests/${request.id}`}
+                      className="row-title"
+                    >
+                      {request.title}
+                    </Link>
+                    <span className="muted">to {personName(request.recipient) || request.recipient.email}</span>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </PagedList>
+        </div>
+      )}
+    </Section>
   );
 }
 

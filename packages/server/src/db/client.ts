@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { PGLITE_EXTENSIONS } from './pglite-extensions';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import type { SqlDriverAdapterFactory } from '@prisma/client/runtime/client';
@@ -114,7 +115,11 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
   // One process per folder: a second one would silently lose writes (pglite-lock.ts).
   const lock = target.dataDir ? lockPgliteFolder(target.dataDir) : undefined;
   try {
-    const pglite = new PGlite(target.dataDir, target.loadDataDir ? { loadDataDir: target.loadDataDir } : {});
+    const pglite = new PGlite({
+      ...(target.dataDir && { dataDir: target.dataDir }),
+      extensions: PGLITE_EXTENSIONS,
+      ...(target.loadDataDir && { loadDataDir: target.loadDataDir }),
+    });
     const migrated = await applyMigrations(pgliteSession(pglite));
     if (observe) {
       const query = pglite.query.bind(pglite);

@@ -13,6 +13,7 @@ import {
 } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { PGlite } from '@electric-sql/pglite';
+import { PGLITE_EXTENSIONS } from './pglite-extensions';
 import { Client } from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import type { DatabaseTarget } from './client';
@@ -538,7 +539,7 @@ async function openSession(target: DatabaseTarget, purpose: 'dump' | 'restore' |
     throw new DumpError(`cannot ${purpose}: ${(error as Error).message}`);
   }
   try {
-    const pglite = new PGlite(dataDir);
+    const pglite = new PGlite(dataDir, { extensions: PGLITE_EXTENSIONS });
     await pglite.waitReady;
     return {
       exec: async (sql) => void (await pglite.exec(sql)),

@@ -406,13 +406,16 @@ async function loadBigTenant({ step, s, shape, ids, otherUserId }: Load): Promis
 
   await step(
     'works',
-    `INSERT INTO works (id, tenant_id, slug, name, description, owner_id, created_at, updated_at, discarded_at)
+    `INSERT INTO works (id, tenant_id, slug, name, description, owner_id, created_at, updated_at, discarded_at, search)
      SELECT ${uuid7('t.ms', `'${s.works.salt}:' || n`)}, $2::uuid,
             CASE WHEN n = ${int(shape.bigTenantWorks)} THEN 'big-work' ELSE 'work-' || n END,
             CASE WHEN n = ${int(shape.bigTenantWorks)} THEN 'Big work' ELSE 'Work ' || n END,
             'A work of the large data set.', $3::uuid, ${timeOf('t.ms')},
             ${timeOf('t.ms')} + CASE WHEN t.discarded THEN interval '1 day' ELSE interval '0' END,
-            CASE WHEN t.discarded THEN ${timeOf('t.ms')} + interval '1 day' END
+            CASE WHEN t.discarded THEN ${timeOf('t.ms')} + interval '1 day' END,
+            -- The search text the application writes (domain/search/fold.ts): name, slug, description.
+            CASE WHEN n = ${int(shape.bigTenantWorks)} THEN ' big work big work' ELSE ' work ' || n || ' work ' || n END
+              || ' a work of the large data set'
      FROM generate_series(1, ${int(shape.bigTenantWorks)}) n
      CROSS JOIN LATERAL (SELECT ${msOf(s.works, 'n')} AS ms, ${discardedSql('n', shape.bigTenantWorks)} AS discarded) t`,
     [ids.big_tenant, ids.heavy_user],
@@ -425,7 +428,7 @@ async function loadBigWork({ step, s, shape, ids }: Load): Promise<void> {
     'requests',
     `INSERT INTO requests (id, work_id, status, title, message, recipient_email, recipient_first_name,
                            recipient_last_name, answer, validation, cancel_reason, owner_id, created_at, updated_at,
-                           confirmed_at, validated_at, cancelled_at)
+                           confirmed_at, validated_at, cancelled_at, tenant_id, search)
      SELECT ${uuid7('t.ms', `'${s.requests.salt}:' || n`)}, $2::uuid,
             (CASE WHEN t.r <= 11 THEN 'pending' WHEN t.r <= 14 THEN 'confirmed' WHEN t.r <= 17 THEN 'validated'
                   ELSE 'cancelled' END)::request_status,
@@ -440,10 +443,14 @@ async function loadBigWork({ step, s, shape, ids }: Load): Promise<void> {
             CASE WHEN t.r BETWEEN 12 AND 16 THEN ${timeOf('t.ms')} + interval '1 minute' END,
             CASE WHEN t.r IN (15, 16) THEN ${timeOf('t.ms')} + interval '2 minutes'
                  WHEN t.r = 17 THEN ${timeOf('t.ms')} + interval '1 minute' END,
-            CASE WHEN t.r >= 18 THEN ${timeOf('t.ms')} + interval '1 minute' END
+            CASE WHEN t.r >= 18 THEN ${timeOf('t.ms')} + interval '1 minute' END,
+            $4::uuid,
+            -- The search text the application writes (domain/search/fold.ts): title, message, recipient.
+            ' request ' || n || ' please confirm the figures in section 3 recipient ' || (n % 1000)
+              || ' example com grace hopper'
      FROM generate_series(1, ${int(shape.bigWorkRequests)}) n
      CROSS JOIN LATERAL (SELECT ${msOf(s.requests, 'n')} AS ms, n % 20 AS r) t`,
-    [ids.big_work, ids.heavy_user],
+    [ids.big_work, ids.heavy_user, ids.big_tenant],
   );
 
   await step(

@@ -1,4 +1,4 @@
-import { pageOf, toConnection } from './paging';
+import { cappedCount, COUNT_CAP, pageOf, readPage, toConnection } from './paging';
 
 const id = '0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b';
 
@@ -21,5 +21,33 @@ describe('paging', () => {
       hasNextPage: false,
       endCursor: null,
     });
+  });
+});
+
+describe('capped counts', () => {
+  it('counts exactly up to COUNT_CAP, and says "more" past it', async () => {
+    const upTo = (matches: number) => (take: number) => Promise.resolve(Math.min(matches, take));
+    expect(await cappedCount(upTo(0))).toEqual({ totalCount: 0, capped: false });
+    expect(await cappedCount(upTo(COUNT_CAP))).toEqual({ totalCount: COUNT_CAP, capped: false });
+    expect(await cappedCount(upTo(COUNT_CAP + 1))).toEqual({ totalCount: COUNT_CAP, capped: true });
+    expect(await cappedCount(upTo(1_000_000))).toEqual({ totalCount: COUNT_CAP, capped: true });
+  });
+
+  it('does not count a first page that holds every match, and counts a full one or a later one', async () => {
+    const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `id-${String(n - i).padStart(4, '0')}` }));
+    const counts: number[] = [];
+    const list = (n: number) => ({
+      rows: (page: { take: number }) => Promise.resolve(rows(n).slice(0, page.take)),
+      capped: (take: number) => {
+        counts.push(take);
+        return Promise.resolve(Math.min(n, take));
+      },
+      present: (row: { id: string }) => row.id,
+    });
+    expect(await readPage({ limit: 5 }, list(3))).toMatchObject({ totalCount: 3, totalCountCapped: false });
+    expect(counts).toEqual([]);
+    expect(await readPage({ limit: 5 }, list(7))).toMatchObject({ totalCount: 7, totalCountCapped: false });
+    expect(await readPage({ limit: 5, after: 'id-0003' }, list(2))).toMatchObject({ totalCount: 2 });
+    expect(counts).toEqual([COUNT_CAP + 1, COUNT_CAP + 1]);
   });
 });

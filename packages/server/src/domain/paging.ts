@@ -23,6 +23,8 @@ export interface Page {
 
 export interface Connection<T> {
   totalCount: number;
+  /** Set on lists whose count is capped (a search, the tenant-wide lists): true when there are more than it says. */
+  totalCountCapped?: boolean;
   edges: Array<{ cursor: string; node: T }>;
   pageInfo: { hasNextPage: boolean; endCursor: string | null };
 }
@@ -65,14 +67,48 @@ export async function readPage<Row extends { id: string }, Node>(
   request: PageRequest,
   list: {
     rows: (page: Page) => Promise<readonly Row[]>;
-    totalCount: () => Promise<number>;
+    /** A count the database keeps, or of a list a rule bounds; or else `capped`. */
+    totalCount?: () => Promise<number>;
+    /** For a list without such a count: counts at most `take` of its rows (see `cappedCount`). */
+    capped?: (take: number) => Promise<number>;
     /** (Row is read from `rows`: `present` may take any wider type.) */
     present: (row: NoInfer<Row>) => Node;
   },
 ): Promise<Connection<Node>> {
   const page = pageOf(request);
-  const [rows, totalCount] = await Promise.all([list.rows(page), list.totalCount()]);
+  if (list.capped) {
+    // A capped count repeats the page's search: a first page that is not full already holds every match.
+    const rows = await list.rows(page);
+    const counted =
+      request.after === undefined && rows.length < page.take
+        ? { totalCount: rows.length, capped: false }
+        : await cappedCount(list.capped);
+    return { ...toConnection(rows, page, counted.totalCount, list.present), totalCountCapped: counted.capped };
+  }
+  const [rows, totalCount] = await Promise.all([list.rows(page), list.totalCount!()]);
   return toConnection(rows, page, totalCount, list.present);
+}
+
+/**
+ * A search, or a list across a whole tenant, has no count the database keeps, and counting its matches costs
+ * O(matches). Such a list counts at most this many; past it, `totalCount` is the cap and `totalCountCapped` true.
+ */
+export const COUNT_CAP = 1000;
+
+export interface CappedCount {
+  totalCount: number;
+  capped: boolean;
+}
+
+/**
+ * Counts with `count(take)` (a count of at most `take` rows): exact up to COUNT_CAP, then capped. `readPage` counts
+ * only pages that are full or not the first. Prisma orders a
+ * count with `take`; the caller orders it by every column of the index the list's filter reads (see `indexOrder`),
+ * which only that index provides, so the count reads that index and never walks the primary key.
+ */
+export async function cappedCount(count: (take: number) => Promise<number>): Promise<CappedCount> {
+  const counted = await count(COUNT_CAP + 1);
+  return counted > COUNT_CAP ? { totalCount: COUNT_CAP, capped: true } : { totalCount: counted, capped: false };
 }
 
 /**
@@ -101,3 +137,7 @@ export function toConnection<Row extends { id: string }, Node>(
   const edges = kept.map((row) => ({ cursor: row.id, node: present(row) }));
   return { totalCount, edges, pageInfo: { hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
 }
+
+/** Prisma's `orderBy` that is exactly the order of an index on `columns`, each descending. */
+export const indexOrder = <Column extends string>(...columns: Column[]) =>
+  columns.map((column) => ({ [column]: 'desc' }) as Record<Column, 'desc'>);

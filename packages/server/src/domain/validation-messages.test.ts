@@ -38,7 +38,17 @@ describe('the table of validation messages and the contract', () => {
   it('has an entry for every pattern a request can meet', () => {
     const withPattern = [...inputNames()].filter((name) => typeof named(name)?.pattern === 'string');
     expect(withPattern.sort()).toEqual(
-      ['Answer', 'IdInPath', 'IdempotencyKey', 'LongText', 'Name', 'PersonName', 'WebhookEndpointDescription'].sort(),
+      [
+        'Answer',
+        'EventTypeList',
+        'IdInPath',
+        'IdempotencyKey',
+        'LongText',
+        'Name',
+        'PersonName',
+        'RequestStatusList',
+        'WebhookEndpointDescription',
+      ].sort(),
     );
     for (const name of withPattern) expect(schemaRules[name]?.pattern).toBeDefined();
   });

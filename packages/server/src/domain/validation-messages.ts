@@ -25,6 +25,7 @@ export const ruleMessages = {
   someProperty: 'must set at least one property',
   noProperty: 'must be empty: this operation takes no input',
   sentOnce: 'must be sent at most once',
+  searchWord: 'must contain a letter or a digit',
   ourCursor: 'must be the endCursor of a page of this same list, with the same filters',
 } as const;
 
@@ -37,6 +38,7 @@ export const boundMessages = {
   atLeast: (limit: number) => `must be at least ${limit}`,
   atMost: (limit: number) => `must be at most ${limit}`,
   atMostItems: (limit: number) => `must list at most ${limit} items`,
+  atMostWords: (limit: number) => `must have at most ${limit} words`,
   oneOf: (values: readonly unknown[]) => `must be one of ${values.map((value) => JSON.stringify(value)).join(', ')}`,
   constant: (value: unknown) => `must be ${JSON.stringify(value)}`,
   type: (types: readonly string[]) => `must be ${types.map((type) => typeInWords[type] ?? type).join(' or ')}`,
@@ -76,6 +78,8 @@ export const schemaRules: Record<
   LongText: { pattern: ruleMessages.controlCharactersButLineBreaks },
   WebhookEndpointDescription: { pattern: ruleMessages.controlCharactersButLineBreaks },
   Answer: { pattern: ruleMessages.controlCharactersButLineBreaks, minLength: ruleMessages.notEmpty },
+  RequestStatusList: { pattern: 'must be request statuses separated by commas, such as pending,confirmed' },
+  EventTypeList: { pattern: 'must be event types separated by commas, such as request.confirmed,request.validated' },
   IdInPath: { pattern: 'must be 1 to 64 letters, digits, "-" or "_"' },
   IdempotencyKey: { pattern: 'must be 1 to 255 visible ASCII characters, without spaces' },
   DateTimeInput: { format: ruleMessages.realDateTime },

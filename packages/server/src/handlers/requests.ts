@@ -4,6 +4,7 @@ import {
   getRequest,
   listRequestEvents,
   listRequests,
+  listTenantRequests,
   type RequestRef,
   resendRequest,
 } from '../domain/requests/requests';
@@ -19,6 +20,11 @@ const requestRef = (params: { tenant_id: string; work_id: string; id: string }):
 
 /** The operations tagged Requests in openapi/api.yaml, in the spec's order. */
 export const requests = {
+  listTenantRequests: async ({ db, actor, params, query }) => ({
+    status: 200,
+    body: { requests: await listTenantRequests(db, actor, params.tenant_id, query) },
+  }),
+
   listRequests: async ({ db, actor, params, query }) => ({
     status: 200,
     body: { requests: await listRequests(db, actor, params.tenant_id, params.work_id, query) },

@@ -1,3 +1,4 @@
+import { listEvents } from '../domain/events/feed';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -14,6 +15,11 @@ import type { HandlerMap } from '../http/handler';
 
 /** The operations tagged Webhooks in openapi/api.yaml, in the spec's order. */
 export const webhooks = {
+  listEvents: async ({ db, actor, params, query }) => ({
+    status: 200,
+    body: { events: await listEvents(db, actor, params.tenant_id, query) },
+  }),
+
   listWebhookEndpoints: async ({ db, actor, params, query }) => ({
     status: 200,
     body: { webhookEndpoints: await listWebhookEndpoints(db, actor, params.tenant_id, query) },

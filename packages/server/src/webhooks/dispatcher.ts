@@ -70,6 +70,8 @@ const NUDGE_BATCH_WINDOW_MS = 10;
 export const HISTORY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 const CLEANUP_EVERY_MS = 60 * 60 * 1000;
 const CLEANUP_BATCH = 1000;
+/** Batches per clean-up round: every event is kept for the events feed now, not only those with deliveries. */
+const CLEANUP_MAX_BATCHES = 100;
 
 /** The smallest UUIDv7 of a time: ids below it were made before it (the event ids' primary key finds them). */
 export const firstIdAt = (at: Date): string => {
@@ -290,7 +292,7 @@ export class Dispatcher {
   async cleanUp(): Promise<number> {
     const before = firstIdAt(new Date(this.options.clock().getTime() - HISTORY_RETENTION_MS));
     let deleted = 0;
-    for (let batch = 0; batch < 10; batch++) {
+    for (let batch = 0; batch < CLEANUP_MAX_BATCHES; batch++) {
       const rows = await this.run<Pick<WebhookEvent, 'id'>>(
         `DELETE FROM webhook_events WHERE id IN (
            SELECT event.id FROM webhook_events event
@@ -315,11 +317,12 @@ export class Dispatcher {
 
   /**
    * One outbox batch → deliveries, in one statement: each event goes to the tenant's enabled endpoints whose
-   * filter takes its type (a test event to its one endpoint); events nobody subscribes to are deleted, the rest
-   * marked. A delivery's id keeps its event's UUIDv7 timestamp (so deliveries sort by time like every id) and
-   * takes the rest from a hash of the event and endpoint ids: unique per pair, and the same if computed twice.
+   * filter takes its type (a test event to its one endpoint); every event of the batch is marked, those nobody
+   * subscribes to included: they stay in the tenant's events feed (domain/events/feed.ts) until the clean-up. A
+   * delivery's id keeps its event's UUIDv7 timestamp (so deliveries sort by time like every id) and takes the rest
+   * from a hash of the event and endpoint ids: unique per pair, and the same if computed twice. Answers how many
+   * events it took and how many deliveries it made.
    */
-  /** Fans a batch of new outbox rows out to their endpoints: how many events it took, how many deliveries it made. */
   private async fanOut(): Promise<{ events: number; deliveries: number }> {
     const now = this.options.clock().toISOString();
     const [result] = await this.run<{ events: number; deliveries: number }>(
@@ -340,9 +343,7 @@ export class Dispatcher {
          ON CONFLICT (endpoint_id, event_id) DO NOTHING
          RETURNING event_id),
        marked AS (
-         UPDATE webhook_events SET fanned_out_at = $1::timestamptz WHERE id IN (SELECT event_id FROM fanned)),
-       unsubscribed AS (
-         DELETE FROM webhook_events WHERE id IN (SELECT id FROM batch) AND id NOT IN (SELECT event_id FROM fanned))
+         UPDATE webhook_events SET fanned_out_at = $1::timestamptz WHERE id IN (SELECT id FROM batch))
        SELECT (SELECT count(*) FROM batch)::int AS events, (SELECT count(*) FROM fanned)::int AS deliveries`,
       [now, FAN_OUT_BATCH],
     );

@@ -427,6 +427,52 @@ describe('Requests', () => {
     expect(requests.edges.every((edge) => edge.node.status === 'validated')).toBe(true);
   });
 
+  it('listRequests / listWorks: q matches the start of words, ignoring case and accents; the count says it is exact', async () => {
+    const { requests } = unwrap(await ada.listRequests({ params: { path: workPath(), query: { q: 'CONF q3' } } }));
+    expect(requests.edges.map((edge) => edge.node.id)).toContain(request.id);
+    expect(requests).toMatchObject({ totalCount: requests.edges.length, totalCountCapped: false });
+    const { works } = unwrap(
+      await ada.listWorks({ params: { path: tenantPath(), query: { q: work.name.slice(0, 3) } } }),
+    );
+    expect(works.edges.map((edge) => edge.node.id)).toEqual([work.id]);
+  });
+
+  it('listTenantRequests: every request of the tenant, filtered by status and recipient', async () => {
+    const { requests } = unwrap(
+      await ada.listTenantRequests({
+        params: { path: tenantPath(), query: { status: 'validated,cancelled', recipient: 'Recipient@Example.com' } },
+      }),
+    );
+    expect(requests.edges.length).toBeGreaterThan(0);
+    expect(requests.totalCountCapped).toBe(false);
+    for (const { node } of requests.edges) {
+      expect(['validated', 'cancelled']).toContain(node.status);
+      expect(node.recipient.email).toBe('recipient@example.com');
+    }
+    const problem = problemOf(
+      await ada.listTenantRequests({ params: { path: tenantPath(), query: { status: 'pending,done' } } }),
+    );
+    expect(problem).toMatchObject({ status: 400, code: 'validation_failed' });
+  });
+
+  it('listEvents: the tenant’s events, newest first, the webhook’s own bodies; filtered by type', async () => {
+    const { events } = unwrap(await grace.listEvents({ params: { path: tenantPath() } }));
+    const ids = events.edges.map((edge) => edge.node.id);
+    expect(ids).toEqual([...ids].sort().reverse());
+    const created = events.edges.find(
+      (edge) => edge.node.type === 'request.created' && edge.node.data.request.id === request.id,
+    );
+    expect(created?.node).toMatchObject({
+      tenantId: tenant.id,
+      data: { request: { id: request.id, status: 'pending' } },
+    });
+    const { events: validated } = unwrap(
+      await ada.listEvents({ params: { path: tenantPath(), query: { type: 'request.validated' } } }),
+    );
+    expect(validated.edges.length).toBeGreaterThan(0);
+    expect(validated.edges.every((edge) => edge.node.type === 'request.validated')).toBe(true);
+  });
+
   it('listRequestEvents: one event per transition, newest first', async () => {
     const { events } = unwrap(await ada.listRequestEvents({ params: { path: requestPath() } }));
     expect(events.edges.map((edge) => edge.node.action)).toEqual(['validate', 'confirm']);

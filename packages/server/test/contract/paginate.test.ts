@@ -90,11 +90,13 @@ describe('paginate', () => {
   it('knows every list operation of the contract', () => {
     expect(listOperations.sort()).toEqual([
       'listApiKeys',
+      'listEvents',
       'listInvitations',
       'listMembers',
       'listMyInvitations',
       'listRequestEvents',
       'listRequests',
+      'listTenantRequests',
       'listTenants',
       'listWebhookDeliveries',
       'listWebhookEndpoints',

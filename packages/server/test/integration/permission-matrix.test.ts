@@ -72,6 +72,7 @@ const expected: Record<OperationId, Row> = {
   updateWork: byRole(200, 200, 403, 404),
   discardWork: byRole(200, 200, 403, 404),
   undiscardWork: byRole(200, 200, 403, 404),
+  listTenantRequests: byRole(200, 200, 200, 404),
   listRequests: byRole(200, 200, 200, 404),
   createRequest: byRole(201, 201, 201, 404),
   getRequest: byRole(200, 200, 200, 404),
@@ -90,6 +91,7 @@ const expected: Record<OperationId, Row> = {
   rotateWebhookEndpointSecret: byRole(200, 200, 403, 404),
   testWebhookEndpoint: byRole(202, 202, 403, 404),
   listWebhookDeliveries: byRole(200, 200, 403, 404),
+  listEvents: byRole(200, 200, 200, 404),
   retryWebhookDelivery: byRole(202, 202, 403, 404),
   // The recipient's operations take an answer token: an API key (or the operator token) opens no request.
   getRecipientRequest: { ...anyUser(404), revokedKey: 404, noKey: 401, operatorToken: 404 },
@@ -160,6 +162,7 @@ const inputs: Record<OperationId, (caller: Caller) => Promise<Input>> = {
   }),
   discardWork: async () => ({ params: { tenant_id: shared.tenant_id, work_id: await freshWork(false) } }),
   undiscardWork: async () => ({ params: { tenant_id: shared.tenant_id, work_id: await freshWork(true) } }),
+  listTenantRequests: async () => ({ params: { tenant_id: shared.tenant_id } }),
   listRequests: async () => ({ params: { tenant_id: shared.tenant_id, work_id: shared.work_id } }),
   createRequest: async () => ({
     params: { tenant_id: shared.tenant_id, work_id: shared.work_id },
@@ -187,6 +190,7 @@ const inputs: Record<OperationId, (caller: Caller) => Promise<Input>> = {
   rotateWebhookEndpointSecret: async () => ({ params: await freshEndpoint() }),
   testWebhookEndpoint: async () => ({ params: await freshEndpoint() }),
   listWebhookDeliveries: async () => ({ params: await freshEndpoint() }),
+  listEvents: async () => ({ params: { tenant_id: shared.tenant_id } }),
   retryWebhookDelivery: async () => {
     const params = await freshEndpoint();
     const { delivery } = ok(
@@ -325,6 +329,9 @@ describe('the permission matrix', () => {
       `PUT ${work}/undiscard`,
       `GET ${work}/requests`,
       `POST ${work}/requests`,
+      // Finding things and catching up: the tenant-wide request list and the events feed.
+      'GET /tenants/{tenant_id}/requests',
+      'GET /tenants/{tenant_id}/events',
       `GET ${request}`,
       `GET ${request}/events`,
       `DELETE ${request}/cancel`,

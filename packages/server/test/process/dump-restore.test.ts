@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { PGlite } from '@electric-sql/pglite';
+import { PGLITE_EXTENSIONS } from '../../src/db/pglite-extensions';
 import {
   chmodSync,
   existsSync,
@@ -350,7 +351,7 @@ it('rebuilds the kept counts after a restore, and on demand with db:recount', as
   expect((await tools(['recount'], folder)).stdout).toMatch(/every count was right\.\n$/);
 
   // A count gone wrong in place (as a bug would leave it): the command finds and corrects it.
-  const pglite = new PGlite(folder.PGLITE_DIR);
+  const pglite = new PGlite(folder.PGLITE_DIR, { extensions: PGLITE_EXTENSIONS });
   try {
     await pglite.query('UPDATE tenant_counts SET members = 42 WHERE tenant_id = $1::uuid', [tenantId]);
   } finally {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { Config } from 'jest';
+import { PGLITE_EXTENSIONS } from '../../src/db/pglite-extensions';
 import { applyMigrations, pgliteSession, withPgSession } from '../../src/db/migrate';
 import { perWorkerDatabases, workerDatabaseUrl } from './worker-database';
 
@@ -30,7 +31,7 @@ export default async function globalSetup(globalConfig: { maxWorkers: number } &
     await withPgSession(url, (session) => applyMigrations(session));
     return;
   }
-  const pglite = new PGlite();
+  const pglite = new PGlite({ extensions: PGLITE_EXTENSIONS });
   await applyMigrations(pgliteSession(pglite));
   const dump = await pglite.dumpDataDir('none');
   await pglite.close();

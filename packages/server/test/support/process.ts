@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { PGLITE_EXTENSIONS } from '../../src/db/pglite-extensions';
 import { TEST_ENCRYPTION_KEYS } from './server';
 
 /** The built server, as `pnpm start` runs it (turbo builds it before the tests). */
@@ -47,7 +48,10 @@ export async function newPgliteFolder(): Promise<string> {
   dataDirs.push(dataDir, `${dataDir}.lock`, `${dataDir}.key`);
   const template = process.env.WORKS_API_PGLITE_TEMPLATE;
   if (template) {
-    const pglite = new PGlite(dataDir, { loadDataDir: new Blob([readFileSync(template)]) });
+    const pglite = new PGlite(dataDir, {
+      extensions: PGLITE_EXTENSIONS,
+      loadDataDir: new Blob([readFileSync(template)]),
+    });
     await pglite.waitReady;
     await pglite.close();
   }

@@ -1,4 +1,4 @@
-import { futureDateTime } from '../dates';
+import { futureDateTime, parseDateTime } from '../dates';
 import type { Db } from '../../db/client';
 import { countRequestsOf } from '../../db/counts';
 import type { Prisma, WebhookEvent } from '../../db/generated/client';
@@ -8,12 +8,13 @@ import { signalOutboxWrite } from '../../db/outbox-signal';
 import { plainQuery } from '../../db/plain-statement';
 import { type Actor, authorize, memberMaySql } from '../access';
 import { notFound, ProblemError } from '../errors';
-import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
+import { indexOrder, newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import { checkPrecondition, type Precondition } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { normalizeEmail, normalizeName, presentUserRecord, userRecord } from '../users/present';
 import { OUTBOX_COLUMNS, outboxPlaceholders, outboxRow, outboxValues } from '../webhooks/events';
 import { findWork, workDiscarded } from '../works/works';
+import { requestSearchText, searchWhere } from '../search/fold';
 import { MAIL_COLUMNS, signalMailQueued } from '../../mail/outbox';
 import { DEFAULT_LIMITS, type Limits } from '../limits';
 import { allowanceCall, allowanceValues, EMAILS_STOPPED, type MailCaps, mailCapRefusal } from '../mail-caps';
@@ -128,9 +129,12 @@ export async function createRequest(
     emailsStopped: false,
     confirmedThroughDevMailbox: false,
     ownerId: actor.userId,
+    tenantId,
+    search: '',
     // The owner is the caller, whom authentication already read (see createWork).
     owner: actor.user,
   } satisfies RequestRow;
+  request.search = requestSearchText(request);
   // And as it is written when the address stopped the tenant's emails: the statement picks one by the allowance.
   const stopped = { ...request, emailStatus: 'dropped', emailFailure: EMAILS_STOPPED, emailsStopped: true } as const;
   const presented = { taking: presentRequest(request), stopped: presentRequest(stopped) };
@@ -153,6 +157,7 @@ export async function createRequest(
     ...allowanceValues(tenantId, request.recipientEmail, caps, now),
     stoppedBody,
     EMAILS_STOPPED,
+    request.search,
   ];
   const key = outcomeStatement(outcome, values.length + 1, presented.taking, {
     when: 'emails_stopped',
@@ -172,10 +177,10 @@ export async function createRequest(
        created AS (
          INSERT INTO requests (id, work_id, title, message, recipient_email, recipient_first_name,
                                recipient_last_name, due_at, owner_id, created_at, updated_at, email_status,
-                               email_failure, emails_stopped)
+                               email_failure, emails_stopped, tenant_id, search)
          SELECT $1::uuid, work.id, $3, $4, $5, $6, $7, $8::timestamptz, $9::uuid, $10::timestamptz, $10::timestamptz,
                 CASE WHEN a.stopped THEN 'dropped' ELSE 'queued' END::mail_status,
-                CASE WHEN a.stopped THEN $27 END, a.stopped
+                CASE WHEN a.stopped THEN $27 END, a.stopped, $11::uuid, $28
          FROM work, allowance a
          RETURNING id, emails_stopped)${key.last('created')},
        mailed AS (
@@ -208,24 +213,87 @@ export async function listRequests(
   actor: Actor,
   tenantId: string,
   workId: string,
-  request: PageRequest & { status?: RequestStatus },
+  request: PageRequest & { status?: RequestStatus; q?: string },
 ) {
+  const search = request.q === undefined ? undefined : searchWhere(request.q);
   await authorize(db, actor, tenantId, 'readTenant');
   await findWork(db, tenantId, workId);
   const { status } = request;
+  // With a search, the tenant too: the trigram index is (tenant_id, search).
+  const filter = { workId, ...(status && { status }), ...(search && { tenantId, ...search }) };
   return readPage(request, {
     // By (work_id, id), or (work_id, status, id) with a status.
     rows: (page: Page) => {
       const { where, ...window } = newestFirst(page, 'id');
-      return db.request.findMany({
-        where: { workId, ...(status && { status }), ...where },
-        include: withOwner,
-        ...window,
-      });
+      return db.request.findMany({ where: { ...filter, ...where }, include: withOwner, ...window });
     },
-    totalCount: () => countRequestsOf(db, workId, status),
+    ...(search
+      ? { capped: (take: number) => db.request.count({ where: filter, orderBy: indexOrder('tenantId', 'id'), take }) }
+      : { totalCount: () => countRequestsOf(db, workId, status) }),
     present: presentRequest,
   });
+}
+
+/** The filters of the tenant-wide request list, as the contract names them (statuses as a comma-separated list). */
+export interface TenantRequestsQuery extends PageRequest {
+  status?: string;
+  recipient?: string;
+  workId?: string;
+  dueBefore?: string;
+  dueAfter?: string;
+  q?: string;
+}
+
+/**
+ * Every request in the tenant's kept works, newest first: what any member may read request by request, in one
+ * list. Read by the tenant's own indexes on requests ((tenant_id, id), (tenant_id, status, id), (tenant_id,
+ * recipient_email, id), the trigram index (tenant_id, search), and (tenant_id, id) of the requests with a due
+ * date), each row checked against its work
+ * (kept) by primary key; its count is capped (COUNT_CAP), since no count of it is kept.
+ */
+export async function listTenantRequests(db: Db, actor: Actor, tenantId: string, query: TenantRequestsQuery) {
+  const filter = tenantRequestsFilter(tenantId, query);
+  const byStatus = query.status !== undefined;
+  const countOrder =
+    query.workId !== undefined
+      ? byStatus
+        ? indexOrder('workId', 'status', 'id')
+        : indexOrder('workId', 'id')
+      : query.recipient !== undefined
+        ? indexOrder('tenantId', 'recipientEmail', 'id')
+        : byStatus
+          ? indexOrder('tenantId', 'status', 'id')
+          : indexOrder('tenantId', 'id');
+  await authorize(db, actor, tenantId, 'readTenant');
+  return readPage(query, {
+    rows: (page: Page) => {
+      const { where, ...window } = newestFirst(page, 'id');
+      return db.request.findMany({ where: { ...filter, ...where }, include: withOwner, ...window });
+    },
+    capped: (take) => db.request.count({ where: filter, orderBy: countOrder, take }),
+    present: presentRequest,
+  });
+}
+
+/** Prisma's filter of the tenant-wide request list; bad input is a 400 naming the parameter. */
+function tenantRequestsFilter(tenantId: string, query: TenantRequestsQuery): Prisma.RequestWhereInput {
+  const statuses = query.status === undefined ? undefined : ([...new Set(query.status.split(','))] as RequestStatus[]);
+  const recipient = query.recipient === undefined ? undefined : normalizeEmail(query.recipient);
+  // Checked by the validator (format date-time is `isRealDateTime`, which reads what parseDateTime reads).
+  const dueBefore = query.dueBefore === undefined ? undefined : parseDateTime(query.dueBefore);
+  const dueAfter = query.dueAfter === undefined ? undefined : parseDateTime(query.dueAfter);
+  return {
+    tenantId,
+    work: { discardedAt: null },
+    ...(statuses && { status: statuses.length === 1 ? statuses[0]! : { in: statuses } }),
+    ...(recipient !== undefined && { recipientEmail: recipient }),
+    // An id we never issue names no work (and must not reach the uuid column).
+    ...(query.workId !== undefined && (isId(query.workId) ? { workId: query.workId } : { id: { in: [] } })),
+    ...((dueBefore || dueAfter) && {
+      dueAt: { ...(dueBefore && { lt: dueBefore }), ...(dueAfter && { gt: dueAfter }) },
+    }),
+    ...(query.q !== undefined && searchWhere(query.q)),
+  };
 }
 
 /**

@@ -9,6 +9,7 @@ import { plainQuery } from '../../db/plain-statement';
 import { type Actor, authorize, memberMaySql } from '../access';
 import { notFound, ProblemError } from '../errors';
 import {
+  indexOrder,
   DEFAULT_PAGE_SIZE,
   newestFirst,
   type Page,
@@ -22,6 +23,7 @@ import { checkPrecondition, type Precondition, preconditionFailed } from '../pre
 import type { Schemas } from '../schemas';
 import { createWithUniqueSlug } from '../unique';
 import { normalizeName, presentUserRecord, userRecord } from '../users/present';
+import { searchWhere, workSearchText } from '../search/fold';
 import { OUTBOX_COLUMNS, outboxPlaceholders, outboxRow, outboxValues } from '../webhooks/events';
 
 const withOwner = { owner: userRecord } as const;
@@ -75,21 +77,22 @@ export async function listWorks(
   db: Db,
   actor: Actor,
   tenantId: string,
-  request: PageRequest & { discarded?: DiscardedFilter },
+  request: PageRequest & { discarded?: DiscardedFilter; q?: string },
 ) {
+  const search = request.q === undefined ? undefined : searchWhere(request.q);
   await authorize(db, actor, tenantId, 'readTenant');
   const discarded = request.discarded ?? 'false';
+  const filter = { tenantId, ...discardedWhere(discarded), ...search };
   return readPage(request, {
-    // By (tenant_id, id); the kept and the discarded works each have a partial index in that order.
+    // By (tenant_id, id); the kept and the discarded works each have a partial index in that order. A search
+    // reads the trigram index (tenant_id, search) or walks that order, whichever PostgreSQL finds cheaper.
     rows: (page: Page) => {
       const { where, ...window } = newestFirst(page, 'id');
-      return db.work.findMany({
-        where: { tenantId, ...discardedWhere(discarded), ...where },
-        include: withOwner,
-        ...window,
-      });
+      return db.work.findMany({ where: { ...filter, ...where }, include: withOwner, ...window });
     },
-    totalCount: () => countWorksOf(db, tenantId, discarded),
+    ...(search
+      ? { capped: (take: number) => db.work.count({ where: filter, orderBy: indexOrder('tenantId', 'id'), take }) }
+      : { totalCount: () => countWorksOf(db, tenantId, discarded) }),
     present: presentWork,
   });
 }
@@ -117,14 +120,15 @@ export async function createWork(
       // The owner is the caller, whom authentication already read.
       const work = { id: newId(), tenantId, slug, name, description, ownerId: actor.userId, owner: actor.user };
       const presented = presentWork({ ...work, createdAt: now, updatedAt: now, discardedAt: null });
-      const values = [work.id, tenantId, slug, name, description, actor.userId, now.toISOString()];
+      const search = workSearchText({ name, slug, description });
+      const values = [work.id, tenantId, slug, name, description, actor.userId, now.toISOString(), search];
       const key = outcomeStatement(outcome, values.length + 1, presented);
       const created = await plainQuery<Pick<Work, 'id'>>(
         db,
         `WITH ${key.first}
          work AS (
-           INSERT INTO works (id, tenant_id, slug, name, description, owner_id, created_at, updated_at)
-           SELECT $1::uuid, $2::uuid, $3, $4, $5, $6::uuid, $7::timestamptz, $7::timestamptz
+           INSERT INTO works (id, tenant_id, slug, name, description, owner_id, created_at, updated_at, search)
+           SELECT $1::uuid, $2::uuid, $3, $4, $5, $6::uuid, $7::timestamptz, $7::timestamptz, $8
            WHERE ${memberMaySql('createWork', '$2', '$6')} AND ${key.guard}
            RETURNING id)${key.last('work')}
          SELECT id FROM work`,
@@ -155,6 +159,14 @@ export async function getWork(db: Db, actor: Actor, tenantId: string, workId: st
 export const workDiscarded = (): ProblemError =>
   new ProblemError('work_discarded', 'This work is discarded: restore it (the undiscard operation) first.');
 
+// An update loses a race only to another write of the same work; this bounds the retries.
+const MAX_UPDATE_ATTEMPTS = 4;
+
+/**
+ * Renames a work or changes its description. The search text is folded from the name, slug and description
+ * together, so the update reads the row, writes all three folded, and applies only while the name and description
+ * are still those it read (with `If-Match`, while the whole row is): a concurrent update makes it read again.
+ */
 export async function updateWork(
   db: Db,
   actor: Actor,
@@ -165,33 +177,36 @@ export async function updateWork(
 ) {
   await authorize(db, actor, tenantId, 'manageWorks');
   if (!isId(workId)) throw notFound('work');
-  const data = {
-    ...(changes.name !== undefined && { name: normalizeName(changes.name) }),
-    ...(changes.description !== undefined && { description: changes.description }),
-    updatedAt: new Date(),
-  };
-  let where: {
-    id: string;
-    tenantId: string;
-    discardedAt: null;
-    name?: string;
-    description?: string;
-    updatedAt?: Date;
-  } = {
-    id: workId,
-    tenantId,
-    discardedAt: null,
-  };
-  if (precondition) {
-    // Check If-Match against this read, then write only if the row is still exactly what was checked.
+  for (let attempt = 1; attempt <= MAX_UPDATE_ATTEMPTS; attempt++) {
     const current = await findWork(db, tenantId, workId);
     checkPrecondition(precondition, () => presentWork(current));
-    where = { ...where, name: current.name, description: current.description, updatedAt: current.updatedAt };
+    if (current.discardedAt) throw workDiscarded();
+    const name = changes.name !== undefined ? normalizeName(changes.name) : current.name;
+    const description = changes.description ?? current.description;
+    const { count } = await db.work.updateMany({
+      where: {
+        id: workId,
+        tenantId,
+        discardedAt: null,
+        name: current.name,
+        description: current.description,
+        ...(precondition && { updatedAt: current.updatedAt }),
+      },
+      data: {
+        name,
+        description,
+        search: workSearchText({ name, slug: current.slug, description }),
+        updatedAt: new Date(),
+      },
+    });
+    if (count > 0) return presentWork(await findWork(db, tenantId, workId));
+    // Changed or discarded in between: with If-Match that is a failed precondition, else look again.
+    if (precondition) {
+      const now = await findWork(db, tenantId, workId);
+      throw now.discardedAt ? workDiscarded() : preconditionFailed();
+    }
   }
-  const { count } = await db.work.updateMany({ where, data });
-  const work = await findWork(db, tenantId, workId);
-  if (count === 0) throw precondition && !work.discardedAt ? preconditionFailed() : workDiscarded();
-  return presentWork(work);
+  throw new Error(`work ${workId}: update kept losing races`);
 }
 
 // A discard loses a race only to another write of the same work; this bounds the retries.

@@ -1,0 +1,87 @@
+import { useState } from 'react';
+import { Link, useParams } from 'wouter';
+import { type InboxView, useTenant, useTenantRequests } from '../api/queries';
+import { SelectField } from '../components/fields';
+import { formatTime, personName } from '../components/format';
+import { Loading, PagedList } from '../components/lists';
+import { Page, Section } from '../components/page';
+import { ProblemAlert } from '../components/problem';
+import { StatusBadge } from './request';
+
+const views = [
+  { value: 'all', label: 'All' },
+  { value: 'pending', label: 'Pending' },
+  { value: 'confirmed', label: 'Confirmed, waiting for validation' },
+  { value: 'overdue', label: 'Overdue' },
+  { value: 'validated', label: 'Validated' },
+  { value: 'cancelled', label: 'Cancelled' },
+] as const satisfies readonly { value: InboxView; label: string }[];
+
+const emptyText: Record<InboxView, string> = {
+  all: 'No requests yet.',
+  pending: 'No pending requests.',
+  confirmed: 'No confirmed requests wait for validation.',
+  overdue: 'No overdue requests.',
+  validated: 'No validated requests.',
+  cancelled: 'No cancelled requests.',
+};
+
+/** The tenant's requests across all its kept works, by status, newest first. */
+export function TenantRequestsPage() {
+  const { tenantId } = useParams<{ tenantId: string }>();
+  const tenant = useTenant(tenantId);
+  const [view, setView] = useState<InboxView>('all');
+  // "Overdue" is as of when the view was chosen, so the list does not move while it is read.
+  const [now, setNow] = useState(() => new Date().toISOString());
+  const requests = useTenantRequests(tenantId, view, now);
+  if (tenant.isPending) return <Loading what="the tenant" />;
+  if (tenant.isError) return <ProblemAlert error={tenant.error} />;
+  return (
+    <Page
+      title="Requests"
+      eyebrow={
+        <nav aria-label="Breadcrumb">
+          <Link href="/">Tenants</Link> / <Link href={`/tenants/${tenantId}`}>{tenant.data.tenant.name}</Link>
+        </nav>
+      }
+    >
+      <p className="subtitle muted">Every request in the tenant’s works, newest first.</p>
+      <Section title="All works" id="tenant-requests">
+        <div className="filter">
+          <SelectField
+            label="Show"
+            value={view}
+            options={views}
+            onChange={(next) => {
+              setView(next);
+              setNow(new Date().toISOString());
+            }}
+          />
+        </div>
+        <PagedList query={requests} noun="requests" empty={emptyText[view]}>
+          {(nodes) => (
+            <ul className="rows">
+              {nodes.map((request) => (
+                <li key={request.id} className="row">
+                  <Link
+                    href={`/tenants/${tenantId}/works/${request.workId}/requests/${request.id}`}
+                    className="row-title"
+                  >
+                    {request.title}
+                  </Link>
+                  <span className="muted">
+                    to {personName(request.recipient) || request.recipient.email}
+                    {request.dueAt && <> · due {formatTime(request.dueAt)}</>}
+                  </span>
+                  <span className="row-meta">
+                    <StatusBadge status={request.status} />
+                  </span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </PagedList>
+      </Section>
+    </Page>
+  );
+}

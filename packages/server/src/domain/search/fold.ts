@@ -1,0 +1,82 @@
+import { ProblemError } from '../errors';
+import { aboutField, boundMessages, ruleMessages } from '../validation-messages';
+
+/**
+ * Search text, folded the same way when it is stored and when it is searched: accents removed (NFKD, then the
+ * combining marks dropped; compatibility forms such as ligatures and full-width letters become plain ones), lower
+ * case, and every run of characters that are neither letters nor digits made one
+ * space. PGlite has no `unaccent`, so the application folds, into a column both databases index (pg_trgm).
+ *
+ * A stored search text starts with a space and has one space between words (` rapport financier ete`), so a word
+ * of a query matches the start of a stored word as `LIKE '% word%'`: what a person typing expects ("rap" finds
+ * "Rapport", "grace" finds grace@example.com), and what a trigram index answers even for one or two letters.
+ */
+const COMBINING_MARKS = /\p{M}+/gu;
+const NOT_A_WORD = /[^\p{L}\p{N}]+/gu;
+
+/** The words of `text`, folded: `Rapport financier Été` → `['rapport', 'financier', 'ete']`. */
+export function foldedWords(text: string): string[] {
+  return text
+    .normalize('NFKD')
+    .replace(COMBINING_MARKS, '')
+    .toLowerCase()
+    .replace(NOT_A_WORD, ' ')
+    .split(' ')
+    .filter((word) => word !== '');
+}
+
+/** The stored search text of a row made of `parts` (its name, slug, description, ...). */
+export const searchText = (...parts: string[]): string =>
+  parts
+    .flatMap(foldedWords)
+    .map((word) => ` ${word}`)
+    .join('');
+
+/** Stored search text of a work. */
+export const workSearchText = (work: { name: string; slug: string; description: string }): string =>
+  searchText(work.name, work.slug, work.description);
+
+/** Stored search text of a request: what a member looks it up by (title, message, recipient). */
+export const requestSearchText = (request: {
+  title: string;
+  message: string;
+  recipientEmail: string;
+  recipientFirstName: string;
+  recipientLastName: string;
+}): string =>
+  searchText(
+    request.title,
+    request.message,
+    request.recipientEmail,
+    request.recipientFirstName,
+    request.recipientLastName,
+  );
+
+/** The most words a search takes: each is one more index condition. */
+export const MAX_QUERY_WORDS = 8;
+
+/**
+ * The words of a search `q` (every one must match the start of a word of the row), or a 400 when it has none or
+ * too many. Its length is bounded by the contract.
+ */
+export function queryWords(q: string): string[] {
+  const words = [...new Set(foldedWords(q))];
+  if (words.length === 0) throw badQuery(ruleMessages.searchWord);
+  if (words.length > MAX_QUERY_WORDS) throw badQuery(boundMessages.atMostWords(MAX_QUERY_WORDS));
+  return words;
+}
+
+function badQuery(rule: string): ProblemError {
+  const message = aboutField('/query/q', rule);
+  return new ProblemError('validation_failed', `${message[0]!.toUpperCase()}${message.slice(1)}.`, {
+    errors: [{ path: '/query/q', message }],
+  });
+}
+
+/**
+ * Prisma's condition that the stored search text has a word starting with each word of `q`: `LIKE '% word%'`
+ * (the words are letters and digits only, nothing LIKE reads as a wildcard), which the trigram index answers.
+ */
+export const searchWhere = (q: string) => ({
+  AND: queryWords(q).map((word) => ({ search: { contains: ` ${word}` } })),
+});

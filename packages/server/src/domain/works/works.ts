@@ -118,9 +118,9 @@ export async function createWork(
       const now = new Date();
       const description = input.description ?? '';
       // The owner is the caller, whom authentication already read.
-      const work = { id: newId(), tenantId, slug, name, description, ownerId: actor.userId, owner: actor.user };
-      const presented = presentWork({ ...work, createdAt: now, updatedAt: now, discardedAt: null });
       const search = workSearchText({ name, slug, description });
+      const work = { id: newId(), tenantId, slug, name, description, search, ownerId: actor.userId, owner: actor.user };
+      const presented = presentWork({ ...work, createdAt: now, updatedAt: now, discardedAt: null });
       const values = [work.id, tenantId, slug, name, description, actor.userId, now.toISOString(), search];
       const key = outcomeStatement(outcome, values.length + 1, presented);
       const created = await plainQuery<Pick<Work, 'id'>>(

@@ -11,10 +11,10 @@ export default tseslint.config(
     ignores: [
       '**/dist/**',
       '**/node_modules/**',
-      'packages/server/src/db/generated/**',
+      'prisma/src/generated/**',
       'packages/api-types/src/schema.d.ts',
       // Prisma's own configuration, outside the server's TypeScript project (Prisma loads and checks it).
-      'packages/server/prisma.config.ts',
+      'prisma/prisma.config.ts',
       'bench-results/**',
       '.data/**',
     ],

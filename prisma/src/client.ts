@@ -11,33 +11,11 @@ import { lockPgliteFolder } from './pglite-lock';
 import { attachPlainStatement } from './plain-statement';
 import { sealAtRest } from './seal-at-rest';
 import { attachSecretBox, secretBoxFor } from './secret-box';
+import type { DatabaseTarget } from './target';
+
+export type { DatabaseTarget } from './target';
 
 export type Db = PrismaClient;
-
-/**
- * Where the data lives: a PostgreSQL server, or an embedded PGlite in a folder (in memory when none is given;
- * `loadDataDir` starts it from a dump, which tests use to skip initdb).
- */
-export type DatabaseTarget =
-  | {
-      kind: 'postgres';
-      url: string;
-      /**
-       * PostgreSQL cancels any statement of the pool that runs longer (SQLSTATE 57014, answered 503), so a few slow
-       * statements cannot hold every connection. Unset or 0: no limit. Migrations run on their own session, without it.
-       * PGlite has no equivalent: it accepts the setting but never enforces it (no timer signals in WebAssembly).
-       */
-      statementTimeoutMs?: number;
-      /** ENCRYPTION_KEYS (secret-box.ts); without them this database cannot seal or open secrets. */
-      encryptionKeys?: Buffer[];
-    }
-  | {
-      kind: 'pglite';
-      dataDir?: string;
-      loadDataDir?: Blob;
-      /** ENCRYPTION_KEYS; unset: the key file beside `dataDir`, or a key for this process when in memory. */
-      encryptionKeys?: Buffer[];
-    };
 
 export interface Database {
   readonly prisma: Db;

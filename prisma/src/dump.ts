@@ -15,7 +15,7 @@ import { createInterface } from 'node:readline';
 import { PGlite } from '@electric-sql/pglite';
 import { Client } from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
-import type { DatabaseTarget } from './client';
+import type { DatabaseTarget } from './target';
 import { recountRows } from './counts';
 import { applyMigrations, type Migration, readMigrations, type SqlSession } from './migrate';
 import { lockPgliteFolder, type PgliteLock } from './pglite-lock';

@@ -9,7 +9,8 @@ import {
 } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { DatabaseTarget } from './client';
+import { KEY_BYTES, parseEncryptionKeys, SecretKeyError } from './encryption-keys';
+import type { DatabaseTarget } from './target';
 import type { PrismaClient } from './generated/client';
 
 /**
@@ -35,9 +36,10 @@ import type { PrismaClient } from './generated/client';
  * readable; every start re-seals the webhook secrets into the row-bound form (seal-at-rest.ts), and stored replays
  * in the first form expire within 24 hours.
  */
+export { parseEncryptionKeys, SecretKeyError } from './encryption-keys';
+
 const PREFIX = 'sealed:v2:';
 const LEGACY_PREFIX = 'sealed:v1:';
-const KEY_BYTES = 32;
 
 /** Where a sealed value lives: it opens only there. */
 export interface SealedSlot {
@@ -74,33 +76,12 @@ const LEGACY_PURPOSE: Record<SealedSlot['table'], string> = {
 /** What a MAC made with these keys vouches for (each purpose has a key of its own, derived from each key). */
 export type MacPurpose = 'stop-emails-link';
 
-export class SecretKeyError extends Error {
-  override name = 'SecretKeyError';
-}
-
 interface Key {
   id: string;
   bytes: Buffer;
 }
 
 export const keyIdOf = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex').slice(0, 8);
-
-/** `ENCRYPTION_KEYS` → keys, or why not (never echoing a key). */
-export function parseEncryptionKeys(value: string): Buffer[] {
-  const keys = value
-    .split(',')
-    .map((part) => part.trim())
-    .filter((part) => part !== '');
-  if (keys.length === 0) throw new SecretKeyError('ENCRYPTION_KEYS holds no key');
-  return keys.map((text, index) => {
-    const bytes = Buffer.from(text, 'base64');
-    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text) || bytes.length !== KEY_BYTES)
-      throw new SecretKeyError(
-        `ENCRYPTION_KEYS: key ${index + 1} is not 32 bytes in base64 (make one with: openssl rand -base64 32)`,
-      );
-    return bytes;
-  });
-}
 
 export const newEncryptionKey = (): string => randomBytes(KEY_BYTES).toString('base64');
 

@@ -6,9 +6,15 @@ import {
   type LargeDatasetShapeName,
   loadLargeDataset,
   nthNewestRequestId,
-} from '@works-api/server/dist/db/large-dataset';
-import { applyMigrations, pgliteSession, type SqlSession, withPgSession } from '@works-api/server/dist/db/migrate';
-import { parseEncryptionKeys, SecretBox } from '@works-api/server/dist/db/secret-box';
+} from '@works-api/prisma/seed';
+import {
+  applyMigrations,
+  parseEncryptionKeys,
+  pgliteSession,
+  SecretBox,
+  type SqlSession,
+  withPgSession,
+} from '@works-api/prisma';
 import { Cursors } from '@works-api/server/dist/domain/cursors';
 import { CursorEdge } from '@works-api/server/dist/http/cursors';
 import { loadSpec } from '@works-api/server/dist/http/spec';
@@ -22,7 +28,7 @@ import type { Scenario, Target } from './scenarios';
 
 /**
  * `pnpm bench -- --scale` (issue 18): every scenario on an empty database, then the same scenarios on the large
- * data set (packages/server/src/db/large-dataset.ts), loaded with SQL in the same run, and the two side by side.
+ * data set (prisma/src/seed/large-dataset.ts), loaded with SQL in the same run, and the two side by side.
  * The real server in both phases, no baseline: what is compared is the server with itself as the data grows.
  */
 export interface ScaleScenarioResult {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parseOptions } from './options';
 import { packageOf } from './profile';
-import { LARGE_DATASET_SHAPES } from '@works-api/server/dist/db/large-dataset';
+import { LARGE_DATASET_SHAPES } from '@works-api/prisma/seed';
 import { formatScale, type ScaleResult, scaleTargets } from './scale';
 import { type BenchReport, checkTargets, type Measurement, type ModeResult, type ScenarioResult } from './report';
 

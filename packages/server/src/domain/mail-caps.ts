@@ -1,4 +1,4 @@
-import { newId } from '../db/ids';
+import { newId } from '@works-api/prisma';
 import { ProblemError } from './errors';
 import type { Limits } from './limits';
 

@@ -1,5 +1,5 @@
 import type { operations } from '@works-api/api-types';
-import type { Db } from '../db/client';
+import type { Db } from '@works-api/prisma';
 import type { Actor } from '../domain/access';
 import type { Limits } from '../domain/limits';
 import type { WebhookSettings } from '../domain/webhooks/endpoints';

@@ -5,7 +5,7 @@ import {
   OUTAGE_RETRY_AFTER_SECONDS,
   outageDetail,
   type OutageMonitor,
-} from '../db/outage';
+} from '@works-api/prisma';
 import { type FieldError, ProblemError, type ProblemExtensions } from '../domain/errors';
 import { isProblemCode, type ProblemCode, problemCodes } from './problem-codes';
 

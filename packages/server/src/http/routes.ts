@@ -1,12 +1,12 @@
 import { Router, type RequestHandler } from 'express';
-import type { Db } from '../db/client';
-import { canonicalId } from '../db/ids';
-import { secretBoxOf } from '../db/secret-box';
+import type { Db } from '@works-api/prisma';
+import { canonicalId } from '@works-api/prisma';
+import { secretBoxOf } from '@works-api/prisma';
 import { Cursors } from '../domain/cursors';
 import { CursorEdge } from './cursors';
 import type { Limits } from '../domain/limits';
 import type { WebhookSettings } from '../domain/webhooks/endpoints';
-import type { OutageMonitor } from '../db/outage';
+import type { OutageMonitor } from '@works-api/prisma';
 import { entityTag, ifMatchCondition, noneMatchHit, resourceOf } from './etag';
 import type { HandlerContext, HandlerMap, OperationId } from './handler';
 import { idempotentCreation, replayCheckFor } from './idempotency';

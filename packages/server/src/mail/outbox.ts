@@ -1,4 +1,4 @@
-import { outboxSignal } from '../db/outbox-signal';
+import { outboxSignal } from '@works-api/prisma';
 
 /**
  * The mail outbox (table mail_outbox): emails are queued in the same statement or transaction as the change that

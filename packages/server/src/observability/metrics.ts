@@ -1,6 +1,6 @@
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Db } from '../db/client';
-import { plainQuery } from '../db/plain-statement';
+import type { Db } from '@works-api/prisma';
+import { plainQuery } from '@works-api/prisma';
 import type { RateLimitBudget } from '../http/rate-limit';
 import type { Logger } from './logger';
 

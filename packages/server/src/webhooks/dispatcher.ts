@@ -1,7 +1,7 @@
-import type { Db } from '../db/client';
-import { OutboxLoop } from '../db/outbox-loop';
-import { onOutboxWrite } from '../db/outbox-signal';
-import { plainQuery } from '../db/plain-statement';
+import type { Db } from '@works-api/prisma';
+import { OutboxLoop } from '../outbox-loop';
+import { onOutboxWrite } from '@works-api/prisma';
+import { plainQuery } from '@works-api/prisma';
 import type { Lookup } from '../domain/webhooks/addresses';
 import { DISABLE_AFTER_FAILING_MS, retryDelayMs } from '../domain/webhooks/backoff';
 import { systemLookup } from '../domain/webhooks/endpoints';
@@ -10,8 +10,8 @@ import type { Logger } from '../observability/logger';
 import type { DeliveryOutcome, Metrics } from '../observability/metrics';
 import type { Tracing } from '../observability/tracing';
 import { type AttemptOutcome, sendEvent } from './send';
-import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../db/generated/client';
-import { secretBoxOf, webhookSecretSlot } from '../db/secret-box';
+import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '@works-api/prisma/client';
+import { secretBoxOf, webhookSecretSlot } from '@works-api/prisma';
 
 export interface DispatcherOptions {
   db: Db;

@@ -1,4 +1,4 @@
-import { sessionOf } from '../../src/db/large-dataset';
+import { sessionOf } from '@works-api/prisma/seed';
 import { createRequest, createTenant, createWork } from '../support/fixtures';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';
 

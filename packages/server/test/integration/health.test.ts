@@ -1,5 +1,5 @@
-import { openDatabase } from '../../src/db/client';
-import { plainQuery } from '../../src/db/plain-statement';
+import { openDatabase } from '@works-api/prisma';
+import { plainQuery } from '@works-api/prisma';
 import { scratchDatabase } from '../support/scratch-database';
 import { startTestServer, testDatabaseTarget } from '../support/server';
 

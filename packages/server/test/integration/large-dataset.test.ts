@@ -1,11 +1,11 @@
-import { deleteExpiredIdempotencyKeys } from '../../src/db/idempotency-keys';
+import { deleteExpiredIdempotencyKeys } from '@works-api/prisma';
 import {
   LARGE_DATASET_SHAPES,
   type LargeDataset,
   loadLargeDataset,
   nthNewestRequestId,
   sessionOf,
-} from '../../src/db/large-dataset';
+} from '@works-api/prisma/seed';
 import { slugify } from '../../src/domain/slug';
 import { cursorAt, startTestServer, type TestServer } from '../support/server';
 

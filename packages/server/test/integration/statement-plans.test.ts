@@ -1,13 +1,13 @@
-import { type Database, openDatabase } from '../../src/db/client';
-import { deleteExpiredIdempotencyKeys } from '../../src/db/idempotency-keys';
+import { type Database, openDatabase } from '@works-api/prisma';
+import { deleteExpiredIdempotencyKeys } from '@works-api/prisma';
 import {
   LARGE_DATASET_SHAPES,
   type LargeDataset,
   loadLargeDataset,
   nthNewestRequestId,
   sessionOf,
-} from '../../src/db/large-dataset';
-import type { SqlSession } from '../../src/db/migrate';
+} from '@works-api/prisma/seed';
+import type { SqlSession } from '@works-api/prisma';
 import type { Actor } from '../../src/domain/access';
 import { authenticate, createApiKey, listApiKeys, revokeApiKey } from '../../src/domain/api-keys/api-keys';
 import { listMyInvitations } from '../../src/domain/members/invitations';

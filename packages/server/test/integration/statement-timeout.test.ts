@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { openDatabase } from '../../src/db/client';
+import { openDatabase } from '@works-api/prisma';
 import { startTestServer, type TestServer } from '../support/server';
 
 /**

@@ -1,5 +1,5 @@
-import { type Database, openDatabase } from '../../src/db/client';
-import { isDatabaseOutage } from '../../src/db/outage';
+import { type Database, openDatabase } from '@works-api/prisma';
+import { isDatabaseOutage } from '@works-api/prisma';
 import { startLoad } from '../support/load';
 import { type OwnPostgres, ownPostgresUnavailable, startOwnPostgres } from '../support/own-postgres';
 import { ADMIN_TOKEN, createUserAt } from '../support/server';

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { applyMigrations, pgliteSession, withPgSession } from '../../src/db/migrate';
+import { applyMigrations, pgliteSession, withPgSession } from '@works-api/prisma';
 
 /**
  * Runs once per test run. On PostgreSQL (DATABASE_URL set) it applies the migrations; on the embedded default

@@ -1,8 +1,8 @@
-import type { Db } from '../../db/client';
-import { countApiKeysOf } from '../../db/counts';
-import type { ApiKey, User } from '../../db/generated/client';
-import { isId, newId } from '../../db/ids';
-import { plainQuery } from '../../db/plain-statement';
+import type { Db } from '@works-api/prisma';
+import { countApiKeysOf } from '@works-api/prisma';
+import type { ApiKey, User } from '@works-api/prisma/client';
+import { isId, newId } from '@works-api/prisma';
+import { plainQuery } from '@works-api/prisma';
 import type { Actor } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { apiKeyLimitReached, createWithinCap } from '../limits';

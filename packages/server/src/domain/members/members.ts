@@ -1,8 +1,8 @@
-import type { Db } from '../../db/client';
-import { countMembersOf } from '../../db/counts';
-import type { Membership as MembershipRow, Prisma } from '../../db/generated/client';
-import { isId } from '../../db/ids';
-import { signalOutboxWrite } from '../../db/outbox-signal';
+import type { Db } from '@works-api/prisma';
+import { countMembersOf } from '@works-api/prisma';
+import type { Membership as MembershipRow, Prisma } from '@works-api/prisma/client';
+import { isId } from '@works-api/prisma';
+import { signalOutboxWrite } from '@works-api/prisma';
 import { signalMailQueued } from '../../mail/outbox';
 import { type Actor, authorize, type Membership, type Permission, requirePermission, type Role } from '../access';
 import { notFound, ProblemError } from '../errors';

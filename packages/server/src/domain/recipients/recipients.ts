@@ -1,6 +1,6 @@
-import type { Db } from '../../db/client';
-import { plainQuery } from '../../db/plain-statement';
-import type { AnswerLink, Request, Work } from '../../db/generated/client';
+import type { Db } from '@works-api/prisma';
+import { plainQuery } from '@works-api/prisma';
+import type { AnswerLink, Request, Work } from '@works-api/prisma/client';
 import { notFound, ProblemError } from '../errors';
 import { DEFAULT_LIMITS } from '../limits';
 import { applyAction, type RequestRef } from '../requests/requests';

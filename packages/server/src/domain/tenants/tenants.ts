@@ -1,9 +1,9 @@
-import type { Db } from '../../db/client';
-import { countTenantsOf } from '../../db/counts';
-import { nextTenantSlugNumber } from '../../db/slug-counters';
-import { newId } from '../../db/ids';
-import type { Prisma, Tenant } from '../../db/generated/client';
-import { plainQuery } from '../../db/plain-statement';
+import type { Db } from '@works-api/prisma';
+import { countTenantsOf } from '@works-api/prisma';
+import { nextTenantSlugNumber } from '@works-api/prisma';
+import { newId } from '@works-api/prisma';
+import type { Prisma, Tenant } from '@works-api/prisma/client';
+import { plainQuery } from '@works-api/prisma';
 import { type Actor, authorize } from '../access';
 import { notFound } from '../errors';
 import { tenantLimitReached } from '../limits';

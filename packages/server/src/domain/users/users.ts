@@ -1,7 +1,7 @@
-import type { Db } from '../../db/client';
-import type { ApiKey, User } from '../../db/generated/client';
-import { isId, newId } from '../../db/ids';
-import { plainQuery } from '../../db/plain-statement';
+import type { Db } from '@works-api/prisma';
+import type { ApiKey, User } from '@works-api/prisma/client';
+import { isId, newId } from '@works-api/prisma';
+import { plainQuery } from '@works-api/prisma';
 import type { Actor } from '../access';
 import { newApiKey, presentApiKey } from '../api-keys/api-keys';
 import { notFound, ProblemError } from '../errors';

@@ -1,9 +1,9 @@
-import type { Db } from '../../db/client';
-import { countDeliveriesOf, countWebhookEndpointsOf } from '../../db/counts';
-import type { Prisma, WebhookEndpoint } from '../../db/generated/client';
-import { isId, newId } from '../../db/ids';
-import { signalOutboxWrite } from '../../db/outbox-signal';
-import { secretBoxOf, webhookSecretSlot } from '../../db/secret-box';
+import type { Db } from '@works-api/prisma';
+import { countDeliveriesOf, countWebhookEndpointsOf } from '@works-api/prisma';
+import type { Prisma, WebhookEndpoint } from '@works-api/prisma/client';
+import { isId, newId } from '@works-api/prisma';
+import { signalOutboxWrite } from '@works-api/prisma';
+import { secretBoxOf, webhookSecretSlot } from '@works-api/prisma';
 import { type Actor, authorize } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { createWithinCap, DEFAULT_LIMITS, webhookEndpointLimitReached } from '../limits';

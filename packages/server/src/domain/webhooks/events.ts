@@ -1,5 +1,5 @@
-import type { WebhookEvent as WebhookEventRow } from '../../db/generated/client';
-import { newId } from '../../db/ids';
+import type { WebhookEvent as WebhookEventRow } from '@works-api/prisma/client';
+import { newId } from '@works-api/prisma';
 import type { Schemas } from '../schemas';
 
 /** Every event type, as the contract's WebhookEventType lists them. */

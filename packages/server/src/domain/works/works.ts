@@ -1,10 +1,10 @@
-import type { Db } from '../../db/client';
-import { countWorksOf } from '../../db/counts';
-import { nextWorkSlugNumber } from '../../db/slug-counters';
-import type { Prisma, WebhookEvent } from '../../db/generated/client';
-import { isId, newId } from '../../db/ids';
-import { signalOutboxWrite } from '../../db/outbox-signal';
-import { plainQuery } from '../../db/plain-statement';
+import type { Db } from '@works-api/prisma';
+import { countWorksOf } from '@works-api/prisma';
+import { nextWorkSlugNumber } from '@works-api/prisma';
+import type { Prisma, WebhookEvent } from '@works-api/prisma/client';
+import { isId, newId } from '@works-api/prisma';
+import { signalOutboxWrite } from '@works-api/prisma';
+import { plainQuery } from '@works-api/prisma';
 import { type Actor, authorize } from '../access';
 import { notFound, ProblemError } from '../errors';
 import {

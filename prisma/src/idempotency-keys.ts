@@ -1,5 +1,6 @@
-import type { Db } from './client';
-import { idempotencyKeySlot, secretBoxOf } from './secret-box';
+import type { Db } from './handle';
+import { secretBoxOf } from './handle';
+import { idempotencyKeySlot } from './secret-box';
 
 /**
  * The `idempotency_keys` table: one row per (scope, key). A request takes a key by inserting its row (locked:

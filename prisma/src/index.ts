@@ -7,6 +7,7 @@
 export * from './client';
 export * from './counts';
 export * from './encryption-keys';
+export * from './handle';
 export * from './idempotency-keys';
 export * from './ids';
 export * from './migrate';

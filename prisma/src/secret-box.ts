@@ -11,7 +11,6 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import path from 'node:path';
 import { KEY_BYTES, parseEncryptionKeys, SecretKeyError } from './encryption-keys';
 import type { DatabaseTarget } from './target';
-import type { PrismaClient } from './generated/client';
 
 /**
  * Secrets at rest: what the service must be able to read back in plaintext (webhook signing secrets, which sign
@@ -218,19 +217,4 @@ export function secretBoxFor(target: DatabaseTarget): SecretBox | undefined {
   if (target.kind === 'postgres') return undefined;
   if (target.dataDir) return new SecretBox([pgliteKeyFile(target.dataDir).key]);
   return new SecretBox([Buffer.from(newEncryptionKey(), 'base64')]); // in memory: the data dies with the process
-}
-
-const boxes = new WeakMap<PrismaClient, SecretBox>();
-
-/** Called by `openDatabase` for the client it creates. */
-export function attachSecretBox(prisma: PrismaClient, box: SecretBox): void {
-  boxes.set(prisma, box);
-}
-
-/** The keys of the database behind `db` (the client `openDatabase` made, not a transaction's). */
-export function secretBoxOf(db: PrismaClient): SecretBox {
-  const box = boxes.get(db);
-  if (!box)
-    throw new SecretKeyError('ENCRYPTION_KEYS is not set: this database cannot seal or open secrets (see README)');
-  return box;
 }

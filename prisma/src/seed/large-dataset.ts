@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Db } from '../client';
+import type { Db } from '../handle';
 import type { SqlSession } from '../migrate';
-import { plainQuery } from '../plain-statement';
+import { plainQuery } from '../handle';
 
 /**
  * The large data set of issue 18, loaded with plain SQL (`INSERT … SELECT … generate_series`, one statement per

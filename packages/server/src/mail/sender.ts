@@ -11,7 +11,8 @@ import { newAnswerToken } from '../domain/recipients/tokens';
 import { userRecord } from '../domain/users/present';
 import { retryDelayMs } from '../domain/webhooks/backoff';
 import type { Logger } from '../observability/logger';
-import { MAIL_COLUMNS, onMailQueued } from './outbox';
+import { onMailQueued } from '@works-api/prisma';
+import { MAIL_COLUMNS } from '../domain/mail-outbox';
 import { type RenderedMail, renderInvitationMail, renderRequestMail } from './render';
 import type { MailOrigin, MailTransport, SendOutcome } from './transport';
 

@@ -3,7 +3,7 @@ import { countMembersOf } from '@works-api/prisma';
 import type { Membership as MembershipRow, Prisma } from '@works-api/prisma/client';
 import { isId } from '@works-api/prisma';
 import { signalOutboxWrite } from '@works-api/prisma';
-import { signalMailQueued } from '../../mail/outbox';
+import { signalMailQueued } from '@works-api/prisma';
 import { type Actor, authorize, type Membership, type Permission, requirePermission, type Role } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { DEFAULT_LIMITS, type Limits } from '../limits';

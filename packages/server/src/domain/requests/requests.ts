@@ -13,7 +13,8 @@ import type { Schemas } from '../schemas';
 import { normalizeEmail, normalizeName, presentUserRecord, userRecord } from '../users/present';
 import { OUTBOX_COLUMNS, outboxPlaceholders, outboxRow, outboxValues } from '../webhooks/events';
 import { findWork, workDiscarded } from '../works/works';
-import { MAIL_COLUMNS, signalMailQueued } from '../../mail/outbox';
+import { signalMailQueued } from '@works-api/prisma';
+import { MAIL_COLUMNS } from '../mail-outbox';
 import { DEFAULT_LIMITS, type Limits } from '../limits';
 import { allowanceCall, allowanceValues, EMAILS_STOPPED, type MailCaps, mailCapRefusal } from '../mail-caps';
 import {

@@ -34,7 +34,8 @@ import { ruleMessages } from './domain/validation-messages';
 import { validationMessages } from './http/validation-errors';
 import { contractRoutes, operatorPathMatcher, recipientPathMatcher } from './http/routes';
 import { corsFor, securityHeaders } from './http/security';
-import { closedDocument, loadSpec, operationMatcher, routeTemplates, type Spec } from './http/spec';
+import { operationIdentifier } from './http/operation';
+import { closedDocument, loadSpec, routeTemplates, type Spec } from './http/spec';
 import { METRICS_PATH, metricsRoute, requestLabeler } from './observability/http';
 import type { Telemetry } from './observability/telemetry';
 
@@ -114,9 +115,11 @@ export function createApp(options: AppOptions): express.Express {
   const routeOf = routeTemplates(spec, [...HEALTH_PATHS, METRICS_PATH]);
   const logAccess = accessLog(logger, routeOf);
   const { metrics, tracing, endpoint } = options.telemetry ?? {};
-  const labels = requestLabeler(spec, routeOf);
+  const labels = requestLabeler(routeOf);
+  const identifyOperation = operationIdentifier(spec);
   const warnForwardedFor = forwardedForWarning(options.trustProxy, logger);
   app.use((req, res, next) => {
+    identifyOperation(req);
     assignRequestId(req, res);
     warnForwardedFor?.(req);
     logAccess(req, res);
@@ -163,7 +166,6 @@ export function createApp(options: AppOptions): express.Express {
       if (wrong) options.onBug?.(new Error(wrong));
     };
   }
-  const operationFor = operationMatcher(spec);
   const isOperatorPath = operatorPathMatcher(spec);
   const isRecipientPath = recipientPathMatcher(spec);
   const apiKeyAuth = countingFailures(requireApiKey(db), failures);
@@ -200,7 +202,7 @@ export function createApp(options: AppOptions): express.Express {
   // Only the bodies of operations that take one are read: any other body is ignored, so a GET never answers
   // 400 malformed_json or 413, which its contract does not declare.
   const parseJson = express.json({ limit: MAX_BODY_BYTES, strict: false, verify: refuseInvalidUtf8 });
-  app.use((req, res, next) => (operationFor(req.method, req.path)?.takes.body ? parseJson(req, res, next) : next()));
+  app.use((req, res, next) => (req.operation?.takes.body ? parseJson(req, res, next) : next()));
   app.use(
     OpenApiValidator.middleware({
       // Tests check responses against the contract closed (closedDocument): exactly the documented properties.

@@ -4,7 +4,6 @@ import { bearerToken } from '../http/bearer';
 import type { Logger } from './logger';
 import { sendProblem } from '../http/problems';
 import type { RouteOf } from '../http/access-log';
-import { operationMatcher, type Spec } from '../http/spec';
 import type { RequestLabels } from './tracing';
 import { ProblemError } from '../domain/errors';
 import type { FailedAuthentications } from '../http/rate-limit';
@@ -25,18 +24,15 @@ const FIXED_OPERATIONS: ReadonlyArray<[RegExp, string]> = [
 export const UNMATCHED = 'unmatched';
 
 /**
- * A request's operation and route template, for metrics and span names: the contract's operationId (from the
- * validator's match, or by method and path for requests refused before it ran: 401, 429), a fixed name for the
+ * A request's operation and route template, for metrics and span names: the contract's operationId (found at the
+ * edge, so also for requests refused before validation: 401, 429), a fixed name for the
  * routes outside `/v1`, else `unmatched`. Never the raw path, which holds ids.
  */
-export function requestLabeler(spec: Spec, routeOf: RouteOf): (req: Request) => RequestLabels {
-  const operationFor = operationMatcher(spec);
+export function requestLabeler(routeOf: RouteOf): (req: Request) => RequestLabels {
   return (req) => {
-    const path = req.originalUrl.split('?')[0]!;
     const operation =
-      (req as Request & { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId ??
-      operationFor(req.method, path)?.operationId ??
-      FIXED_OPERATIONS.find(([pattern]) => pattern.test(path))?.[1] ??
+      req.operation?.operationId ??
+      FIXED_OPERATIONS.find(([pattern]) => pattern.test(req.originalUrl.split('?')[0]!))?.[1] ??
       UNMATCHED;
     return { operation, route: routeOf(req) };
   };

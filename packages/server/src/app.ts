@@ -219,16 +219,19 @@ export function createApp(options: AppOptions): express.Express {
   app.use(validationMessages(spec)); // the validator's findings, in words that name the field
   app.use(
     spec.basePath,
-    contractRoutes(
+    contractRoutes({
       spec,
       handlers,
       db,
       logger,
       outage,
-      { maxEndpointsPerTenant: limits.webhookEndpointsPerTenant, ...(options.webhooks ?? { allowPrivateUrls: false }) },
+      webhooks: {
+        maxEndpointsPerTenant: limits.webhookEndpointsPerTenant,
+        ...(options.webhooks ?? { allowPrivateUrls: false }),
+      },
       limits,
-      metrics && (() => metrics.idempotentReplay()),
-    ),
+      onIdempotentReplay: metrics && (() => metrics.idempotentReplay()),
+    }),
   );
   app.use(notFoundHandler);
   app.use(

@@ -19,16 +19,20 @@ import { textRulesFor } from './text-rules';
  * the spec switches its HTTP behaviour on: `Idempotency-Key` → replayable creations, an `ETag` response header
  * → entity tags (and `304` for `If-None-Match`), `If-Match` → a precondition handed to the domain.
  */
-export function contractRoutes(
-  spec: Spec,
-  handlers: HandlerMap,
-  db: Db,
-  logger: Logger,
-  outage: OutageMonitor,
-  webhooks: WebhookSettings,
-  limits: Limits,
-  onIdempotentReplay?: () => void,
-): Router {
+export interface ContractRoutesOptions {
+  spec: Spec;
+  handlers: HandlerMap;
+  db: Db;
+  logger: Logger;
+  outage: OutageMonitor;
+  webhooks: WebhookSettings;
+  limits: Limits;
+  /** Counts a replay of a stored idempotent response (metrics). */
+  onIdempotentReplay?: (() => void) | undefined;
+}
+
+export function contractRoutes(options: ContractRoutesOptions): Router {
+  const { spec, handlers, db, logger, outage, onIdempotentReplay } = options;
   const router = Router({ caseSensitive: true }); // as the app's routing (app.ts)
   // Keyed from the database's keys (ENCRYPTION_KEYS, or the embedded database's key file): no setting of its own.
   const cursors = new CursorEdge(spec, new Cursors(secretBoxOf(db).derivedKeys('cursor')));
@@ -48,7 +52,7 @@ export function contractRoutes(
           ...(onIdempotentReplay && { onReplay: onIdempotentReplay }),
         }),
       );
-    chain.push(respondWith(spec.basePath, operation, handler, db, webhooks, limits, cursors));
+    chain.push(respondWith({ ...options, operation, handler, cursors }));
     router[operation.method](toExpressPath(operation.path), ...chain);
   }
   return router;
@@ -59,15 +63,19 @@ type RuntimeHandler = (
   context: HandlerContext<OperationId>,
 ) => Promise<{ status: number; body?: unknown; location?: string }>;
 
-function respondWith(
-  basePath: string,
-  operation: SpecOperation,
-  handler: RuntimeHandler,
-  db: Db,
-  webhooks: WebhookSettings,
-  limits: Limits,
-  cursors: CursorEdge,
-): RequestHandler {
+function respondWith({
+  spec: { basePath },
+  operation,
+  handler,
+  db,
+  webhooks,
+  limits,
+  cursors,
+}: Pick<ContractRoutesOptions, 'spec' | 'db' | 'webhooks' | 'limits'> & {
+  operation: SpecOperation;
+  handler: RuntimeHandler;
+  cursors: CursorEdge;
+}): RequestHandler {
   const { etag, takes, operationId } = operation;
   return async (req, res) => {
     const ifMatch = takes.ifMatch ? req.headers['if-match'] : undefined;

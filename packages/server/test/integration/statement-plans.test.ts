@@ -290,7 +290,7 @@ describe('creates and actions use indexes', () => {
 
   test('act on a request, discard and restore a work', async () => {
     const ref = { ...bigWork(), requestId: await requestOfStatus('pending') };
-    await expectBoundedPlans(() => actOnRequest(db(), actor, ref, 'confirm'));
+    await expectBoundedPlans(() => actOnRequest(db(), actor, { ref, action: 'confirm' }));
     const work = await createWork(db(), actor, bigTenant(), { name: 'To discard' });
     await expectBoundedPlans(() => discardWork(db(), actor, bigTenant(), work.id));
     await expectBoundedPlans(() => undiscardWork(db(), actor, bigTenant(), work.id));

@@ -128,10 +128,7 @@ export async function addMember(
 async function memberToChange(
   tx: Prisma.TransactionClient,
   actor: Actor,
-  tenantId: string,
-  userId: string,
-  newRole: Role | null,
-  precondition?: Precondition<Schemas['Member']>,
+  { tenantId, userId, newRole, precondition }: MemberRef & { newRole: Role | null; precondition?: MemberPrecondition },
 ) {
   const leaving = newRole === null && userId === actor.userId;
   const caller = await callerInTransaction(tx, actor, tenantId, leaving ? 'readTenant' : 'manageMembers');
@@ -155,18 +152,23 @@ async function memberToChange(
  * change writes its `member.role_changed` event in the same transaction; the role the member already has changes
  * nothing and writes none.
  */
+/** A member of a tenant, by the tenant's id and the member's user id. */
+export interface MemberRef {
+  tenantId: string;
+  userId: string;
+}
+
+type MemberPrecondition = Precondition<Schemas['Member']> | undefined;
+
 export async function updateMember(
   db: Db,
   actor: Actor,
-  tenantId: string,
-  userId: string,
-  role: Role,
-  precondition?: Precondition<Schemas['Member']>,
+  { tenantId, userId, role, precondition }: MemberRef & { role: Role; precondition?: MemberPrecondition },
 ): Promise<Schemas['Member']> {
   await authorize(db, actor, tenantId, 'manageMembers');
   if (!isId(userId)) throw notFound('member');
   const { member, changed } = await db.$transaction(async (tx) => {
-    const target = await memberToChange(tx, actor, tenantId, userId, role, precondition);
+    const target = await memberToChange(tx, actor, { tenantId, userId, newRole: role, precondition });
     if (target.role === role) return { member: presentMember(target), changed: false };
     // Every member change holds the tenant's lock: the role is still the one read (and If-Match checked on).
     const member = presentMember(
@@ -189,7 +191,7 @@ export async function removeMember(db: Db, actor: Actor, tenantId: string, userI
   await authorize(db, actor, tenantId, userId === actor.userId ? 'readTenant' : 'manageMembers');
   if (!isId(userId)) throw notFound('member');
   await db.$transaction(async (tx) => {
-    const target = await memberToChange(tx, actor, tenantId, userId, null);
+    const target = await memberToChange(tx, actor, { tenantId, userId, newRole: null });
     await tx.membership.delete({ where: { id: target.id } });
     // The member as it was, so receivers know who left and with which role.
     await tx.webhookEvent.create({

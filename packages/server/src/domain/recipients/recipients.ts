@@ -101,12 +101,12 @@ export async function answerRecipientRequest(
   ttlMs: number = DEFAULT_LIMITS.answerLinkTtlMs,
 ): Promise<Schemas['RecipientRequest']> {
   const ref = await resolveLink(db, token, ttlMs);
-  await applyAction(
-    db,
+  await applyAction(db, {
     ref,
-    'confirm',
-    { type: 'recipient', throughDevMailbox: ref.devMailbox },
-    { note: answer, repeatIsConflict: true },
-  );
+    action: 'confirm',
+    by: { type: 'recipient', throughDevMailbox: ref.devMailbox },
+    note: answer,
+    repeatIsConflict: true,
+  });
   return recipientView(db, ref);
 }

@@ -309,16 +309,17 @@ const MAX_TRANSITION_ATTEMPTS = 4;
  * again and gets a repeat (200, unchanged) or a conflict (409). An `If-Match` precondition is checked against
  * that same read, so it holds for the row the update applies to (or the loser gets 412).
  */
-export async function actOnRequest(
-  db: Db,
-  actor: Actor,
-  ref: RequestRef,
-  action: RequestAction,
-  note?: string,
-  precondition?: Precondition<Schemas['Request']>,
-) {
-  await authorize(db, actor, ref.tenantId, 'actOnRequest');
-  return applyAction(db, ref, action, { type: 'user', userId: actor.userId }, { note, precondition });
+export async function actOnRequest(db: Db, actor: Actor, transition: Transition) {
+  await authorize(db, actor, transition.ref.tenantId, 'actOnRequest');
+  return applyAction(db, { ...transition, by: { type: 'user', userId: actor.userId } });
+}
+
+/** One action on one request: its answer or reason (`note`), and the caller's `If-Match` if any. */
+export interface Transition {
+  ref: RequestRef;
+  action: RequestAction;
+  note?: string | undefined;
+  precondition?: Precondition<Schemas['Request']> | undefined;
 }
 
 /**
@@ -333,22 +334,20 @@ export type EventActor = { type: 'user'; userId: string } | { type: 'recipient';
  */
 export async function applyAction(
   db: Db,
-  ref: RequestRef,
-  action: RequestAction,
-  eventActor: EventActor,
-  options: {
-    note?: string | undefined;
-    precondition?: Precondition<Schemas['Request']> | undefined;
+  transition: Transition & {
+    /** Who the event records. */
+    by: EventActor;
+    /** A repeat of the action answers 409 instead of 200 unchanged (the recipient's link acts once). */
     repeatIsConflict?: boolean;
-  } = {},
+  },
 ) {
-  const { note, precondition } = options;
+  const { ref, action, by: eventActor, note, precondition } = transition;
   for (let attempt = 1; attempt <= MAX_TRANSITION_ATTEMPTS; attempt++) {
     const current = await findRequest(db, ref);
     checkPrecondition(precondition, () => presentRequest(current));
     if (current.work.discardedAt) throw workDiscarded();
     const decision = decide(action, current);
-    if (decision.kind === 'repeat' && !options.repeatIsConflict) return presentRequest(current);
+    if (decision.kind === 'repeat' && !transition.repeatIsConflict) return presentRequest(current);
     if (decision.kind !== 'apply') {
       throw new ProblemError(
         'invalid_transition',

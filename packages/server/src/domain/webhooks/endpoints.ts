@@ -151,10 +151,17 @@ export async function getWebhookEndpoint(db: Db, actor: Actor, tenantId: string,
 export async function updateWebhookEndpoint(
   db: Db,
   actor: Actor,
-  tenantId: string,
-  endpointId: string,
-  changes: Schemas['UpdateWebhookEndpointBody'],
-  settings: WebhookSettings,
+  {
+    tenantId,
+    endpointId,
+    changes,
+    settings,
+  }: {
+    tenantId: string;
+    endpointId: string;
+    changes: Schemas['UpdateWebhookEndpointBody'];
+    settings: WebhookSettings;
+  },
 ) {
   await authorize(db, actor, tenantId, 'manageWebhooks');
   const current = await findEndpoint(db, tenantId, endpointId);

@@ -134,10 +134,17 @@ export const workDiscarded = (): ProblemError =>
 export async function updateWork(
   db: Db,
   actor: Actor,
-  tenantId: string,
-  workId: string,
-  changes: { name?: string; description?: string },
-  precondition?: Precondition<Schemas['Work']>,
+  {
+    tenantId,
+    workId,
+    changes,
+    precondition,
+  }: {
+    tenantId: string;
+    workId: string;
+    changes: { name?: string; description?: string };
+    precondition?: Precondition<Schemas['Work']> | undefined;
+  },
 ) {
   await authorize(db, actor, tenantId, 'manageWorks');
   if (!isId(workId)) throw notFound('work');

@@ -1,4 +1,5 @@
 import type { PrismaClient } from './generated/client';
+import { namedStatement, type StatementParams } from './named-statement';
 import type { OutboxSignals } from './outbox-signal';
 import { type PlainStatement, traced } from './plain-statement';
 import { type SecretBox, SecretKeyError } from './secret-box';
@@ -50,6 +51,12 @@ export const databaseOf = (db: PrismaClient): Database | undefined => handles.ge
 export function plainQuery<Row>(db: PrismaClient, text: string, values: readonly unknown[]): Promise<Row[]> {
   const run = handles.get(db)?.statement;
   return traced(text, () => (run ? run<Row>(text, values) : db.$queryRawUnsafe<Row[]>(text, ...values)));
+}
+
+/** `plainQuery` for a statement with named parameters (`:name`, see named-statement.ts). */
+export function namedQuery<Row>(db: PrismaClient, text: string, params: StatementParams): Promise<Row[]> {
+  const statement = namedStatement(text, params);
+  return plainQuery<Row>(db, statement.text, statement.values);
 }
 
 /** The keys of the database behind `db` (the client `openDatabase` made, not a transaction's). */

@@ -11,6 +11,7 @@ export * from './handle';
 export * from './idempotency-keys';
 export * from './ids';
 export * from './migrate';
+export * from './named-statement';
 export * from './outage';
 export * from './outbox-signal';
 export * from './pglite-lock';

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { newId } from '@works-api/prisma';
 import {
+  type ActionDefinition,
   decide,
   type RequestAction,
   requestActions,
@@ -315,14 +316,12 @@ async function createRequest(sql: Sql, actor: Actor, tenantId: string, workId: s
 }
 
 type Action = RequestAction;
-/** What every action of the server's table has, and what some have. */
-type ActionEffect = { stamp: string; validation?: string; note?: string };
 const snakeCase = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 // The columns each action sets besides status and updated_at ($3 is now, $5 the answer or reason), from the
 // server's own table of what each action does.
 const actionSets = Object.fromEntries(
   Object.entries(requestActions).map(([action, effect]) => {
-    const { stamp, validation, note } = effect as ActionEffect;
+    const { stamp, validation, note } = effect as ActionDefinition;
     return [
       action,
       [
@@ -334,7 +333,7 @@ const actionSets = Object.fromEntries(
   }),
 ) as Record<Action, string>;
 const isAction = (value: string | undefined): value is Action => value !== undefined && value in actionSets;
-const takesNote = (action: Action) => (requestActions[action] as ActionEffect).note !== undefined;
+const takesNote = (action: Action) => (requestActions[action] as ActionDefinition).note !== undefined;
 
 async function pageOfRequests(
   sql: Sql,

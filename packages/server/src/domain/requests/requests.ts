@@ -4,19 +4,34 @@ import { countRequestsOf } from '@works-api/prisma';
 import type { Prisma, WebhookEvent } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
 import { signalOutboxWrite } from '@works-api/prisma';
-import { plainQuery } from '@works-api/prisma';
+import { namedQuery, plainQuery } from '@works-api/prisma';
 import { type Actor, authorize } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import { checkPrecondition, type Precondition } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { normalizeEmail, normalizeName, presentUserRecord, userRecord } from '../users/present';
-import { OUTBOX_COLUMNS, outboxPlaceholders, outboxRow, outboxValues } from '../webhooks/events';
+import {
+  OUTBOX_COLUMNS,
+  OUTBOX_PARAMS,
+  outboxParams,
+  outboxPlaceholders,
+  outboxRow,
+  outboxValues,
+} from '../webhooks/events';
 import { findWork, workDiscarded } from '../works/works';
 import { signalMailQueued } from '@works-api/prisma';
 import { MAIL_COLUMNS } from '../mail-outbox';
 import { DEFAULT_LIMITS, type Limits } from '../limits';
-import { allowanceCall, allowanceValues, EMAILS_STOPPED, type MailCaps, mailCapRefusal } from '../mail-caps';
+import {
+  ALLOWANCE_CALL,
+  allowanceCall,
+  allowanceParams,
+  allowanceValues,
+  EMAILS_STOPPED,
+  type MailCaps,
+  mailCapRefusal,
+} from '../mail-caps';
 import {
   type ActionDefinition,
   allowedActions,
@@ -290,13 +305,13 @@ const columnOf = {
   cancelReason: 'cancel_reason',
 } as const satisfies Record<ActionDefinition['stamp'] | NonNullable<ActionDefinition['note']>, string>;
 
-/** The same changes as columns of the UPDATE below: `$4` is the time of the action, `$5` its note. */
+/** The same changes as columns of the UPDATE below: `:now` is the time of the action, `:note` its note. */
 function changedColumns(action: RequestAction): string {
   const { stamp, validation, note } = requestActions[action] as ActionDefinition;
   return [
-    `${columnOf[stamp]} = $4::timestamptz`,
+    `${columnOf[stamp]} = :now::timestamptz`,
     ...(validation ? [`validation = '${validation}'`] : []),
-    ...(note ? [`${columnOf[note]} = $5::text`] : []),
+    ...(note ? [`${columnOf[note]} = :note::text`] : []),
   ].join(', ');
 }
 
@@ -374,37 +389,37 @@ export async function applyAction(
     });
     // One statement, so one round trip and atomic: the transition, its RequestEvent and its webhook outbox row are
     // written together, or (when the request changed or its work was discarded since the read) not at all.
-    const applied = await plainQuery<Pick<WebhookEvent, 'id'>>(
+    const applied = await namedQuery<Pick<WebhookEvent, 'id'>>(
       db,
       `WITH changed AS (
-         UPDATE requests r SET status = $3::request_status, updated_at = $4::timestamptz, ${changedColumns(action)},
-                               confirmed_through_dev_mailbox = r.confirmed_through_dev_mailbox OR $19
-         WHERE r.id = $1::uuid AND r.work_id = $2::uuid AND r.status = $6::request_status
-           AND r.updated_at = $7::timestamptz
+         UPDATE requests r SET status = :to::request_status, updated_at = :now::timestamptz, ${changedColumns(action)},
+                               confirmed_through_dev_mailbox = r.confirmed_through_dev_mailbox OR :throughDevMailbox
+         WHERE r.id = :requestId::uuid AND r.work_id = :workId::uuid AND r.status = :from::request_status
+           AND r.updated_at = :readUpdatedAt::timestamptz
            AND EXISTS (SELECT 1 FROM works w WHERE w.id = r.work_id AND w.discarded_at IS NULL)
          RETURNING r.id),
        transition AS (
          INSERT INTO request_events (id, request_id, action, from_status, to_status, actor_id, actor_type,
                                      through_dev_mailbox, note, created_at)
-         SELECT $8::uuid, id, $9::request_action, $6::request_status, $3::request_status, $10::uuid,
-                $18::actor_type, $19, $5::text, $4::timestamptz
+         SELECT :eventId::uuid, id, :action::request_action, :from::request_status, :to::request_status, :actorId::uuid,
+                :actorType::actor_type, :throughDevMailbox, :note::text, :now::timestamptz
          FROM changed)
-       INSERT INTO webhook_events (${OUTBOX_COLUMNS}) SELECT ${outboxPlaceholders(11)} FROM changed RETURNING id`,
-      [
-        ref.requestId,
-        ref.workId,
-        decision.to,
-        now.toISOString(),
-        note ?? null,
-        current.status,
-        current.updatedAt.toISOString(),
-        newId(),
+       INSERT INTO webhook_events (${OUTBOX_COLUMNS}) SELECT ${OUTBOX_PARAMS} FROM changed RETURNING id`,
+      {
+        requestId: ref.requestId,
+        workId: ref.workId,
+        to: decision.to,
+        now: now.toISOString(),
+        note: note ?? null,
+        from: current.status,
+        readUpdatedAt: current.updatedAt.toISOString(),
+        eventId: newId(),
         action,
-        eventActor.type === 'user' ? eventActor.userId : null,
-        ...outboxValues(event),
-        eventActor.type,
+        actorId: eventActor.type === 'user' ? eventActor.userId : null,
+        actorType: eventActor.type,
         throughDevMailbox,
-      ],
+        ...outboxParams(event),
+      },
     );
     if (applied.length > 0) {
       signalOutboxWrite(db);
@@ -436,18 +451,19 @@ export async function resendRequest(
   checkResendable(current, limits, now);
   let resent: Array<{ stopped: boolean; queued: number }>;
   try {
-    resent = await plainQuery<{ stopped: boolean; queued: number }>(
+    resent = await namedQuery<{ stopped: boolean; queued: number }>(
       db,
       `WITH target AS (
          SELECT r.id, r.recipient_email FROM requests r
-         WHERE r.id = $1::uuid AND r.work_id = $2::uuid AND r.status = 'pending'
-           AND r.resend_count < $6 AND (r.last_resent_at IS NULL OR r.last_resent_at <= $4::timestamptz - $7::interval)
+         WHERE r.id = :requestId::uuid AND r.work_id = :workId::uuid AND r.status = 'pending'
+           AND r.resend_count < :resendsPerRequest
+           AND (r.last_resent_at IS NULL OR r.last_resent_at <= :now::timestamptz - :cooldown::interval)
            AND EXISTS (SELECT 1 FROM works w WHERE w.id = r.work_id AND w.discarded_at IS NULL)
          FOR UPDATE),
-       allowance AS (SELECT id, ${allowanceCall(8)} AS stopped FROM target),
+       allowance AS (SELECT id, ${ALLOWANCE_CALL} AS stopped FROM target),
        changed AS (
          UPDATE requests r SET link_generation = r.link_generation + 1, email_status = 'queued', email_failure = NULL,
-                               resend_count = r.resend_count + 1, last_resent_at = $4::timestamptz,
+                               resend_count = r.resend_count + 1, last_resent_at = :now::timestamptz,
                                emails_stopped = false
          FROM allowance a WHERE r.id = a.id AND NOT a.stopped
          RETURNING r.id),
@@ -458,18 +474,19 @@ export async function resendRequest(
          WHERE request_id IN (SELECT id FROM changed) AND status = 'queued'),
        queued AS (
          INSERT INTO mail_outbox (${MAIL_COLUMNS})
-         SELECT $3::uuid, 'request', $5::uuid, id, NULL, $4::timestamptz, $4::timestamptz FROM changed RETURNING id)
+         SELECT :mailId::uuid, 'request', :tenantId::uuid, id, NULL, :now::timestamptz, :now::timestamptz
+         FROM changed RETURNING id)
        SELECT a.stopped, (SELECT count(*) FROM queued)::int AS queued FROM allowance a`,
-      [
-        ref.requestId,
-        ref.workId,
-        newId(),
-        now.toISOString(),
-        ref.tenantId,
-        limits.resendsPerRequest,
-        `${limits.resendCooldownMs / 1000} seconds`,
-        ...allowanceValues(ref.tenantId, current.recipientEmail, limits, now),
-      ],
+      {
+        requestId: ref.requestId,
+        workId: ref.workId,
+        mailId: newId(),
+        now: now.toISOString(),
+        tenantId: ref.tenantId,
+        resendsPerRequest: limits.resendsPerRequest,
+        cooldown: `${limits.resendCooldownMs / 1000} seconds`,
+        ...allowanceParams(ref.tenantId, current.recipientEmail, limits, now),
+      },
     );
   } catch (error) {
     throw mailCapRefusal(error, limits, now) ?? error;

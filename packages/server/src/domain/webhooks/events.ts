@@ -59,3 +59,17 @@ export const outboxPlaceholders = (first: number, { body }: { body?: string } = 
   ['uuid', 'uuid', 'text', 'uuid', 'uuid', 'text', 'timestamptz']
     .map((type, i) => (i === 5 && body !== undefined ? body : `$${first + i}::${type}`))
     .join(', ');
+
+/** The outbox row's values as named parameters (`namedQuery`), in `OUTBOX_COLUMNS`' order, and their values. */
+export const OUTBOX_PARAMS =
+  ':outboxId::uuid, :outboxTenantId::uuid, :outboxType::text, :outboxOrderingKey::uuid, :outboxEndpointId::uuid, ' +
+  ':outboxBody::text, :outboxCreatedAt::timestamptz';
+export const outboxParams = (row: OutboxRow) => ({
+  outboxId: row.id,
+  outboxTenantId: row.tenantId,
+  outboxType: row.type,
+  outboxOrderingKey: row.orderingKey,
+  outboxEndpointId: row.endpointId,
+  outboxBody: row.body,
+  outboxCreatedAt: row.createdAt.toISOString(),
+});

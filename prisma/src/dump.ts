@@ -48,7 +48,7 @@ export interface DumpHeader {
   source: 'pglite' | 'postgres';
   migrations: Array<{ name: string; checksum: string }>;
   /**
-   * Webhook signing secrets and stored replays are sealed (db/secret-box.ts): a restore needs ENCRYPTION_KEYS
+   * Webhook signing secrets and stored replays are sealed (secret-box.ts): a restore needs ENCRYPTION_KEYS
    * holding every key named here. (Format-1 files written before sealing said `webhookEndpointSecrets:
    * 'plaintext'`; their values are sealed when a server first starts on the restored data.)
    */
@@ -324,7 +324,7 @@ export async function restoreDatabase(
 }
 
 /**
- * `pnpm db:recount`: rebuilds every kept count (db/counts.ts) of the database from its rows, after bringing it to
+ * `pnpm db:recount`: rebuilds every kept count (counts.ts) of the database from its rows, after bringing it to
  * this release's migrations; returns how many counter rows were wrong. Writers wait while it runs.
  */
 export async function recountDatabase(target: DatabaseTarget): Promise<number> {

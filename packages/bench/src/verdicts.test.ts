@@ -251,5 +251,7 @@ describe('packageOf', () => {
     assert.equal(packageOf('', 'writev'), '(native / V8)');
     assert.equal(packageOf('', '(garbage collector)'), '(garbage collector)');
     assert.equal(packageOf('file:///r/packages/server/dist/app.js', 'f'), 'works-api');
+    assert.equal(packageOf('file:///r/prisma/dist/client.js', 'f'), 'works-api');
+    assert.equal(packageOf('file:///r/prisma/dist/generated/internal/class.js', 'f'), '@prisma/client (generated)');
   });
 });

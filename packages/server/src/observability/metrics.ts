@@ -25,7 +25,7 @@ export interface Metrics {
   firstAttemptLag(seconds: number): void;
   /** Database gauges: the pool (PostgreSQL) and the webhook queues. */
   watchDatabase(source: DatabaseSource): void;
-  /** The outage state, as the app's outage monitor sees it (db/outage.ts). */
+  /** The outage state, as the app's outage monitor sees it (prisma/src/outage.ts). */
   watchOutage(isDown: () => boolean): void;
   /** This process's metrics in the Prometheus text format. */
   text(): Promise<string>;

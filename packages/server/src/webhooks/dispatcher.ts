@@ -207,7 +207,7 @@ export class Dispatcher {
     return busy;
   }
 
-  /** The signing secrets in plaintext: they are stored sealed, each bound to its column (db/secret-box.ts). */
+  /** The signing secrets in plaintext: they are stored sealed, each bound to its column (prisma/src/secret-box.ts). */
   private openSecrets(delivery: Claimed, at: Date): string[] {
     const box = secretBoxOf(this.db);
     return activeSecrets(delivery, at).map((secret, index) =>

@@ -3,7 +3,7 @@ import { createRequest, createTenant, createWork } from '../support/fixtures';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';
 
 /**
- * Issue 18: every `totalCount` is a count the database keeps (db/counts.ts), and it must be exact. After a
+ * Issue 18: every `totalCount` is a count the database keeps (prisma/src/counts.ts), and it must be exact. After a
  * concurrent mix of creations, discards and restores, request actions, member changes and API keys, sent all at
  * once, every list's `totalCount` equals a `count(*)` of the same rows. (No full `recount_rows()` here: it holds
  * off the writers of every test file sharing the database; the dump-restore test runs it.) Runs on PGlite and on PostgreSQL (where the statements really are concurrent).

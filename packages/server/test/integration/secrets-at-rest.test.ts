@@ -16,7 +16,7 @@ import { createTenant, freshEmail, ok } from '../support/fixtures';
 import { ADMIN_TOKEN, startTestServer, testDatabaseTarget, type TestServer, type TestUser } from '../support/server';
 
 /**
- * Secrets at rest (db/secret-box.ts): the responses stored for idempotent replays and the webhook signing secrets
+ * Secrets at rest (prisma/src/secret-box.ts): the responses stored for idempotent replays and the webhook signing secrets
  * are sealed, so the database (or a dump) holds none of the secrets the API hands out; replays and signatures
  * still carry them in plaintext.
  */

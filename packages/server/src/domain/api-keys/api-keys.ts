@@ -37,7 +37,7 @@ type KeyForAuth = Pick<ApiKey, 'id' | 'userId' | 'secretHash' | 'revokedAt' | 'l
 export async function authenticate(db: Db, presented: string | undefined, now = new Date()): Promise<Actor> {
   const prefix = presented === undefined ? undefined : prefixOf(presented);
   if (presented === undefined || prefix === undefined) throw unauthenticated('A valid API key is required.');
-  // Every request runs this: a plain statement (see db/plain-statement.ts). The owner's fields come along, so that
+  // Every request runs this: a plain statement (see prisma/src/plain-statement.ts). The owner's fields come along, so that
   // what the caller creates can be answered without reading the user back.
   const [key] = await plainQuery<KeyForAuth>(
     db,

@@ -127,7 +127,7 @@ export async function createWebhookEndpoint(
     eventTypes: input.eventTypes ?? [],
     enabled,
     disabledReason: enabled ? null : 'by_user',
-    // Sealed at rest (db/secret-box.ts); the plaintext is shown once, here.
+    // Sealed at rest (prisma/src/secret-box.ts); the plaintext is shown once, here.
     secret: secretBoxOf(db).seal(secret, webhookSecretSlot(id, 'secret')),
   };
   const endpoint = await createWithinCap(

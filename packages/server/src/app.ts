@@ -4,6 +4,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import type { Store } from 'express-rate-limit';
 import type { Db } from '@works-api/prisma';
 import type { WebhookSettings } from './domain/webhooks/endpoints';
+import { systemLookup } from './webhooks/resolver';
 import { OutageMonitor } from '@works-api/prisma';
 import { httpProblem } from './http/problem-codes';
 import { DEFAULT_LIMITS, type Limits } from './domain/limits';
@@ -78,7 +79,7 @@ export interface AppOptions {
   /** What one user or tenant may hold (API keys, tenants, webhook endpoints); DEFAULT_LIMITS for what is absent. */
   limits?: Partial<Limits>;
   /** How webhook endpoint URLs are checked; private and plain-http URLs are refused by default. */
-  webhooks?: WebhookSettings;
+  webhooks?: Omit<WebhookSettings, 'lookup'> & { lookup?: WebhookSettings['lookup'] };
   /** The readiness probe's database check; a trivial query by default. */
   ping?: () => Promise<void>;
   /** Prometheus metrics (and GET /metrics) and traces, when configured (observability/telemetry.ts). */
@@ -228,6 +229,7 @@ export function createApp(options: AppOptions): express.Express {
       webhooks: {
         maxEndpointsPerTenant: limits.webhookEndpointsPerTenant,
         ...(options.webhooks ?? { allowPrivateUrls: false }),
+        lookup: options.webhooks?.lookup ?? systemLookup,
       },
       limits,
       onIdempotentReplay: metrics && (() => metrics.idempotentReplay()),

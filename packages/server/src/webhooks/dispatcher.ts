@@ -4,7 +4,7 @@ import { onOutboxWrite } from '@works-api/prisma';
 import { plainQuery } from '@works-api/prisma';
 import type { Lookup } from '../domain/webhooks/addresses';
 import { DISABLE_AFTER_FAILING_MS, retryDelayMs } from '../domain/webhooks/backoff';
-import { systemLookup } from '../domain/webhooks/endpoints';
+import { systemLookup } from './resolver';
 import { activeSecrets, signedHeaders } from '../domain/webhooks/signing';
 import type { Logger } from '../observability/logger';
 import type { DeliveryOutcome, Metrics } from '../observability/metrics';

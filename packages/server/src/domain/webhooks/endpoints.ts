@@ -12,20 +12,18 @@ import type { Schemas } from '../schemas';
 import { aboutField, ruleMessages } from '../validation-messages';
 import { AddressRefused, type Lookup, resolveDeliveryAddress, urlProblem } from './addresses';
 import { outboxRow } from './events';
-import { dnsLookup } from './resolver';
 import { newSigningSecret, ROTATION_OVERLAP_MS } from './signing';
 
 /** What the endpoint rules need from the configuration. */
 export interface WebhookSettings {
   /** WEBHOOK_ALLOW_PRIVATE_URLS: accept http and private/loopback addresses (local development and tests). */
   allowPrivateUrls: boolean;
-  lookup?: Lookup;
+  /** How host names resolve (the system's DNS, from the webhooks layer; a fake one in tests). */
+  lookup: Lookup;
   /** MAX_WEBHOOK_ENDPOINTS_PER_TENANT (DEFAULT_LIMITS when absent). */
   maxEndpointsPerTenant?: number;
 }
 
-/** Webhook hosts are resolved with c-ares on the system's DNS servers, off libuv's thread pool (see resolver.ts). */
-export const systemLookup: Lookup = dnsLookup();
 /** How long an endpoint's create or update waits for its host name to resolve. */
 const URL_CHECK_LOOKUP_MS = 10_000;
 
@@ -74,12 +72,7 @@ async function checkUrl(url: string, settings: WebhookSettings): Promise<void> {
   if (problem) throw refuse(problem);
   if (settings.allowPrivateUrls) return;
   try {
-    await resolveDeliveryAddress(
-      new URL(url),
-      false,
-      settings.lookup ?? systemLookup,
-      AbortSignal.timeout(URL_CHECK_LOOKUP_MS),
-    );
+    await resolveDeliveryAddress(new URL(url), false, settings.lookup, AbortSignal.timeout(URL_CHECK_LOOKUP_MS));
   } catch (error) {
     if (error instanceof AddressRefused) throw refuse(`${ruleMessages.publicAddress} (${error.message})`);
     throw refuse(ruleMessages.resolvableHost);

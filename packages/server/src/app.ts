@@ -37,7 +37,8 @@ import { contractRoutes, operatorPathMatcher, recipientPathMatcher } from './htt
 import { corsFor, securityHeaders } from './http/security';
 import { operationIdentifier } from './http/operation';
 import { closedDocument, loadSpec, routeTemplates, type Spec } from './http/spec';
-import { METRICS_PATH, metricsRoute, requestLabeler } from './observability/http';
+import { METRICS_PATH, metricsRoute } from './http/metrics-route';
+import { requestLabeler } from './observability/http';
 import type { Telemetry } from './observability/telemetry';
 
 /**

@@ -4,7 +4,7 @@ import { nextWorkSlugNumber } from '@works-api/prisma';
 import type { Prisma, WebhookEvent } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
 import { signalOutboxWrite } from '@works-api/prisma';
-import { plainQuery } from '@works-api/prisma';
+import { namedQuery } from '@works-api/prisma';
 import { type Actor, authorize } from '../access';
 import { notFound, ProblemError } from '../errors';
 import {
@@ -21,7 +21,7 @@ import { checkPrecondition, type Precondition, preconditionFailed } from '../pre
 import type { Schemas } from '../schemas';
 import { createWithUniqueSlug } from '../unique';
 import { normalizeName, presentUserRecord, userRecord } from '../users/present';
-import { OUTBOX_COLUMNS, outboxPlaceholders, outboxRow, outboxValues } from '../webhooks/events';
+import { OUTBOX_COLUMNS, OUTBOX_PARAMS, outboxParams, outboxRow } from '../webhooks/events';
 
 const withOwner = { owner: userRecord } as const;
 
@@ -199,22 +199,22 @@ async function setWorkDiscarded(db: Db, actor: Actor, tenantId: string, workId: 
     const now = new Date();
     const changed = presentWork({ ...current, discardedAt: discarded ? now : null, updatedAt: now });
     const event = outboxRow(discarded ? 'work.discarded' : 'work.undiscarded', tenantId, { work: changed }, now);
-    const rows = await plainQuery<Pick<WebhookEvent, 'id'>>(
+    const rows = await namedQuery<Pick<WebhookEvent, 'id'>>(
       db,
       `WITH changed AS (
-         UPDATE works SET discarded_at = $4::timestamptz, updated_at = $5::timestamptz
-         WHERE id = $1::uuid AND tenant_id = $2::uuid AND updated_at = $3::timestamptz
+         UPDATE works SET discarded_at = :discardedAt::timestamptz, updated_at = :now::timestamptz
+         WHERE id = :workId::uuid AND tenant_id = :tenantId::uuid AND updated_at = :readUpdatedAt::timestamptz
            AND discarded_at IS ${discarded ? 'NULL' : 'NOT NULL'}
          RETURNING id)
-       INSERT INTO webhook_events (${OUTBOX_COLUMNS}) SELECT ${outboxPlaceholders(6)} FROM changed RETURNING id`,
-      [
+       INSERT INTO webhook_events (${OUTBOX_COLUMNS}) SELECT ${OUTBOX_PARAMS} FROM changed RETURNING id`,
+      {
         workId,
         tenantId,
-        current.updatedAt.toISOString(),
-        discarded ? now.toISOString() : null,
-        now.toISOString(),
-        ...outboxValues(event),
-      ],
+        readUpdatedAt: current.updatedAt.toISOString(),
+        discardedAt: discarded ? now.toISOString() : null,
+        now: now.toISOString(),
+        ...outboxParams(event),
+      },
     );
     if (rows.length > 0) {
       signalOutboxWrite(db);

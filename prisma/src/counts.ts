@@ -22,32 +22,49 @@ export async function countApiKeysOf(db: Db, userId: string): Promise<number> {
   return orZero(row?.apiKeys);
 }
 
+/** A tenant's counts: the sum of its striped counter rows (16 at most). */
+async function tenantCountsOf(db: Db, tenantId: string) {
+  const { _sum: sum } = await db.tenantCounts.aggregate({
+    where: { tenantId },
+    _sum: { keptWorks: true, discardedWorks: true, members: true, webhookEndpoints: true },
+  });
+  return {
+    keptWorks: orZero(sum.keptWorks ?? 0),
+    discardedWorks: orZero(sum.discardedWorks ?? 0),
+    members: orZero(sum.members ?? 0),
+    webhookEndpoints: orZero(sum.webhookEndpoints ?? 0),
+  };
+}
+
 /** A tenant's works: kept (`false`, the default list), discarded (`true`) or both (`all`). */
 export async function countWorksOf(db: Db, tenantId: string, discarded: 'false' | 'true' | 'all'): Promise<number> {
-  const row = await db.tenantCounts.findUnique({
-    where: { tenantId },
-    select: { keptWorks: true, discardedWorks: true },
-  });
-  if (!row) return 0;
-  if (discarded === 'false') return row.keptWorks;
-  return discarded === 'true' ? row.discardedWorks : row.keptWorks + row.discardedWorks;
+  const counts = await tenantCountsOf(db, tenantId);
+  if (discarded === 'false') return counts.keptWorks;
+  return discarded === 'true' ? counts.discardedWorks : counts.keptWorks + counts.discardedWorks;
 }
 
 export async function countMembersOf(db: Db, tenantId: string): Promise<number> {
-  const row = await db.tenantCounts.findUnique({ where: { tenantId }, select: { members: true } });
-  return orZero(row?.members);
+  return (await tenantCountsOf(db, tenantId)).members;
 }
 
 export async function countWebhookEndpointsOf(db: Db, tenantId: string): Promise<number> {
-  const row = await db.tenantCounts.findUnique({ where: { tenantId }, select: { webhookEndpoints: true } });
-  return orZero(row?.webhookEndpoints);
+  return (await tenantCountsOf(db, tenantId)).webhookEndpoints;
 }
 
-/** A work's requests, all of them or those of one status. */
+/** The kept works of a tenant read with its `counts` rows (a relation include): their sum. */
+export const keptWorksIn = (counts: ReadonlyArray<{ keptWorks: number }>): number =>
+  counts.reduce((sum, row) => sum + row.keptWorks, 0);
+
+/** A work's requests, all of them or those of one status: the sum of its striped counter rows (16 at most). */
 export async function countRequestsOf(db: Db, workId: string, status?: RequestStatusCount): Promise<number> {
-  const row = await db.workCounts.findUnique({ where: { workId } });
-  if (!row) return 0;
-  return status ? row[status] : row.pending + row.confirmed + row.validated + row.cancelled;
+  const { _sum: sum } = await db.workCounts.aggregate({
+    where: { workId },
+    _sum: { pending: true, confirmed: true, validated: true, cancelled: true },
+  });
+  if (status) return orZero(sum[status] ?? undefined);
+  return (
+    orZero(sum.pending ?? 0) + orZero(sum.confirmed ?? 0) + orZero(sum.validated ?? 0) + orZero(sum.cancelled ?? 0)
+  );
 }
 
 export async function countDeliveriesOf(db: Db, endpointId: string): Promise<number> {

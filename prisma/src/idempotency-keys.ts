@@ -1,5 +1,6 @@
 import type { Db } from './handle';
 import { secretBoxOf } from './handle';
+import type { Prisma } from './generated/client';
 import { idempotencyKeySlot } from './secret-box';
 
 /**
@@ -110,3 +111,110 @@ export async function deleteExpiredIdempotencyKeys(db: Db, now = new Date(), bat
       SELECT ctid FROM idempotency_keys WHERE expires_at <= ${now} ORDER BY expires_at LIMIT ${batch}
     ))`;
 }
+
+/** The key a request holds while its creation runs: the hold is this request's as long as `lockedAt` is unchanged. */
+export interface HeldKey {
+  id: IdempotencyKeyId;
+  lockedAt: Date;
+}
+
+/** The parts a single-statement creation splices in to write its outcome with its effect (see `KeyOutcome`). */
+export interface OutcomeStatement {
+  /** CTEs to open the statement's WITH list with (empty, or ending in a comma). */
+  first: string;
+  /** A condition to AND into the effect's first write: false once another request has retaken the key. */
+  guard: string;
+  /** The CTE writing the outcome, once `effect` (a CTE of the statement) returned its row (empty, or from a comma). */
+  last: (effect: string) => string;
+  /** Its parameters, numbered from the `first` number given to `KeyOutcome.statement`. */
+  values: unknown[];
+}
+
+/** What a creation without a key splices in: nothing. */
+export const NO_OUTCOME: OutcomeStatement = { first: '', guard: 'TRUE', last: () => '', values: [] };
+
+/** Thrown inside a creation's transaction when the key is no longer this request's: its effect is rolled back. */
+export class KeyHoldLost extends Error {
+  constructor() {
+    super('the idempotency key was retaken while its first request ran');
+  }
+}
+
+/**
+ * A creation's outcome, the response a retry with the same key replays, written by the creation itself in the same
+ * statement or transaction as its effect, so a crash leaves either both or neither. The caller (who knows what the
+ * client is answered, `respond`) builds it; the creation only says where its effect is. A key whose hold was
+ * retaken (its request ran past the lock time) makes the effect do nothing (`guard`) or roll back (`KeyHoldLost`).
+ */
+export class KeyOutcome<Created> {
+  /** Whether a creation wrote it: its request then has nothing left to store. */
+  written = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly held: HeldKey,
+    private readonly respond: (created: Created) => StoredResponse,
+  ) {}
+
+  private sealed(created: Created): StoredResponse {
+    const response = this.respond(created);
+    const slot = idempotencyKeySlot(this.held.id.scope, this.held.id.key);
+    return { ...response, body: secretBoxOf(this.db).seal(response.body, slot) };
+  }
+
+  /**
+   * The parts of one statement: the key row locked while this request holds it (so a retake waits for the
+   * statement, then finds the key finished), and the outcome written from the effect's row. `otherwise` is another
+   * outcome, taken when its SQL condition on the effect's row holds.
+   */
+  statement(first: number, created: Created, otherwise?: { when: string; created: Created }): OutcomeStatement {
+    const response = this.sealed(created);
+    const other = otherwise && this.sealed(otherwise.created);
+    const [scope, key, lockedAt, status, contentType, location, body, otherBody] = Array.from(
+      { length: 8 },
+      (_, i) => `$${first + i}`,
+    );
+    this.written = true;
+    return {
+      first: `held_key AS (
+           SELECT 1 FROM idempotency_keys
+           WHERE scope = ${scope} AND key = ${key} AND locked_at = ${lockedAt}::timestamptz AND status IS NULL
+           FOR UPDATE),`,
+      guard: 'EXISTS (SELECT FROM held_key)',
+      last: (effect) => `,
+         recorded_key AS (
+           UPDATE idempotency_keys k SET status = ${status}::int, content_type = ${contentType}, location = ${location},
+             body = ${otherwise ? `CASE WHEN ${otherwise.when} THEN ${otherBody} ELSE ${body} END` : body}
+           FROM ${effect}
+           WHERE k.scope = ${scope} AND k.key = ${key} AND k.locked_at = ${lockedAt}::timestamptz AND k.status IS NULL)`,
+      values: [
+        this.held.id.scope,
+        this.held.id.key,
+        this.held.lockedAt.toISOString(),
+        response.status,
+        response.contentType,
+        response.location,
+        response.body,
+        ...(other ? [other.body] : []),
+      ],
+    };
+  }
+
+  /** Writes the outcome inside the creation's transaction `tx`; throws `KeyHoldLost` (rolling it back) if retaken. */
+  async recordIn(tx: Prisma.TransactionClient, created: Created): Promise<void> {
+    const { count } = await tx.idempotencyKey.updateMany({
+      where: { ...this.held.id, lockedAt: this.held.lockedAt, status: null },
+      data: this.sealed(created),
+    });
+    if (count !== 1) throw new KeyHoldLost();
+    this.written = true;
+  }
+}
+
+/** `outcome`'s statement parts, or nothing to splice in for a creation without a key. */
+export const outcomeStatement = <Created>(
+  outcome: KeyOutcome<Created> | undefined,
+  first: number,
+  created: Created,
+  otherwise?: { when: string; created: Created },
+): OutcomeStatement => (outcome ? outcome.statement(first, created, otherwise) : NO_OUTCOME);

@@ -45,6 +45,7 @@ import {
 } from './scale';
 import { type Scenario, scaleScenarios, scenarios, type Target } from './scenarios';
 import { formatWebhooks, webhookComparison, type WebhookScenarioResult } from './webhooks';
+import { hotParentComparison, type HotParentRow } from './hot-parent';
 
 /**
  * `pnpm bench`: starts the built server (packages/server/dist/main.js) on loopback, creates its data through the
@@ -69,6 +70,7 @@ async function main(): Promise<void> {
     profiles?: Record<string, ProfileSummary>;
     webhooks?: WebhookScenarioResult[];
     scale?: ScaleResult[];
+    hotParent?: HotParentRow[];
   } = {
     startedAt: startedAt.toISOString(),
     commit: gitCommit(),
@@ -80,8 +82,10 @@ async function main(): Promise<void> {
 
   const pgVersion = options.databases.includes('postgres') ? await preparePostgres(options.postgresUrl) : undefined;
   if (pgVersion) report.machine.postgres = pgVersion;
-  const needsPostgres = options.soak || options.profile || options.countQueries || options.webhooks;
-  if (needsPostgres && !pgVersion) throw new Error('--soak, --profile, --count-queries and --webhooks need PostgreSQL');
+  const needsPostgres =
+    options.soak || options.profile || options.countQueries || options.webhooks || options.hotParent === 'only';
+  if (needsPostgres && !pgVersion)
+    throw new Error('--soak, --profile, --count-queries, --webhooks and --hot-parent need PostgreSQL');
 
   if (options.scale) {
     report.scale = await scale(options, chosen, pgVersion);
@@ -103,6 +107,8 @@ async function main(): Promise<void> {
     report.profiles = await profile(options, chosen);
   } else if (options.countQueries) {
     report.queries = await countQueries(options, chosen);
+  } else if (options.hotParent === 'only') {
+    report.hotParent = await hotParent(options);
   } else if (options.webhooks) {
     report.webhooks = await webhooks(options, chosen);
     log(`\n${formatWebhooks(report.webhooks)}`);
@@ -123,6 +129,7 @@ async function main(): Promise<void> {
     const single = report.modes.find((m) => m.id === 'postgres');
     const double = report.modes.find((m) => m.id === 'postgres-2-workers');
     if (single && double) log(`\n${formatCluster(single, double)}`);
+    if (pgVersion && options.hotParent === 'also' && !options.against) report.hotParent = await hotParent(options);
   }
 
   report.targets = checkTargets(report);
@@ -512,6 +519,16 @@ async function profile(options: Options, chosen: Scenario[]): Promise<Record<str
     `\nOpen a .cpuprofile in Chrome DevTools (Performance → Load profile) or https://www.speedscope.app for a flame graph.`,
   );
   return summaries;
+}
+
+async function hotParent(options: Options): Promise<HotParentRow[]> {
+  log(`\n== writes into one parent against 16 parents, PostgreSQL, one process, ${options.durationS} s per run`);
+  const server = await startServer('works-api (hot parent)', { DATABASE_URL: options.postgresUrl });
+  try {
+    return await hotParentComparison(server.url, ADMIN_TOKEN, runId, options, log);
+  } finally {
+    await server.stop();
+  }
 }
 
 async function countQueries(options: Options, chosen: Scenario[]) {

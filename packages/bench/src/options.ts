@@ -26,6 +26,8 @@ export interface Options {
   countQueries: boolean;
   /** Only the webhooks comparison: write scenarios without and with a subscribed endpoint, and delivery lag. */
   webhooks: boolean;
+  /** The hot-parent comparison: 'only' it, 'also' after the PostgreSQL runs (the default), or 'skip' it. */
+  hotParent: 'only' | 'also' | 'skip';
   /** Only the scale mode: every scenario on an empty database, then on the large data set, side by side. */
   scale: boolean;
   /** The large data set's shape for every database (default: production on PostgreSQL, pglite on PGlite). */
@@ -52,6 +54,9 @@ const usage = `pnpm bench [-- options]
   --soak                 only the memory soak: ${'100,000'} mixed requests on PostgreSQL, RSS every 10,000
   --profile              only profiles: the server under --cpu-prof on PostgreSQL, one process per scenario
   --count-queries        only database round trips per request, server and baseline, on PostgreSQL
+  --hot-parent           only the hot-parent comparison on PostgreSQL: writes into one parent (one user's tenants,
+                         one tenant's works, one work's requests) against 16 parents, at 16 and 64 connections
+                         (also run after the PostgreSQL scenarios, unless --no-hot-parent or --against)
   --webhooks             only webhooks: the write scenarios on PostgreSQL without and with an endpoint subscribed
                          to every event (a healthy receiver on loopback), in turn, and delivery lag p50/p99
   --scale                only the scale mode (issue 18): every scenario, plus ${scaleScenarios.map((s) => s.id).join(', ')},
@@ -87,6 +92,8 @@ export function parseOptions(argv: string[]): Options {
       profile: { type: 'boolean', default: false },
       'count-queries': { type: 'boolean', default: false },
       webhooks: { type: 'boolean', default: false },
+      'hot-parent': { type: 'boolean', default: false },
+      'no-hot-parent': { type: 'boolean', default: false },
       scale: { type: 'boolean', default: false },
       shape: { type: 'string' },
       compare: { type: 'string' },
@@ -135,6 +142,7 @@ export function parseOptions(argv: string[]): Options {
     profile: values.profile,
     countQueries: values['count-queries'],
     webhooks: values.webhooks,
+    hotParent: values['hot-parent'] ? 'only' : values['no-hot-parent'] ? 'skip' : 'also',
     scale: values.scale,
     ...(shape !== undefined && { scaleShape: shape as ScaleShape }),
     compare: values.compare,

@@ -79,6 +79,8 @@ export interface AppOptions {
   lifecycle?: Lifecycle;
   /** What one user or tenant may hold (API keys, tenants, webhook endpoints); DEFAULT_LIMITS for what is absent. */
   limits?: Partial<Limits>;
+  /** How long an Idempotency-Key stays in flight before a retry may take it over (IDEMPOTENCY_LOCK_TIMEOUT_MS). */
+  idempotencyLockTimeoutMs?: number;
   /** How webhook endpoint URLs are checked; private and plain-http URLs are refused by default. */
   webhooks?: Omit<WebhookSettings, 'lookup'> & { lookup?: WebhookSettings['lookup'] };
   /** The readiness probe's database check; a trivial query by default. */
@@ -233,7 +235,10 @@ export function createApp(options: AppOptions): express.Express {
         lookup: options.webhooks?.lookup ?? systemLookup,
       },
       limits,
-      onIdempotentReplay: metrics && (() => metrics.idempotentReplay()),
+      idempotency: {
+        ...(metrics && { onReplay: () => metrics.idempotentReplay() }),
+        ...(options.idempotencyLockTimeoutMs !== undefined && { lockTimeoutMs: options.idempotencyLockTimeoutMs }),
+      },
     }),
   );
   app.use(notFoundHandler);

@@ -31,6 +31,7 @@ describe('loadConfig', () => {
       corsOrigins: [],
       shutdownTimeoutMs: 10_000,
       idempotencyCleanupIntervalMs: 600_000,
+      idempotencyLockTimeoutMs: 60_000,
       webhooks: {
         allowPrivateUrls: false,
         dispatcher: true,
@@ -173,6 +174,7 @@ describe('loadConfig', () => {
       WEBHOOK_DISPATCHER: 'false',
       WEBHOOK_POLL_INTERVAL_MS: '250',
       IDEMPOTENCY_CLEANUP_INTERVAL_MS: '1000',
+      IDEMPOTENCY_LOCK_TIMEOUT_MS: '5000',
       WEBHOOK_HISTORY_CLEANUP_INTERVAL_MS: '2000',
     });
     expect(config).toMatchObject({
@@ -198,6 +200,7 @@ describe('loadConfig', () => {
       corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
       shutdownTimeoutMs: 30_000,
       idempotencyCleanupIntervalMs: 1000,
+      idempotencyLockTimeoutMs: 5000,
       webhooks: {
         allowPrivateUrls: true,
         dispatcher: false,
@@ -232,6 +235,15 @@ describe('loadConfig', () => {
     expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toEqual(['loopback', '10.0.0.0/8']);
     expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow('TRUST_PROXY must name the proxies');
     expect(() => loadConfig({ TRUST_PROXY: 'proxy.internal' })).toThrow('TRUST_PROXY must be false, a number of hops');
+  });
+
+  it('keeps the idempotency lock time between a second and an hour', () => {
+    expect(() => loadConfig({ IDEMPOTENCY_LOCK_TIMEOUT_MS: '999' })).toThrow(
+      'IDEMPOTENCY_LOCK_TIMEOUT_MS must be a whole number from 1000 to 3600000 (got "999")',
+    );
+    expect(() => loadConfig({ IDEMPOTENCY_LOCK_TIMEOUT_MS: '3600001' })).toThrow(
+      'IDEMPOTENCY_LOCK_TIMEOUT_MS must be a whole number from 1000 to 3600000 (got "3600001")',
+    );
   });
 
   it('keeps the clean-up intervals between a second and a day', () => {

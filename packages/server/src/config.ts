@@ -133,6 +133,7 @@ const environment = z.object({
   WEBHOOK_POLL_INTERVAL_MS: wholeNumber(50, 600_000).default(1000),
   WEBHOOK_MAX_IN_FLIGHT_PER_TENANT: wholeNumber(1, 64).default(8),
   IDEMPOTENCY_CLEANUP_INTERVAL_MS: wholeNumber(1000, 86_400_000).default(600_000),
+  IDEMPOTENCY_LOCK_TIMEOUT_MS: wholeNumber(1000, 3_600_000).default(60_000),
   WEBHOOK_HISTORY_CLEANUP_INTERVAL_MS: wholeNumber(1000, 86_400_000).default(3_600_000),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   SMTP_URL: urlWithScheme(['smtp:', 'smtps:'], 'must be an smtp:// or smtps:// URL').optional(),
@@ -173,6 +174,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** How often expired idempotency keys are deleted (each round in bounded batches). */
   idempotencyCleanupIntervalMs: number;
+  /** How long a key stays in flight (409) before a retry may take it over from a request that died. */
+  idempotencyLockTimeoutMs: number;
   webhooks: {
     /** Accept http and loopback/private addresses for webhook endpoints (local development and tests only). */
     allowPrivateUrls: boolean;
@@ -316,6 +319,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     corsOrigins: vars.CORS_ORIGINS,
     shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
     idempotencyCleanupIntervalMs: vars.IDEMPOTENCY_CLEANUP_INTERVAL_MS,
+    idempotencyLockTimeoutMs: vars.IDEMPOTENCY_LOCK_TIMEOUT_MS,
     webhooks: {
       allowPrivateUrls: vars.WEBHOOK_ALLOW_PRIVATE_URLS,
       dispatcher: vars.WEBHOOK_DISPATCHER,

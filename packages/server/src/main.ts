@@ -138,6 +138,7 @@ async function serveApp(
     trustProxy: config.trustProxy,
     corsOrigins: config.corsOrigins,
     limits: config.limits,
+    idempotencyLockTimeoutMs: config.idempotencyLockTimeoutMs,
     webhooks: { allowPrivateUrls: config.webhooks.allowPrivateUrls },
     telemetry,
     // The recipient's page and operations: counted per answer link and per address, shared like the others.

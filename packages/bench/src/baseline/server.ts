@@ -145,7 +145,10 @@ async function pageOfWorks(sql: Sql, tenantId: string, limit: number) {
       [tenantId, limit + 1],
     ),
     // The kept count, as the server reads it (no count(*)).
-    sql.query<{ count: number }>('SELECT kept_works AS count FROM tenant_counts WHERE tenant_id = $1', [tenantId]),
+    sql.query<{ count: number }>(
+      'SELECT coalesce(sum(kept_works), 0)::int AS count FROM tenant_counts WHERE tenant_id = $1',
+      [tenantId],
+    ),
   ]);
   const hasNextPage = rows.length > limit;
   const edges = rows.slice(0, limit).map((row) => ({ cursor: cursorOf(row.id), node: presentWork(row, row) }));
@@ -356,9 +359,9 @@ async function pageOfRequests(
     ),
     // The kept counts, as the server reads them (no count(*)).
     sql.query<{ count: number }>(
-      `SELECT CASE $2::request_status WHEN 'pending' THEN pending WHEN 'confirmed' THEN confirmed
+      `SELECT coalesce(sum(CASE $2::request_status WHEN 'pending' THEN pending WHEN 'confirmed' THEN confirmed
                 WHEN 'validated' THEN validated WHEN 'cancelled' THEN cancelled
-                ELSE pending + confirmed + validated + cancelled END AS count
+                ELSE pending + confirmed + validated + cancelled END), 0)::int AS count
        FROM work_counts WHERE work_id = $1`,
       [workId, status],
     ),

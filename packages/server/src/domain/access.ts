@@ -60,6 +60,17 @@ export async function authorize(db: Db, actor: Actor, tenantId: string, permissi
 }
 
 /**
+ * `authorize` as a condition of a write (SQL over the tenant and user id parameters named): the write then goes
+ * through only for a member whose role the permission allows, one round trip instead of two. When it writes
+ * nothing, `authorize` says why (404 or 403).
+ */
+export function memberMaySql(permission: Permission, tenantParam: string, userParam: string): string {
+  const roles = (Object.keys(rank) as Role[]).filter((role) => roleAtLeast(role, minimumRole[permission]));
+  return `EXISTS (SELECT 1 FROM memberships WHERE tenant_id = ${tenantParam}::uuid AND user_id = ${userParam}::uuid
+          AND role IN (${roles.map((role) => `'${role}'`).join(', ')}))`;
+}
+
+/**
  * For rules that depend on more than the operation (e.g. on the role being granted): checks a membership that
  * `authorize` has already returned against a further permission, with a 403 when its role is too low.
  */

@@ -1,5 +1,6 @@
 import { createApiKey, listApiKeys, revokeApiKey } from '../domain/api-keys/api-keys';
 import { getMe } from '../domain/users/users';
+import type { Schemas } from '../domain/schemas';
 import type { HandlerMap } from '../http/handler';
 
 /** The operations tagged Account in openapi/api.yaml, in the spec's order. */
@@ -14,9 +15,10 @@ export const account = {
     body: { apiKeys: await listApiKeys(db, actor, query) },
   }),
 
-  createApiKey: async ({ db, actor, body, limits }) => {
-    const apiKey = await createApiKey(db, actor, body.name, limits.apiKeysPerUser);
-    return { status: 201, body: { apiKey }, location: `/api-keys/${apiKey.id}` };
+  createApiKey: async ({ db, actor, body, limits, outcome }) => {
+    const created = (apiKey: Schemas['CreatedApiKey']) =>
+      ({ status: 201, body: { apiKey }, location: `/api-keys/${apiKey.id}` }) as const;
+    return created(await createApiKey(db, actor, body.name, limits.apiKeysPerUser, outcome?.(created)));
   },
 
   revokeApiKey: async ({ db, actor, params }) => ({

@@ -1,12 +1,13 @@
-import { createUserWithKey, getUser } from '../domain/users/users';
+import { type CreatedUser, createUserWithKey, getUser } from '../domain/users/users';
 import type { HandlerMap } from '../http/handler';
 
 /** The operations tagged Admin in openapi/api.yaml (authenticated by ADMIN_TOKEN, so without an actor). */
 export const admin = {
-  adminCreateUser: async ({ db, body }) => {
-    const created = await createUserWithKey(db, body);
+  adminCreateUser: async ({ db, body, outcome }) => {
     // The user, where the operator token reads it (not /me, which is the caller's and takes an API key).
-    return { status: 201, body: created, location: `/admin/users/${created.user.id}` };
+    const answer = (created: CreatedUser) =>
+      ({ status: 201, body: created, location: `/admin/users/${created.user.id}` }) as const;
+    return answer(await createUserWithKey(db, body, outcome?.(answer)));
   },
 
   adminGetUser: async ({ db, params }) => ({ status: 200, body: { user: await getUser(db, params.user_id) } }),

@@ -6,6 +6,7 @@ import {
   listMyInvitations,
 } from '../domain/members/invitations';
 import { addMember, getMember, listMembers, removeMember, updateMember } from '../domain/members/members';
+import type { Schemas } from '../domain/schemas';
 import type { HandlerMap } from '../http/handler';
 
 /** The operations tagged Members in openapi/api.yaml, in the spec's order. */
@@ -16,10 +17,10 @@ export const members = {
   }),
 
   // Always an invitation, whether or not an account has the email: 202, which no URL reads on its own.
-  addMember: async ({ db, actor, params, body, limits }) => ({
-    status: 202,
-    body: { invitation: await addMember(db, actor, params.tenant_id, body, limits) },
-  }),
+  addMember: async ({ db, actor, params, body, limits, outcome }) => {
+    const accepted = (invitation: Schemas['Invitation']) => ({ status: 202, body: { invitation } }) as const;
+    return accepted(await addMember(db, actor, params.tenant_id, body, limits, outcome?.(accepted)));
+  },
 
   getMember: async ({ db, actor, params }) => ({
     status: 200,

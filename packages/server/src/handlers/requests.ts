@@ -7,6 +7,7 @@ import {
   type RequestRef,
   resendRequest,
 } from '../domain/requests/requests';
+import type { Schemas } from '../domain/schemas';
 import type { HandlerMap } from '../http/handler';
 
 /** The path parameters every operation on one request shares. */
@@ -23,13 +24,14 @@ export const requests = {
     body: { requests: await listRequests(db, actor, params.tenant_id, params.work_id, query) },
   }),
 
-  createRequest: async ({ db, actor, params, body, limits }) => {
-    const request = await createRequest(db, actor, params.tenant_id, params.work_id, body, limits);
-    return {
-      status: 201,
-      body: { request },
-      location: `/tenants/${params.tenant_id}/works/${params.work_id}/requests/${request.id}`,
-    };
+  createRequest: async ({ db, actor, params, body, limits, outcome }) => {
+    const created = (request: Schemas['Request']) =>
+      ({
+        status: 201,
+        body: { request },
+        location: `/tenants/${params.tenant_id}/works/${params.work_id}/requests/${request.id}`,
+      }) as const;
+    return created(await createRequest(db, actor, params.tenant_id, params.work_id, body, limits, outcome?.(created)));
   },
 
   getRequest: async ({ db, actor, params }) => ({

@@ -1,4 +1,5 @@
 import { createTenant, getTenant, listTenants, renameTenant } from '../domain/tenants/tenants';
+import type { Schemas } from '../domain/schemas';
 import type { HandlerMap } from '../http/handler';
 
 /** The operations tagged Tenants in openapi/api.yaml, in the spec's order. */
@@ -8,9 +9,10 @@ export const tenants = {
     body: { tenants: await listTenants(db, actor, query) },
   }),
 
-  createTenant: async ({ db, actor, body, limits }) => {
-    const tenant = await createTenant(db, actor, body, limits.tenantsPerUser);
-    return { status: 201, body: { tenant }, location: `/tenants/${tenant.id}` };
+  createTenant: async ({ db, actor, body, limits, outcome }) => {
+    const created = (tenant: Schemas['Tenant']) =>
+      ({ status: 201, body: { tenant }, location: `/tenants/${tenant.id}` }) as const;
+    return created(await createTenant(db, actor, body, limits.tenantsPerUser, outcome?.(created)));
   },
 
   getTenant: async ({ db, actor, params }) => ({

@@ -9,6 +9,7 @@ import {
   testWebhookEndpoint,
   updateWebhookEndpoint,
 } from '../domain/webhooks/endpoints';
+import type { Schemas } from '../domain/schemas';
 import type { HandlerMap } from '../http/handler';
 
 /** The operations tagged Webhooks in openapi/api.yaml, in the spec's order. */
@@ -18,13 +19,14 @@ export const webhooks = {
     body: { webhookEndpoints: await listWebhookEndpoints(db, actor, params.tenant_id, query) },
   }),
 
-  createWebhookEndpoint: async ({ db, actor, params, body, webhooks }) => {
-    const webhookEndpoint = await createWebhookEndpoint(db, actor, params.tenant_id, body, webhooks);
-    return {
-      status: 201,
-      body: { webhookEndpoint },
-      location: `/tenants/${params.tenant_id}/webhook-endpoints/${webhookEndpoint.id}`,
-    };
+  createWebhookEndpoint: async ({ db, actor, params, body, webhooks, outcome }) => {
+    const created = (webhookEndpoint: Schemas['CreatedWebhookEndpoint']) =>
+      ({
+        status: 201,
+        body: { webhookEndpoint },
+        location: `/tenants/${params.tenant_id}/webhook-endpoints/${webhookEndpoint.id}`,
+      }) as const;
+    return created(await createWebhookEndpoint(db, actor, params.tenant_id, body, webhooks, outcome?.(created)));
   },
 
   getWebhookEndpoint: async ({ db, actor, params }) => ({

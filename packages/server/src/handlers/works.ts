@@ -1,4 +1,5 @@
 import { createWork, discardWork, getWork, listWorks, undiscardWork, updateWork } from '../domain/works/works';
+import type { Schemas } from '../domain/schemas';
 import type { HandlerMap } from '../http/handler';
 
 /** The operations tagged Works in openapi/api.yaml, in the spec's order. */
@@ -8,9 +9,10 @@ export const works = {
     body: { works: await listWorks(db, actor, params.tenant_id, query) },
   }),
 
-  createWork: async ({ db, actor, params, body }) => {
-    const work = await createWork(db, actor, params.tenant_id, body);
-    return { status: 201, body: { work }, location: `/tenants/${params.tenant_id}/works/${work.id}` };
+  createWork: async ({ db, actor, params, body, outcome }) => {
+    const created = (work: Schemas['Work']) =>
+      ({ status: 201, body: { work }, location: `/tenants/${params.tenant_id}/works/${work.id}` }) as const;
+    return created(await createWork(db, actor, params.tenant_id, body, outcome?.(created)));
   },
 
   getWork: async ({ db, actor, params }) => ({

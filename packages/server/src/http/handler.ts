@@ -1,5 +1,6 @@
 import type { operations } from '@works-api/api-types';
 import type { Db } from '@works-api/prisma';
+import type { KeyOutcome } from '@works-api/prisma';
 import type { Actor } from '../domain/access';
 import type { Limits } from '../domain/limits';
 import type { WebhookSettings } from '../domain/webhooks/endpoints';
@@ -61,6 +62,11 @@ export interface HandlerContext<K extends OperationId> {
    * applies it atomically with the change). Undefined when the request has none or the operation takes none.
    */
   ifMatch?: (current: unknown) => boolean;
+  /**
+   * Only while the request holds an Idempotency-Key: the outcome its creation writes with its effect (in the same
+   * statement or transaction), made from what the handler answers for the created resource (`respond`).
+   */
+  outcome?: <Created>(respond: (created: Created) => HandlerResult<K>) => KeyOutcome<Created>;
 }
 
 export type Handler<K extends OperationId> = (context: HandlerContext<K>) => Promise<HandlerResult<K>>;

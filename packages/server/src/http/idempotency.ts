@@ -6,7 +6,9 @@ import {
   completeIdempotencyKey,
   deleteExpiredIdempotencyKeys,
   type ExistingKey,
+  type HeldKey,
   type IdempotencyKeyId,
+  type KeyOutcome,
   releaseIdempotencyKey,
   type StoredResponse,
 } from '@works-api/prisma';
@@ -19,9 +21,24 @@ import type { Logger } from '../observability/logger';
 
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
 
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** The Idempotency-Key this request holds while its creation runs (idempotentCreation). */
+      heldKey?: HeldKey;
+      /** The outcome the creation writes with its effect, when it takes one (routes.ts). */
+      keyOutcome?: KeyOutcome<never>;
+    }
+  }
+}
+
 /** Partners are promised replays for 24 hours. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-/** A key locked for longer than this belongs to a request that died (its process crashed): it can be retaken. */
+/**
+ * A key locked for longer than this belongs to a request that died (its process crashed): it can be retaken. No
+ * effect can run twice when it is: a creation writes its outcome with its effect, and only while it holds the key.
+ */
 export const IDEMPOTENCY_LOCK_TIMEOUT_MS = 60 * 1000;
 
 export type Claim =
@@ -38,11 +55,17 @@ export type Claim =
  * What a request with a key that is already taken gets: an expired key, or one whose holder died while running
  * the same request, is taken over; another request line or body is a misuse; a finished one is replayed.
  */
-export function judgeTakenKey(existing: ExistingKey, request: string, bodyHash: string, now: Date): 'retake' | Claim {
+export function judgeTakenKey(
+  existing: ExistingKey,
+  request: string,
+  bodyHash: string,
+  now: Date,
+  lockTimeoutMs = IDEMPOTENCY_LOCK_TIMEOUT_MS,
+): 'retake' | Claim {
   const sameRequest = existing.request === request;
   const sameBody = sameRequest && existing.bodyHash === bodyHash;
   const expired = existing.expiresAt.getTime() <= now.getTime();
-  const abandoned = !existing.finished && now.getTime() - existing.lockedAt.getTime() > IDEMPOTENCY_LOCK_TIMEOUT_MS;
+  const abandoned = !existing.finished && now.getTime() - existing.lockedAt.getTime() > lockTimeoutMs;
   if (expired || (abandoned && sameBody)) return 'retake';
   if (!sameBody) return { kind: 'reused', firstRequest: existing.request, sameRequest };
   if (!existing.finished) return { kind: 'in_use' };
@@ -56,13 +79,14 @@ export async function claimKey(
   request: string,
   bodyHash: string,
   now = new Date(),
+  lockTimeoutMs = IDEMPOTENCY_LOCK_TIMEOUT_MS,
 ): Promise<Claim> {
   const hold = { request, bodyHash, expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS) };
   const claim = await claimIdempotencyKey(
     db,
     id,
     hold,
-    (existing) => judgeTakenKey(existing, request, bodyHash, now),
+    (existing) => judgeTakenKey(existing, request, bodyHash, now, lockTimeoutMs),
     now,
   );
   // Lost every race for it to other requests: as good as in use.
@@ -106,10 +130,12 @@ export function replayCheckFor(db: Db, operationId: string): ((req: Request) => 
 
 /**
  * `Idempotency-Key` on a creating POST (mounted only on those). Runs after authentication and validation, so
- * a request the contract refuses never takes a key. The first request with a key locks it, runs, and stores
- * its response before sending it; a retry with the same key and body gets that response again, marked
- * `Idempotent-Replayed: true`, and creates nothing, once `beforeReplay` (the caller's permission, see
- * `replayPermissions`) has passed. A 5xx gives the key back so the retry runs again.
+ * a request the contract refuses never takes a key. The first request with a key locks it and runs; its creation
+ * writes the response with its effect (`req.keyOutcome`, in the same statement or transaction), and a response
+ * with no effect (a refusal) is stored here before it is sent. A retry with the same key and body gets that
+ * response again, marked `Idempotent-Replayed: true`, and creates nothing, once `beforeReplay` (the caller's
+ * permission, see `replayPermissions`) has passed. A 5xx gives the key back so the retry runs again, unless its
+ * effect committed: then the retry replays it.
  */
 export function idempotentCreation(
   db: Db,
@@ -119,8 +145,11 @@ export function idempotentCreation(
     outage: OutageMonitor;
     onReplay?: () => void;
     beforeReplay?: ((req: Request) => Promise<unknown>) | undefined;
+    /** IDEMPOTENCY_LOCK_TIMEOUT_MS. */
+    lockTimeoutMs?: number;
   },
 ): RequestHandler {
+  const lockTimeoutMs = options.lockTimeoutMs ?? IDEMPOTENCY_LOCK_TIMEOUT_MS;
   return async (req, res, next) => {
     const key = req.headers['idempotency-key'];
     if (typeof key !== 'string') return next();
@@ -128,11 +157,11 @@ export function idempotentCreation(
     const request = `${req.method} ${req.originalUrl.split('?')[0]}`;
     const bodyHash = hash('sha256', canonicalJson(req.body ?? null), 'hex');
     const claimedAt = new Date();
-    const claim = await claimKey(db, id, request, bodyHash, claimedAt).catch(async (error: unknown) => {
+    const claim = await claimKey(db, id, request, bodyHash, claimedAt, lockTimeoutMs).catch(async (error: unknown) => {
       // The claim may have committed with its answer lost (a failover): give back the hold it may have taken,
       // once the database is back, so the retry is not refused as in use for a minute. Nothing ran under it.
       if (await options.outage.explains(error))
-        saveWhileHeld(() => releaseIdempotencyKey(db, id, claimedAt), claimedAt);
+        saveWhileHeld(() => releaseIdempotencyKey(db, id, claimedAt), claimedAt, lockTimeoutMs);
       throw error;
     });
     switch (claim.kind) {
@@ -155,16 +184,19 @@ export function idempotentCreation(
       case 'claimed':
         break;
     }
+    req.heldKey = { id, lockedAt: claim.lockedAt };
     // Hold the response until it is stored: a retry that arrives after the client saw it must find it.
     const send = res.send;
     res.send = function storeThenSend(body?: unknown) {
       res.send = send;
+      const status = res.statusCode;
+      // The creation wrote this response with its effect: nothing is left to store.
+      if (status < 300 && req.keyOutcome?.written) return send.call(res, body);
       const text = Buffer.isBuffer(body)
         ? body.toString('utf8')
         : typeof body === 'string'
           ? body
           : JSON.stringify(body);
-      const status = res.statusCode;
       const stored: StoredResponse = {
         status,
         contentType: String(res.getHeader('Content-Type') ?? 'application/json'),
@@ -182,7 +214,7 @@ export function idempotentCreation(
             options.outage.report(error);
             // Written once the database is back (a failover takes seconds), not left locked: a retry would
             // otherwise be refused as in use until the hold is abandoned, a minute later.
-            return saveWhileHeld(save, claim.lockedAt);
+            return saveWhileHeld(save, claim.lockedAt, lockTimeoutMs);
           }
           logger.error({ err: error, reqId: req.id }, 'could not store the idempotent response');
         })
@@ -198,10 +230,10 @@ const SAVE_RETRY_MS = 1_000;
 
 /**
  * Writes a key's outcome (its stored response, or its release after a 5xx) again every second, in the background,
- * until it succeeds or the hold would count as abandoned anyway (IDEMPOTENCY_LOCK_TIMEOUT_MS after `lockedAt`).
+ * until it succeeds or the hold would count as abandoned anyway (the lock time after `lockedAt`).
  */
-function saveWhileHeld(save: () => Promise<unknown>, lockedAt: Date): void {
-  const giveUpAt = lockedAt.getTime() + IDEMPOTENCY_LOCK_TIMEOUT_MS;
+function saveWhileHeld(save: () => Promise<unknown>, lockedAt: Date, lockTimeoutMs: number): void {
+  const giveUpAt = lockedAt.getTime() + lockTimeoutMs;
   const retry = () => {
     if (Date.now() + SAVE_RETRY_MS >= giveUpAt) return;
     setTimeout(() => void save().catch(retry), SAVE_RETRY_MS).unref();

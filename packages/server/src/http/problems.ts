@@ -6,6 +6,7 @@ import {
   outageDetail,
   type OutageMonitor,
 } from '@works-api/prisma';
+import { KeyHoldLost } from '@works-api/prisma';
 import { type FieldError, ProblemError, type ProblemExtensions } from '../domain/errors';
 import { isProblemCode, type ProblemCode, problemCodes } from './problem-codes';
 
@@ -111,6 +112,8 @@ export function problemHandler(
   return (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);
     const instance = req.originalUrl.split('?')[0] ?? req.path;
+    if (error instanceof KeyHoldLost)
+      return sendProblem(res, 'idempotency_key_in_use', 'This Idempotency-Key was taken over by a retry.', instance);
     const problem = error instanceof ProblemError ? (error as ProblemError<string>) : undefined;
     if (problem && isProblemCode(problem.code)) {
       if (problem.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(problem.retryAfterSeconds));

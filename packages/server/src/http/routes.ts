@@ -1,6 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import type { Db } from '@works-api/prisma';
 import { canonicalId } from '@works-api/prisma';
+import { KeyOutcome, type StoredResponse } from '@works-api/prisma';
 import { secretBoxOf } from '@works-api/prisma';
 import { Cursors } from '../domain/cursors';
 import { CursorEdge } from './cursors';
@@ -27,12 +28,12 @@ export interface ContractRoutesOptions {
   outage: OutageMonitor;
   webhooks: WebhookSettings;
   limits: Limits;
-  /** Counts a replay of a stored idempotent response (metrics). */
-  onIdempotentReplay?: (() => void) | undefined;
+  /** Idempotency-Key settings: a count of replays (metrics) and how long a key stays in flight before a retake. */
+  idempotency?: { onReplay?: () => void; lockTimeoutMs?: number };
 }
 
 export function contractRoutes(options: ContractRoutesOptions): Router {
-  const { spec, handlers, db, logger, outage, onIdempotentReplay } = options;
+  const { spec, handlers, db, logger, outage, idempotency = {} } = options;
   const router = Router({ caseSensitive: true }); // as the app's routing (app.ts)
   // Keyed from the database's keys (ENCRYPTION_KEYS, or the embedded database's key file): no setting of its own.
   const cursors = new CursorEdge(spec, new Cursors(secretBoxOf(db).derivedKeys('cursor')));
@@ -49,7 +50,7 @@ export function contractRoutes(options: ContractRoutesOptions): Router {
           etag: operation.etag,
           outage,
           beforeReplay: replayCheckFor(db, operation.operationId),
-          ...(onIdempotentReplay && { onReplay: onIdempotentReplay }),
+          ...idempotency,
         }),
       );
     chain.push(respondWith({ ...options, operation, handler, cursors }));
@@ -59,9 +60,19 @@ export function contractRoutes(options: ContractRoutesOptions): Router {
 }
 
 /** A handler as the router sees it: the validator has already made the request match the handler's types. */
-type RuntimeHandler = (
-  context: HandlerContext<OperationId>,
-) => Promise<{ status: number; body?: unknown; location?: string }>;
+type RuntimeResult = { status: number; body?: unknown; location?: string };
+type RuntimeHandler = (context: HandlerContext<OperationId>) => Promise<RuntimeResult>;
+
+/** The response `result` is sent as (below), as an Idempotency-Key stores it. */
+function storedResponseOf(basePath: string, result: RuntimeResult, cursors: CursorEdge): StoredResponse {
+  cursors.issue(result.body, undefined);
+  return {
+    status: result.status,
+    contentType: 'application/json; charset=utf-8',
+    location: result.location ? basePath + result.location : null,
+    body: JSON.stringify(result.body),
+  };
+}
 
 function respondWith({
   spec: { basePath },
@@ -86,6 +97,17 @@ function respondWith({
     const query = req.query as Record<string, string>;
     // A list's own list: its cursors are issued for it, and `after` is read against it (400 when not its own).
     const list = takes.after ? { operationId, path: params, query } : undefined;
+    const held = req.heldKey;
+    // The creation writes what it answers with its effect, when the request holds a key.
+    const outcome =
+      held &&
+      (<Created>(respond: (created: Created) => RuntimeResult) => {
+        const written = new KeyOutcome(db, held, (created: Created) =>
+          storedResponseOf(basePath, respond(created), cursors),
+        );
+        req.keyOutcome = written;
+        return written;
+      });
     const result = await handler({
       params: params as never,
       query: list && query.after !== undefined ? { ...query, after: cursors.read(list, query.after) } : query,
@@ -96,6 +118,7 @@ function respondWith({
       webhooks,
       limits,
       ifMatch: ifMatch === undefined ? undefined : ifMatchCondition(ifMatch),
+      outcome,
     });
     if (result.location) res.location(basePath + result.location);
     if (result.body === undefined) return void res.status(result.status).end();

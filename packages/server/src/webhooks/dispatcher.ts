@@ -113,6 +113,9 @@ export class Dispatcher {
   private readonly metrics: DispatcherOptions['metrics'];
   private readonly tracing: DispatcherOptions['tracing'];
   private readonly loop: OutboxLoop;
+  /** When this process last claimed, and whether that claim took as many as it could (there may be more). */
+  private lastClaimAt = 0;
+  private lastClaimFull = false;
   /** Where the next claim's walk over tenants starts (after this id, wrapping around): round robin. */
   private tenantCursor = NIL_UUID;
   private finished: Finished[] = [];
@@ -165,7 +168,7 @@ export class Dispatcher {
    * many deliveries it sent.
    */
   async runOnce(): Promise<number> {
-    while ((await this.fanOut()) === FAN_OUT_BATCH);
+    while ((await this.fanOut()).events === FAN_OUT_BATCH);
     await this.recordFinished();
     const claimed = await this.claim(this.options.maxInFlight);
     for (const delivery of claimed) this.launch(delivery);
@@ -192,17 +195,29 @@ export class Dispatcher {
    * when due, fan-out, then as many due deliveries as there is room for.
    */
   private async round(): Promise<boolean> {
+    const recorded = this.finished.length;
     await this.recordFinished();
     if (Date.now() - this.lastCleanup >= this.options.cleanupIntervalMs) {
       this.lastCleanup = Date.now();
       await this.cleanUp();
     }
-    let busy = (await this.fanOut()) === FAN_OUT_BATCH;
+    const fanned = await this.fanOut();
+    let busy = fanned.events === FAN_OUT_BATCH;
     const free = this.loop.free;
-    if (free > 0 && !this.loop.stopped) {
+    // A round woken by writes whose events went to no endpoint (fanned out to nothing), with no attempt finished and
+    // the last claim not full, has nothing new to claim: the next poll looks for retries falling due and other
+    // processes' deliveries. So a write into a tenant without webhooks costs the dispatcher one statement, not two.
+    const claimDue =
+      fanned.deliveries > 0 ||
+      recorded > 0 ||
+      this.lastClaimFull ||
+      Date.now() - this.lastClaimAt >= this.options.pollIntervalMs;
+    if (free > 0 && !this.loop.stopped && claimDue) {
+      this.lastClaimAt = Date.now();
       const claimed = await this.claim(free);
       for (const delivery of claimed) this.launch(delivery);
-      busy ||= claimed.length === free;
+      this.lastClaimFull = claimed.length === free;
+      busy ||= this.lastClaimFull;
     }
     return busy;
   }
@@ -304,9 +319,10 @@ export class Dispatcher {
    * marked. A delivery's id keeps its event's UUIDv7 timestamp (so deliveries sort by time like every id) and
    * takes the rest from a hash of the event and endpoint ids: unique per pair, and the same if computed twice.
    */
-  private async fanOut(): Promise<number> {
+  /** Fans a batch of new outbox rows out to their endpoints: how many events it took, how many deliveries it made. */
+  private async fanOut(): Promise<{ events: number; deliveries: number }> {
     const now = this.options.clock().toISOString();
-    const [result] = await this.run<{ events: number }>(
+    const [result] = await this.run<{ events: number; deliveries: number }>(
       `WITH batch AS (
          SELECT id, tenant_id, type, ordering_key, endpoint_id FROM webhook_events
          WHERE fanned_out_at IS NULL ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED),
@@ -327,10 +343,10 @@ export class Dispatcher {
          UPDATE webhook_events SET fanned_out_at = $1::timestamptz WHERE id IN (SELECT event_id FROM fanned)),
        unsubscribed AS (
          DELETE FROM webhook_events WHERE id IN (SELECT id FROM batch) AND id NOT IN (SELECT event_id FROM fanned))
-       SELECT count(*)::int AS events FROM batch`,
+       SELECT (SELECT count(*) FROM batch)::int AS events, (SELECT count(*) FROM fanned)::int AS deliveries`,
       [now, FAN_OUT_BATCH],
     );
-    return result?.events ?? 0;
+    return { events: result?.events ?? 0, deliveries: result?.deliveries ?? 0 };
   }
 
   /**

@@ -139,3 +139,24 @@ test('100 concurrent creations of one tenant name all succeed, under 100 differe
   const base = created.find((tenant) => !/-\d+$/.test(tenant.slug))!.slug;
   expect([...slugs].sort()).toEqual([base, ...Array.from({ length: 99 }, (_, i) => `${base}-${i + 2}`)].sort());
 }, 120_000);
+
+test("a work's request counts are striped: concurrent writers add to rows of their own, summed exactly on read", async () => {
+  const work = await createWork(owner, tenantId, 'Striped');
+  const requestsOf = `/v1/tenants/${tenantId}/works/${work.id}/requests`;
+  const created = await Promise.all(
+    Array.from({ length: 24 }, (_, i) =>
+      server.callAs(owner, 'POST', requestsOf, { title: `Striped ${i}`, recipient: { email: `s${i}@example.com` } }),
+    ),
+  );
+  expect(created.map((res) => res.status)).toEqual(created.map(() => 201));
+  const ids = created.map((res) => (res.body as { request: { id: string } }).request.id);
+  await Promise.all(ids.slice(0, 8).map((id) => server.callAs(owner, 'PUT', `${requestsOf}/${id}/confirm`)));
+  const slots = await countRows('work_counts WHERE work_id = $1::uuid', [work.id]);
+  expect(slots).toBeGreaterThanOrEqual(1);
+  expect(slots).toBeLessThanOrEqual(16);
+  // PGlite is one session: one slot. PostgreSQL's pool spreads the writes over several.
+  if (server.database.kind === 'postgres') expect(slots).toBeGreaterThan(1);
+  expect(await totalCount(requestsOf)).toBe(24);
+  expect(await totalCount(`${requestsOf}?status=pending`)).toBe(16);
+  expect(await totalCount(`${requestsOf}?status=confirmed`)).toBe(8);
+});

@@ -1,5 +1,5 @@
 import { type Database, openDatabase } from '@works-api/prisma';
-import { deleteExpiredIdempotencyKeys } from '@works-api/prisma';
+import { claimIdempotencyKey, deleteExpiredIdempotencyKeys, KeyOutcome } from '@works-api/prisma';
 import {
   LARGE_DATASET_SHAPES,
   type LargeDataset,
@@ -279,6 +279,39 @@ describe('creates and actions use indexes', () => {
         title: 'Plans',
         recipient: { email: 'plans@example.com' },
       }),
+    );
+  });
+
+  test("keyed creations: the held key and its outcome by the key table's primary key, with the effect", async () => {
+    const keyed = async <Created>(key: string) => {
+      const id = { scope: actor.userId, key: `plans-${data.namespace}-${key}` };
+      const hold = { request: 'POST /plans', bodyHash: '0'.repeat(64), expiresAt: new Date(Date.now() + 60_000) };
+      const claim = await claimIdempotencyKey(db(), id, hold, () => ({ kind: 'refused' as const }));
+      if (claim?.kind !== 'claimed') throw new Error(`could not claim ${key}`);
+      const respond = (created: Created) => ({
+        status: 201,
+        contentType: 'application/json',
+        location: null,
+        body: JSON.stringify(created),
+      });
+      return new KeyOutcome(db(), { id, lockedAt: claim.lockedAt }, respond);
+    };
+    await expectBoundedPlans(async () =>
+      createTenant(db(), actor, { name: `Keyed ${data.namespace}` }, NO_CAP, await keyed('tenant')),
+    );
+    await expectBoundedPlans(async () =>
+      createWork(db(), actor, bigTenant(), { name: 'Keyed work' }, await keyed('work')),
+    );
+    await expectBoundedPlans(async () =>
+      createRequest(
+        db(),
+        actor,
+        bigTenant(),
+        data.bigWorkId,
+        { title: 'Keyed', recipient: { email: 'keyed@example.com' } },
+        DEFAULT_LIMITS,
+        await keyed('request'),
+      ),
     );
   });
 

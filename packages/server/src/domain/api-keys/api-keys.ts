@@ -2,6 +2,7 @@ import type { Db } from '@works-api/prisma';
 import { countApiKeysOf } from '@works-api/prisma';
 import type { ApiKey, User } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
+import { type KeyOutcome } from '@works-api/prisma';
 import { plainQuery } from '@works-api/prisma';
 import type { Actor } from '../access';
 import { notFound, ProblemError } from '../errors';
@@ -74,6 +75,7 @@ export async function createApiKey(
   actor: Actor,
   name: string,
   maxActiveKeys: number,
+  outcome?: KeyOutcome<Schemas['CreatedApiKey']>,
 ): Promise<Schemas['CreatedApiKey']> {
   const { secret, data } = newApiKey(actor.userId, name);
   const key = await createWithinCap(
@@ -85,9 +87,13 @@ export async function createApiKey(
       cap: maxActiveKeys,
       refusal: apiKeyLimitReached,
     },
-    (tx) => tx.apiKey.create({ data }),
+    async (tx) => {
+      const created = { ...presentApiKey(await tx.apiKey.create({ data })), secret };
+      await outcome?.recordIn(tx, created);
+      return created;
+    },
   );
-  return { ...presentApiKey(key), secret };
+  return key;
 }
 
 export async function revokeApiKey(db: Db, actor: Actor, apiKeyId: string, now = new Date()) {

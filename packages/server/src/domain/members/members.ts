@@ -2,6 +2,7 @@ import type { Db } from '@works-api/prisma';
 import { countMembersOf } from '@works-api/prisma';
 import type { Membership as MembershipRow, Prisma } from '@works-api/prisma/client';
 import { isId } from '@works-api/prisma';
+import { type KeyOutcome } from '@works-api/prisma';
 import { signalOutboxWrite } from '@works-api/prisma';
 import { signalMailQueued } from '@works-api/prisma';
 import { type Actor, authorize, type Membership, type Permission, requirePermission, type Role } from '../access';
@@ -87,6 +88,7 @@ export async function addMember(
   tenantId: string,
   input: { email: string; role: Role; firstName?: string; lastName?: string },
   limits: Pick<Limits, 'invitationsPerTenant' | 'invitationTtlMs'> & MailCaps = DEFAULT_LIMITS,
+  outcome?: KeyOutcome<Schemas['Invitation']>,
 ): Promise<Schemas['Invitation']> {
   checkRoleChange(await authorize(db, actor, tenantId, 'manageMembers'), undefined, input.role);
   const email = normalizeEmail(input.email);
@@ -98,7 +100,7 @@ export async function addMember(
       SELECT 1 AS found FROM memberships m JOIN users u ON u.id = m.user_id
       WHERE m.tenant_id = ${tenantId}::uuid AND u.email = ${email}`;
       if (member) throw new ProblemError('already_member', 'This email is already a member of the tenant.');
-      return createInvitation(
+      const invitation = await createInvitation(
         tx,
         actor,
         tenantId,
@@ -111,6 +113,8 @@ export async function addMember(
         { cap: limits.invitationsPerTenant, ttlMs: limits.invitationTtlMs, caps: limits },
         now,
       );
+      await outcome?.recordIn(tx, invitation);
+      return invitation;
     })
     .catch((error: unknown) => {
       throw mailCapRefusal(error, limits, now) ?? error;

@@ -3,9 +3,10 @@ import type { Db } from '@works-api/prisma';
 import { countRequestsOf } from '@works-api/prisma';
 import type { Prisma, WebhookEvent } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
+import { type KeyOutcome, KeyHoldLost, outcomeStatement } from '@works-api/prisma';
 import { signalOutboxWrite } from '@works-api/prisma';
 import { namedQuery, plainQuery } from '@works-api/prisma';
-import { type Actor, authorize } from '../access';
+import { type Actor, authorize, memberMaySql } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import { checkPrecondition, type Precondition } from '../preconditions';
@@ -94,7 +95,9 @@ export interface RequestRef {
  * SHARE: a concurrent discard that commits first makes it find nothing (PostgreSQL re-checks the locked row), and
  * one that comes later waits for the insert, so no request lands in a work after its discard. The email takes its
  * place under the tenant's daily caps in the same statement (over one, the statement aborts: 429, nothing created);
- * to an address that stopped the tenant's emails, the request is created without one (`emailsStopped`).
+ * to an address that stopped the tenant's emails, the request is created without one (`emailsStopped`). The
+ * caller's membership is a condition of the statement (see `memberMaySql`); with `outcome` (an Idempotency-Key),
+ * the key's outcome is written in it too.
  */
 export async function createRequest(
   db: Db,
@@ -103,11 +106,15 @@ export async function createRequest(
   workId: string,
   input: Schemas['CreateRequestBody'],
   caps: MailCaps = DEFAULT_LIMITS,
+  outcome?: KeyOutcome<Schemas['Request']>,
 ) {
   const now = new Date();
   const dueAt = input.dueAt === undefined ? null : futureDateTime(input.dueAt, '/body/dueAt', now);
-  await authorize(db, actor, tenantId, 'sendRequest');
-  if (!isId(workId)) throw notFound('work');
+  if (!isId(tenantId)) throw notFound('tenant');
+  if (!isId(workId)) {
+    await authorize(db, actor, tenantId, 'sendRequest');
+    throw notFound('work');
+  }
   // The row as the INSERT below writes it, defaults included, for an address that takes emails.
   const request = {
     id: newId(),
@@ -145,13 +152,37 @@ export async function createRequest(
   const presented = { taking: presentRequest(request), stopped: presentRequest(stopped) };
   const event = outboxRow('request.created', tenantId, { request: presented.taking }, now, { orderingKey: request.id });
   const stoppedBody = JSON.stringify({ ...JSON.parse(event.body), data: { request: presented.stopped } });
+  const values = [
+    request.id,
+    workId,
+    request.title,
+    request.message,
+    request.recipientEmail,
+    request.recipientFirstName,
+    request.recipientLastName,
+    request.dueAt?.toISOString() ?? null,
+    actor.userId,
+    now.toISOString(),
+    tenantId,
+    ...outboxValues(event),
+    newId(),
+    ...allowanceValues(tenantId, request.recipientEmail, caps, now),
+    stoppedBody,
+    EMAILS_STOPPED,
+  ];
+  const key = outcomeStatement(outcome, values.length + 1, presented.taking, {
+    when: 'emails_stopped',
+    created: presented.stopped,
+  });
   let inserted: Array<{ stopped: boolean }>;
   try {
     inserted = await plainQuery<{ stopped: boolean }>(
       db,
-      `WITH work AS (
+      `WITH ${key.first}
+       work AS (
          SELECT w.id FROM works w
          WHERE w.id = $2::uuid AND w.tenant_id = $11::uuid AND w.discarded_at IS NULL
+           AND ${memberMaySql('sendRequest', '$11', '$9')} AND ${key.guard}
          FOR SHARE),
        allowance AS (SELECT ${allowanceCall(20)} AS stopped FROM work),
        created AS (
@@ -162,7 +193,7 @@ export async function createRequest(
                 CASE WHEN a.stopped THEN 'dropped' ELSE 'queued' END::mail_status,
                 CASE WHEN a.stopped THEN $27 END, a.stopped
          FROM work, allowance a
-         RETURNING id, emails_stopped),
+         RETURNING id, emails_stopped)${key.last('created')},
        mailed AS (
          INSERT INTO mail_outbox (${MAIL_COLUMNS})
          SELECT $19::uuid, 'request', $11::uuid, id, NULL, $10::timestamptz, $10::timestamptz FROM created
@@ -170,32 +201,17 @@ export async function createRequest(
        INSERT INTO webhook_events (${OUTBOX_COLUMNS})
        SELECT ${outboxPlaceholders(12, { body: 'CASE WHEN created.emails_stopped THEN $26 ELSE $17 END' })}
        FROM created RETURNING (SELECT emails_stopped FROM created) AS stopped`,
-      [
-        request.id,
-        workId,
-        request.title,
-        request.message,
-        request.recipientEmail,
-        request.recipientFirstName,
-        request.recipientLastName,
-        request.dueAt?.toISOString() ?? null,
-        actor.userId,
-        now.toISOString(),
-        tenantId,
-        ...outboxValues(event),
-        newId(),
-        ...allowanceValues(tenantId, request.recipientEmail, caps, now),
-        stoppedBody,
-        EMAILS_STOPPED,
-      ],
+      [...values, ...key.values],
     );
   } catch (error) {
     throw mailCapRefusal(error, caps, now) ?? error;
   }
   if (inserted.length === 0) {
-    // Nothing inserted: the work is missing (404) or discarded (409).
-    await findWork(db, tenantId, workId);
-    throw workDiscarded();
+    // Nothing inserted: the caller may not (404, 403), the work is missing (404) or discarded (409), or the key's
+    // guard stopped it.
+    await authorize(db, actor, tenantId, 'sendRequest');
+    const work = await findWork(db, tenantId, workId);
+    throw outcome && !work.discardedAt ? new KeyHoldLost() : workDiscarded();
   }
   signalOutboxWrite(db);
   if (inserted[0]!.stopped) return presented.stopped;

@@ -2,6 +2,7 @@ import type { Db } from '@works-api/prisma';
 import { countTenantsOf } from '@works-api/prisma';
 import { nextTenantSlugNumber } from '@works-api/prisma';
 import { newId } from '@works-api/prisma';
+import { type KeyOutcome, outcomeStatement } from '@works-api/prisma';
 import type { Prisma, Tenant } from '@works-api/prisma/client';
 import { plainQuery } from '@works-api/prisma';
 import { type Actor, authorize } from '../access';
@@ -45,51 +46,59 @@ async function loadTenant(db: Db, tenantId: string): Promise<Schemas['Tenant']> 
   return presentTenant(tenant);
 }
 
+/**
+ * Creates a tenant owned by the caller; with `outcome` (an Idempotency-Key), the key's outcome is written in the
+ * same statement.
+ */
 export async function createTenant(
   db: Db,
   actor: Actor,
   input: { name: string },
   maxOwnedTenants: number,
+  outcome?: KeyOutcome<Schemas['Tenant']>,
 ): Promise<Schemas['Tenant']> {
   const name = normalizeName(input.name);
-  const tenant = await createWithUniqueSlug(
+  return createWithUniqueSlug(
     name,
     'tenant',
     (base) => nextTenantSlugNumber(db, base),
     async (slug) => {
+      const id = newId();
+      const now = new Date();
+      // A new tenant's only member is its owner, the caller (see createWork), and it has no works yet.
+      const tenant = presentTenant({
+        ...{ id, name, slug, ownerId: actor.userId, createdAt: now, updatedAt: now },
+        owner: actor.user,
+        memberships: [{ role: 'owner', user: actor.user }],
+        works: [],
+        counts: [],
+      });
       // One statement for the owner's count, the tenant and its owner's membership: a batch transaction of two
       // inserts was four round trips (BEGIN, INSERT, INSERT, COMMIT). The count goes up only while under the cap,
       // and PostgreSQL re-checks that condition on the row's latest version when a concurrent creation held it:
       // of concurrent creations, only as many as there are places left insert anything.
-      const id = newId();
-      const now = new Date();
+      const values = [id, name, slug, actor.userId, now.toISOString(), newId(), maxOwnedTenants];
+      const key = outcomeStatement(outcome, values.length + 1, tenant);
       const created = await plainQuery<Pick<Tenant, 'id'>>(
         db,
-        `WITH owner AS (
+        `WITH ${key.first}
+         owner AS (
            UPDATE users SET owned_tenant_count = owned_tenant_count + 1
-           WHERE id = $4::uuid AND owned_tenant_count < $7
+           WHERE id = $4::uuid AND owned_tenant_count < $7 AND ${key.guard}
            RETURNING id),
          tenant AS (
            INSERT INTO tenants (id, name, slug, owner_id, created_at, updated_at)
            SELECT $1::uuid, $2, $3, owner.id, $5::timestamptz, $5::timestamptz FROM owner
-           RETURNING id)
+           RETURNING id)${key.last('tenant')}
          INSERT INTO memberships (id, tenant_id, user_id, role, created_at)
          SELECT $6::uuid, id, $4::uuid, 'owner'::member_role, $5::timestamptz FROM tenant
          RETURNING tenant_id AS id`,
-        [id, name, slug, actor.userId, now.toISOString(), newId(), maxOwnedTenants],
+        [...values, ...key.values],
       );
       if (created.length === 0) throw tenantLimitReached(maxOwnedTenants);
-      return { id, name, slug, ownerId: actor.userId, createdAt: now, updatedAt: now };
+      return tenant;
     },
   );
-  // A new tenant's only member is its owner, the caller (see createWork), and it has no works yet.
-  return presentTenant({
-    ...tenant,
-    owner: actor.user,
-    memberships: [{ role: 'owner', user: actor.user }],
-    works: [],
-    counts: { keptWorks: 0 },
-  });
 }
 
 export async function getTenant(db: Db, actor: Actor, tenantId: string) {

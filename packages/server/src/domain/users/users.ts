@@ -1,6 +1,7 @@
 import type { Db } from '@works-api/prisma';
 import type { ApiKey, User } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
+import { type KeyOutcome, outcomeStatement } from '@works-api/prisma';
 import { plainQuery } from '@works-api/prisma';
 import type { Actor } from '../access';
 import { newApiKey, presentApiKey } from '../api-keys/api-keys';
@@ -20,7 +21,14 @@ export interface NewUser {
  * round trip, and no transaction to wait for). Pending invitations for the email stay invitations: the user joins
  * a tenant only by accepting one.
  */
-export async function createUserWithKey(db: Db, input: NewUser) {
+/** Creates a user with a first API key; with `outcome` (an Idempotency-Key), the key's outcome is written with it. */
+/** A new user and their first API key (its secret shown once). */
+export interface CreatedUser {
+  user: Schemas['User'];
+  apiKey: Schemas['CreatedApiKey'];
+}
+
+export async function createUserWithKey(db: Db, input: NewUser, outcome?: KeyOutcome<CreatedUser>) {
   const userId = newId();
   const { secret, data } = newApiKey(userId, 'Default key');
   const now = new Date();
@@ -33,27 +41,31 @@ export async function createUserWithKey(db: Db, input: NewUser) {
     ownedTenantCount: 0,
   };
   const key: ApiKey = { ...data, createdAt: now, lastUsedAt: null, revokedAt: null };
+  const created: CreatedUser = { user: presentUser(user), apiKey: { ...presentApiKey(key), secret } };
+  const values = [
+    user.id,
+    user.email,
+    user.firstName,
+    user.lastName,
+    now.toISOString(),
+    key.id,
+    key.name,
+    key.prefix,
+    key.secretHash,
+  ];
+  const recorded = outcomeStatement(outcome, values.length + 1, created);
   try {
     await plainQuery(
       db,
-      `WITH created AS (
+      `WITH ${recorded.first}
+       created AS (
          INSERT INTO users (id, email, first_name, last_name, created_at)
-         VALUES ($1::uuid, $2, $3, $4, $5::timestamptz) RETURNING id)
+         SELECT $1::uuid, $2, $3, $4, $5::timestamptz WHERE ${recorded.guard} RETURNING id)${recorded.last('created')}
        INSERT INTO api_keys (id, user_id, name, prefix, secret_hash, created_at)
        SELECT $6::uuid, id, $7, $8, $9, $5::timestamptz FROM created`,
-      [
-        user.id,
-        user.email,
-        user.firstName,
-        user.lastName,
-        now.toISOString(),
-        key.id,
-        key.name,
-        key.prefix,
-        key.secretHash,
-      ],
+      [...values, ...recorded.values],
     );
-    return { user: presentUser(user), apiKey: { ...presentApiKey(key), secret } satisfies Schemas['CreatedApiKey'] };
+    return created;
   } catch (error) {
     if (isUniqueViolation(error)) throw new ProblemError('email_taken', 'A user with this email already exists.');
     throw error;

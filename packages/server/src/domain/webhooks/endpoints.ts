@@ -2,6 +2,7 @@ import type { Db } from '@works-api/prisma';
 import { countDeliveriesOf, countWebhookEndpointsOf } from '@works-api/prisma';
 import type { Prisma, WebhookEndpoint } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
+import { type KeyOutcome } from '@works-api/prisma';
 import { signalOutboxWrite } from '@works-api/prisma';
 import { secretBoxOf, webhookSecretSlot } from '@works-api/prisma';
 import { type Actor, authorize } from '../access';
@@ -105,6 +106,7 @@ export async function createWebhookEndpoint(
   tenantId: string,
   input: Schemas['CreateWebhookEndpointBody'],
   settings: WebhookSettings,
+  outcome?: KeyOutcome<Schemas['CreatedWebhookEndpoint']>,
 ): Promise<Schemas['CreatedWebhookEndpoint']> {
   await authorize(db, actor, tenantId, 'manageWebhooks');
   await checkUrl(input.url, settings);
@@ -131,9 +133,13 @@ export async function createWebhookEndpoint(
       cap,
       refusal: webhookEndpointLimitReached,
     },
-    (tx) => tx.webhookEndpoint.create({ data }),
+    async (tx) => {
+      const created = { ...presentEndpoint(await tx.webhookEndpoint.create({ data })), secret };
+      await outcome?.recordIn(tx, created);
+      return created;
+    },
   );
-  return { ...presentEndpoint(endpoint), secret };
+  return endpoint;
 }
 
 export async function getWebhookEndpoint(db: Db, actor: Actor, tenantId: string, endpointId: string) {

@@ -1,11 +1,12 @@
 import type { Db } from '@works-api/prisma';
-import { countWorksOf } from '@works-api/prisma';
+import { countWorksOf, keptWorksIn } from '@works-api/prisma';
 import { nextWorkSlugNumber } from '@works-api/prisma';
-import type { Prisma, WebhookEvent } from '@works-api/prisma/client';
+import type { Prisma, WebhookEvent, Work } from '@works-api/prisma/client';
+import { type KeyOutcome, KeyHoldLost, outcomeStatement } from '@works-api/prisma';
 import { isId, newId } from '@works-api/prisma';
 import { signalOutboxWrite } from '@works-api/prisma';
-import { namedQuery } from '@works-api/prisma';
-import { type Actor, authorize } from '../access';
+import { namedQuery, plainQuery } from '@works-api/prisma';
+import { type Actor, authorize, memberMaySql } from '../access';
 import { notFound, ProblemError } from '../errors';
 import {
   DEFAULT_PAGE_SIZE,
@@ -65,7 +66,7 @@ export const firstWorksPage = {
 export const presentFirstWorksPage = (
   tenant: Pick<Prisma.TenantGetPayload<{ include: typeof firstWorksPage }>, keyof typeof firstWorksPage | 'id'>,
 ) =>
-  pagesOn(toConnection(tenant.works, pageOf({}), tenant.counts?.keptWorks ?? 0, presentWork), {
+  pagesOn(toConnection(tenant.works, pageOf({}), keptWorksIn(tenant.counts), presentWork), {
     operationId: 'listWorks',
     path: { tenant_id: tenant.id },
   });
@@ -93,26 +94,49 @@ export async function listWorks(
   });
 }
 
+/**
+ * Creates a work in one statement: the caller's membership is its condition (see `memberMaySql`) and, with
+ * `outcome` (an Idempotency-Key), the key's outcome is written in it too.
+ */
 export async function createWork(
   db: Db,
   actor: Actor,
   tenantId: string,
   input: { name: string; description?: string },
-) {
-  await authorize(db, actor, tenantId, 'createWork');
+  outcome?: KeyOutcome<Schemas['Work']>,
+): Promise<Schemas['Work']> {
+  if (!isId(tenantId)) throw notFound('tenant');
   const name = normalizeName(input.name);
-  const work = await createWithUniqueSlug(
+  return createWithUniqueSlug(
     name,
     'work',
     (base) => nextWorkSlugNumber(db, tenantId, base),
-    (slug) =>
-      // No include: the owner is the caller, whom authentication already read. A plain create is one INSERT, where
-      // an include costs a transaction and a read-back.
-      db.work.create({
-        data: { id: newId(), tenantId, slug, name, description: input.description ?? '', ownerId: actor.userId },
-      }),
+    async (slug) => {
+      const now = new Date();
+      const description = input.description ?? '';
+      // The owner is the caller, whom authentication already read.
+      const work = { id: newId(), tenantId, slug, name, description, ownerId: actor.userId, owner: actor.user };
+      const presented = presentWork({ ...work, createdAt: now, updatedAt: now, discardedAt: null });
+      const values = [work.id, tenantId, slug, name, description, actor.userId, now.toISOString()];
+      const key = outcomeStatement(outcome, values.length + 1, presented);
+      const created = await plainQuery<Pick<Work, 'id'>>(
+        db,
+        `WITH ${key.first}
+         work AS (
+           INSERT INTO works (id, tenant_id, slug, name, description, owner_id, created_at, updated_at)
+           SELECT $1::uuid, $2::uuid, $3, $4, $5, $6::uuid, $7::timestamptz, $7::timestamptz
+           WHERE ${memberMaySql('createWork', '$2', '$6')} AND ${key.guard}
+           RETURNING id)${key.last('work')}
+         SELECT id FROM work`,
+        [...values, ...key.values],
+      );
+      if (created.length === 0) {
+        await authorize(db, actor, tenantId, 'createWork');
+        throw new KeyHoldLost(); // a member, so only the key's guard can have stopped it
+      }
+      return presented;
+    },
   );
-  return presentWork({ ...work, owner: actor.user });
 }
 
 /** A work of a tenant the actor may see, or 404. */

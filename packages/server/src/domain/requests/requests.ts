@@ -5,34 +5,19 @@ import type { Prisma, WebhookEvent } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
 import { type KeyOutcome, KeyHoldLost, outcomeStatement } from '@works-api/prisma';
 import { signalOutboxWrite } from '@works-api/prisma';
-import { namedQuery, plainQuery } from '@works-api/prisma';
+import { namedQuery } from '@works-api/prisma';
 import { type Actor, authorize, memberMaySql } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import { checkPrecondition, type Precondition } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { normalizeEmail, normalizeName, presentUserRecord, userRecord } from '../users/present';
-import {
-  OUTBOX_COLUMNS,
-  OUTBOX_PARAMS,
-  outboxParams,
-  outboxPlaceholders,
-  outboxRow,
-  outboxValues,
-} from '../webhooks/events';
+import { OUTBOX_COLUMNS, OUTBOX_PARAMS, outboxParams, outboxParamsWith, outboxRow } from '../webhooks/events';
 import { findWork, workDiscarded } from '../works/works';
 import { signalMailQueued } from '@works-api/prisma';
 import { MAIL_COLUMNS } from '../mail-outbox';
 import { DEFAULT_LIMITS, type Limits } from '../limits';
-import {
-  ALLOWANCE_CALL,
-  allowanceCall,
-  allowanceParams,
-  allowanceValues,
-  EMAILS_STOPPED,
-  type MailCaps,
-  mailCapRefusal,
-} from '../mail-caps';
+import { ALLOWANCE_CALL, allowanceParams, EMAILS_STOPPED, type MailCaps, mailCapRefusal } from '../mail-caps';
 import {
   type ActionDefinition,
   allowedActions,
@@ -152,56 +137,45 @@ export async function createRequest(
   const presented = { taking: presentRequest(request), stopped: presentRequest(stopped) };
   const event = outboxRow('request.created', tenantId, { request: presented.taking }, now, { orderingKey: request.id });
   const stoppedBody = JSON.stringify({ ...JSON.parse(event.body), data: { request: presented.stopped } });
-  const values = [
-    request.id,
-    workId,
-    request.title,
-    request.message,
-    request.recipientEmail,
-    request.recipientFirstName,
-    request.recipientLastName,
-    request.dueAt?.toISOString() ?? null,
-    actor.userId,
-    now.toISOString(),
-    tenantId,
-    ...outboxValues(event),
-    newId(),
-    ...allowanceValues(tenantId, request.recipientEmail, caps, now),
-    stoppedBody,
-    EMAILS_STOPPED,
-  ];
-  const key = outcomeStatement(outcome, values.length + 1, presented.taking, {
-    when: 'emails_stopped',
-    created: presented.stopped,
-  });
+  const key = outcomeStatement(outcome, presented.taking, { when: 'emails_stopped', created: presented.stopped });
   let inserted: Array<{ stopped: boolean }>;
   try {
-    inserted = await plainQuery<{ stopped: boolean }>(
+    inserted = await namedQuery<{ stopped: boolean }>(
       db,
       `WITH ${key.first}
        work AS (
          SELECT w.id FROM works w
-         WHERE w.id = $2::uuid AND w.tenant_id = $11::uuid AND w.discarded_at IS NULL
-           AND ${memberMaySql('sendRequest', '$11', '$9')} AND ${key.guard}
+         WHERE w.id = :workId::uuid AND w.tenant_id = :tenantId::uuid AND w.discarded_at IS NULL
+           AND ${memberMaySql('sendRequest', ':tenantId', ':ownerId')} AND ${key.guard}
          FOR SHARE),
-       allowance AS (SELECT ${allowanceCall(20)} AS stopped FROM work),
+       allowance AS (SELECT ${ALLOWANCE_CALL} AS stopped FROM work),
        created AS (
          INSERT INTO requests (id, work_id, title, message, recipient_email, recipient_first_name,
                                recipient_last_name, due_at, owner_id, created_at, updated_at, email_status,
                                email_failure, emails_stopped)
-         SELECT $1::uuid, work.id, $3, $4, $5, $6, $7, $8::timestamptz, $9::uuid, $10::timestamptz, $10::timestamptz,
+         SELECT :requestId::uuid, work.id, :title, :message, :recipientEmail, :recipientFirstName,
+                :recipientLastName, :dueAt::timestamptz, :ownerId::uuid, :now::timestamptz, :now::timestamptz,
                 CASE WHEN a.stopped THEN 'dropped' ELSE 'queued' END::mail_status,
-                CASE WHEN a.stopped THEN $27 END, a.stopped
+                CASE WHEN a.stopped THEN :emailsStoppedFailure END, a.stopped
          FROM work, allowance a
          RETURNING id, emails_stopped)${key.last('created')},
        mailed AS (
          INSERT INTO mail_outbox (${MAIL_COLUMNS})
-         SELECT $19::uuid, 'request', $11::uuid, id, NULL, $10::timestamptz, $10::timestamptz FROM created
+         SELECT :mailId::uuid, 'request', :tenantId::uuid, id, NULL, :now::timestamptz, :now::timestamptz FROM created
          WHERE NOT emails_stopped)
        INSERT INTO webhook_events (${OUTBOX_COLUMNS})
-       SELECT ${outboxPlaceholders(12, { body: 'CASE WHEN created.emails_stopped THEN $26 ELSE $17 END' })}
+       SELECT ${outboxParamsWith({ body: 'CASE WHEN created.emails_stopped THEN :stoppedBody ELSE :outboxBody::text END' })}
        FROM created RETURNING (SELECT emails_stopped FROM created) AS stopped`,
-      [...values, ...key.values],
+      {
+        ...{ requestId: request.id, workId, title: request.title, message: request.message },
+        ...{ recipientEmail: request.recipientEmail, recipientFirstName: request.recipientFirstName },
+        ...{ recipientLastName: request.recipientLastName, dueAt: request.dueAt?.toISOString() ?? null },
+        ...{ ownerId: actor.userId, now: now.toISOString(), tenantId, mailId: newId() },
+        ...{ stoppedBody, emailsStoppedFailure: EMAILS_STOPPED },
+        ...outboxParams(event),
+        ...allowanceParams(tenantId, request.recipientEmail, caps, now),
+        ...key.params,
+      },
     );
   } catch (error) {
     throw mailCapRefusal(error, caps, now) ?? error;

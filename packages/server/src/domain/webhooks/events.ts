@@ -40,30 +40,19 @@ export function outboxRow<T extends WebhookEventType>(
   };
 }
 
-/** The columns and values of an outbox INSERT, for statements that write it together with the change. */
+/** The columns of an outbox INSERT, for statements that write it together with the change. */
 export const OUTBOX_COLUMNS = 'id, tenant_id, type, ordering_key, endpoint_id, body, created_at';
-export const outboxValues = (row: OutboxRow): unknown[] => [
-  row.id,
-  row.tenantId,
-  row.type,
-  row.orderingKey,
-  row.endpointId,
-  row.body,
-  row.createdAt.toISOString(),
-];
+
 /**
- * `$n::uuid, …` placeholders for `outboxValues`, starting at parameter `first`; `body` replaces the body's
- * placeholder with an expression (choosing between bodies the statement alone can tell apart).
+ * The outbox row's values as named parameters (`namedQuery`), in `OUTBOX_COLUMNS`' order; `body` replaces the
+ * body's parameter with an expression (choosing between bodies the statement alone can tell apart).
  */
-export const outboxPlaceholders = (first: number, { body }: { body?: string } = {}): string =>
-  ['uuid', 'uuid', 'text', 'uuid', 'uuid', 'text', 'timestamptz']
-    .map((type, i) => (i === 5 && body !== undefined ? body : `$${first + i}::${type}`))
-    .join(', ');
+export const outboxParamsWith = ({ body = ':outboxBody::text' }: { body?: string } = {}): string =>
+  ':outboxId::uuid, :outboxTenantId::uuid, :outboxType::text, :outboxOrderingKey::uuid, :outboxEndpointId::uuid, ' +
+  `${body}, :outboxCreatedAt::timestamptz`;
 
 /** The outbox row's values as named parameters (`namedQuery`), in `OUTBOX_COLUMNS`' order, and their values. */
-export const OUTBOX_PARAMS =
-  ':outboxId::uuid, :outboxTenantId::uuid, :outboxType::text, :outboxOrderingKey::uuid, :outboxEndpointId::uuid, ' +
-  ':outboxBody::text, :outboxCreatedAt::timestamptz';
+export const OUTBOX_PARAMS = outboxParamsWith();
 export const outboxParams = (row: OutboxRow) => ({
   outboxId: row.id,
   outboxTenantId: row.tenantId,

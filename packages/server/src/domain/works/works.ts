@@ -5,7 +5,7 @@ import type { Prisma, WebhookEvent, Work } from '@works-api/prisma/client';
 import { type KeyOutcome, KeyHoldLost, outcomeStatement } from '@works-api/prisma';
 import { isId, newId } from '@works-api/prisma';
 import { signalOutboxWrite } from '@works-api/prisma';
-import { namedQuery, plainQuery } from '@works-api/prisma';
+import { namedQuery } from '@works-api/prisma';
 import { type Actor, authorize, memberMaySql } from '../access';
 import { notFound, ProblemError } from '../errors';
 import {
@@ -117,18 +117,27 @@ export async function createWork(
       // The owner is the caller, whom authentication already read.
       const work = { id: newId(), tenantId, slug, name, description, ownerId: actor.userId, owner: actor.user };
       const presented = presentWork({ ...work, createdAt: now, updatedAt: now, discardedAt: null });
-      const values = [work.id, tenantId, slug, name, description, actor.userId, now.toISOString()];
-      const key = outcomeStatement(outcome, values.length + 1, presented);
-      const created = await plainQuery<Pick<Work, 'id'>>(
+      const key = outcomeStatement(outcome, presented);
+      const created = await namedQuery<Pick<Work, 'id'>>(
         db,
         `WITH ${key.first}
          work AS (
            INSERT INTO works (id, tenant_id, slug, name, description, owner_id, created_at, updated_at)
-           SELECT $1::uuid, $2::uuid, $3, $4, $5, $6::uuid, $7::timestamptz, $7::timestamptz
-           WHERE ${memberMaySql('createWork', '$2', '$6')} AND ${key.guard}
+           SELECT :workId::uuid, :tenantId::uuid, :slug, :name, :description, :ownerId::uuid,
+                  :now::timestamptz, :now::timestamptz
+           WHERE ${memberMaySql('createWork', ':tenantId', ':ownerId')} AND ${key.guard}
            RETURNING id)${key.last('work')}
          SELECT id FROM work`,
-        [...values, ...key.values],
+        {
+          workId: work.id,
+          tenantId,
+          slug,
+          name,
+          description,
+          ownerId: actor.userId,
+          now: now.toISOString(),
+          ...key.params,
+        },
       );
       if (created.length === 0) {
         await authorize(db, actor, tenantId, 'createWork');

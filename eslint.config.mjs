@@ -6,15 +6,56 @@ import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+const OUTSIDE_THE_DOMAIN = [
+  'http',
+  'mail',
+  'observability',
+  'webhooks',
+  'handlers',
+  'start-up',
+  'main',
+  'app',
+  'worker',
+  'cluster',
+];
+const domainRule = (up) => ({
+  group: OUTSIDE_THE_DOMAIN.map((layer) => `${up}${layer}`).flatMap((path) => [path, `${path}/**`, `${path}.js`]),
+  message:
+    'The domain holds the rules only: HTTP, mail, observability, the workers and start-up call it, never the reverse.',
+});
+
+function layerRules() {
+  const rule = (...patterns) => ({ '@typescript-eslint/no-restricted-imports': ['error', { patterns }] });
+  return [
+    { files: ['packages/server/src/domain/*.ts'], ignores: ['**/*.test.ts'], rules: rule(domainRule('../')) },
+    { files: ['packages/server/src/domain/*/*.ts'], ignores: ['**/*.test.ts'], rules: rule(domainRule('../../')) },
+    {
+      files: ['prisma/**/*.ts'],
+      rules: rule({
+        group: ['@works-api/server', '@works-api/server/**', '**/packages/**'],
+        message: 'The database package imports nothing of the server: the server imports it.',
+      }),
+    },
+    {
+      files: ['packages/server/src/config.ts'],
+      rules: rule({
+        regex: '^@works-api/prisma(?!/(target|encryption-keys)$)',
+        message:
+          'The configuration reads where the database is (@works-api/prisma/target) and its keys (/encryption-keys), and loads no database code.',
+      }),
+    },
+  ];
+}
+
 export default tseslint.config(
   {
     ignores: [
       '**/dist/**',
       '**/node_modules/**',
-      'packages/server/src/db/generated/**',
+      'prisma/src/generated/**',
       'packages/api-types/src/schema.d.ts',
       // Prisma's own configuration, outside the server's TypeScript project (Prisma loads and checks it).
-      'packages/server/prisma.config.ts',
+      'prisma/prisma.config.ts',
       'bench-results/**',
       '.data/**',
     ],
@@ -57,6 +98,10 @@ export default tseslint.config(
     files: ['packages/bench/src/**/*.test.ts'],
     rules: { '@typescript-eslint/no-floating-promises': 'off' },
   },
+  // The layers, as import rules. The domain (the rules) knows nothing of how it is served, mailed, watched or
+  // started; the database package nothing of the server; the configuration nothing of the database but the two
+  // leaves that describe where it is and read its keys.
+  ...layerRules(),
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     languageOptions: { globals: { ...globals.node } },

@@ -3,7 +3,7 @@
 // downloaded here. 6.19 runs its schema engine in WebAssembly ("js" engine) through a driver adapter.
 //
 // The adapter is a throw-away in-memory PGlite, so nothing here needs or touches a database server. With
-// WORKS_API_MIGRATIONS_DIR set, the server's own migrator (packages/server/src/db/migrate.ts) first applies the
+// WORKS_API_MIGRATIONS_DIR set, our own migrator (src/migrate.ts) first applies the
 // migrations of that folder to it, exactly as the server does at start-up.
 import { createRequire } from 'node:module';
 
@@ -19,11 +19,11 @@ process.env.DATABASE_URL = 'postgresql://in-memory-pglite/unused';
 async function throwAwayDatabase() {
   const { PGlite } = require('@electric-sql/pglite');
   const { PrismaPGlite } = require('pglite-prisma-adapter');
-  const { PGLITE_EXTENSIONS } = require('@works-api/server/dist/db/pglite-extensions.js');
+  const { PGLITE_EXTENSIONS } = require('./dist/pglite-extensions.js');
   const pglite = new PGlite({ extensions: PGLITE_EXTENSIONS });
   const migrationsDir = process.env.WORKS_API_MIGRATIONS_DIR;
   if (migrationsDir) {
-    const { applyMigrations, pgliteSession, readMigrations } = require('@works-api/server/dist/db/migrate.js');
+    const { applyMigrations, pgliteSession, readMigrations } = require('./dist/migrate.js');
     await applyMigrations(pgliteSession(pglite), readMigrations(migrationsDir));
   }
   return new PrismaPGlite(pglite);

@@ -12,6 +12,11 @@ const base = {
   transformIgnorePatterns: ['/node_modules/(?!(\\.pnpm/json-schema-faker@[^/]+/node_modules/)?json-schema-faker/)'],
   moduleNameMapper: {
     '^json-schema-faker$': '<rootDir>/node_modules/json-schema-faker/dist/index.js',
+    // The database package from its sources, as the server's own files are: a change there needs no build first.
+    '^@works-api/prisma$': '<rootDir>/../../prisma/src/index.ts',
+    '^@works-api/prisma/client$': '<rootDir>/../../prisma/src/generated/client.ts',
+    '^@works-api/prisma/seed$': '<rootDir>/../../prisma/src/seed/large-dataset.ts',
+    '^@works-api/prisma/(dump|target|encryption-keys|legacy-sealed)$': '<rootDir>/../../prisma/src/$1.ts',
     // The generated Prisma client imports its own files as './x.js'; in tests those are the .ts sources.
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },

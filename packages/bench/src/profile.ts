@@ -38,8 +38,8 @@ export function packageOf(url: string, functionName: string): string {
     const parts = file.slice(modules + '/node_modules/'.length).split('/');
     return parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
   }
-  if (file.includes('/db/generated/')) return '@prisma/client (generated)';
-  if (file.includes('/packages/server/')) return 'works-api';
+  if (/\/prisma\/(dist|src)\/generated\//.test(file)) return '@prisma/client (generated)';
+  if (file.includes('/packages/server/') || /\/prisma\/(dist|src)\//.test(file)) return 'works-api';
   return file;
 }
 

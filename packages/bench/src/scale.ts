@@ -6,10 +6,16 @@ import {
   type LargeDatasetShapeName,
   loadLargeDataset,
   nthNewestRequestId,
-} from '@works-api/server/dist/db/large-dataset';
-import { PGLITE_EXTENSIONS } from '@works-api/server/dist/db/pglite-extensions';
-import { applyMigrations, pgliteSession, type SqlSession, withPgSession } from '@works-api/server/dist/db/migrate';
-import { parseEncryptionKeys, SecretBox } from '@works-api/server/dist/db/secret-box';
+} from '@works-api/prisma/seed';
+import {
+  applyMigrations,
+  parseEncryptionKeys,
+  PGLITE_EXTENSIONS,
+  pgliteSession,
+  SecretBox,
+  type SqlSession,
+  withPgSession,
+} from '@works-api/prisma';
 import { Cursors } from '@works-api/server/dist/domain/cursors';
 import { CursorEdge } from '@works-api/server/dist/http/cursors';
 import { loadSpec } from '@works-api/server/dist/http/spec';
@@ -23,7 +29,7 @@ import type { Scenario, Target } from './scenarios';
 
 /**
  * `pnpm bench -- --scale`: every scenario on an empty database, then the same scenarios on the large
- * data set (packages/server/src/db/large-dataset.ts), loaded with SQL in the same run, and the two side by side.
+ * data set (prisma/src/seed/large-dataset.ts), loaded with SQL in the same run, and the two side by side.
  * The real server in both phases, no baseline: what is compared is the server with itself as the data grows.
  */
 export interface ScaleScenarioResult {
@@ -157,7 +163,7 @@ export async function scalePglite(
 
     // PGlite belongs to one process: load the folder here, close it, then start the server on it.
     log(`\n== scale, embedded PGlite: loading the large data set (${shapeName} shape)`);
-    const pglite = new PGlite(largeDir, { extensions: PGLITE_EXTENSIONS as never });
+    const pglite = new PGlite(largeDir, { extensions: PGLITE_EXTENSIONS });
     let loaded: Loaded;
     try {
       const session = pgliteSession(pglite);

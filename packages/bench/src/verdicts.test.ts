@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parseOptions } from './options';
 import { packageOf } from './profile';
-import { LARGE_DATASET_SHAPES } from '@works-api/server/dist/db/large-dataset';
+import { LARGE_DATASET_SHAPES } from '@works-api/prisma/seed';
 import { formatScale, type ScaleResult, scaleTargets } from './scale';
 import { type BenchReport, checkTargets, type Measurement, type ModeResult, type ScenarioResult } from './report';
 
@@ -251,5 +251,7 @@ describe('packageOf', () => {
     assert.equal(packageOf('', 'writev'), '(native / V8)');
     assert.equal(packageOf('', '(garbage collector)'), '(garbage collector)');
     assert.equal(packageOf('file:///r/packages/server/dist/app.js', 'f'), 'works-api');
+    assert.equal(packageOf('file:///r/prisma/dist/client.js', 'f'), 'works-api');
+    assert.equal(packageOf('file:///r/prisma/dist/generated/internal/class.js', 'f'), '@prisma/client (generated)');
   });
 });

@@ -2,9 +2,10 @@ import { isUtf8 } from 'node:buffer';
 import express, { type RequestHandler, Router } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Store } from 'express-rate-limit';
-import type { Db } from './db/client';
+import type { Db } from '@works-api/prisma';
 import type { WebhookSettings } from './domain/webhooks/endpoints';
-import { OutageMonitor } from './db/outage';
+import { systemLookup } from './webhooks/resolver';
+import { OutageMonitor } from '@works-api/prisma';
 import { httpProblem } from './http/problem-codes';
 import { DEFAULT_LIMITS, type Limits } from './domain/limits';
 import { handlers } from './handlers';
@@ -34,8 +35,10 @@ import { ruleMessages } from './domain/validation-messages';
 import { validationMessages } from './http/validation-errors';
 import { contractRoutes, operatorPathMatcher, recipientPathMatcher } from './http/routes';
 import { corsFor, securityHeaders } from './http/security';
-import { closedDocument, loadSpec, operationMatcher, routeTemplates, type Spec } from './http/spec';
-import { METRICS_PATH, metricsRoute, requestLabeler } from './observability/http';
+import { operationIdentifier } from './http/operation';
+import { closedDocument, loadSpec, routeTemplates, type Spec } from './http/spec';
+import { METRICS_PATH, metricsRoute } from './http/metrics-route';
+import { requestLabeler } from './observability/http';
 import type { Telemetry } from './observability/telemetry';
 
 /**
@@ -79,7 +82,7 @@ export interface AppOptions {
   /** How long an Idempotency-Key stays in flight before a retry may take it over (IDEMPOTENCY_LOCK_TIMEOUT_MS). */
   idempotencyLockTimeoutMs?: number;
   /** How webhook endpoint URLs are checked; private and plain-http URLs are refused by default. */
-  webhooks?: WebhookSettings;
+  webhooks?: Omit<WebhookSettings, 'lookup'> & { lookup?: WebhookSettings['lookup'] };
   /** The readiness probe's database check; a trivial query by default. */
   ping?: () => Promise<void>;
   /** Prometheus metrics (and GET /metrics) and traces, when configured (observability/telemetry.ts). */
@@ -116,9 +119,11 @@ export function createApp(options: AppOptions): express.Express {
   const routeOf = routeTemplates(spec, [...HEALTH_PATHS, METRICS_PATH]);
   const logAccess = accessLog(logger, routeOf);
   const { metrics, tracing, endpoint } = options.telemetry ?? {};
-  const labels = requestLabeler(spec, routeOf);
+  const labels = requestLabeler(routeOf);
+  const identifyOperation = operationIdentifier(spec);
   const warnForwardedFor = forwardedForWarning(options.trustProxy, logger);
   app.use((req, res, next) => {
+    identifyOperation(req);
     assignRequestId(req, res);
     warnForwardedFor?.(req);
     logAccess(req, res);
@@ -165,7 +170,6 @@ export function createApp(options: AppOptions): express.Express {
       if (wrong) options.onBug?.(new Error(wrong));
     };
   }
-  const operationFor = operationMatcher(spec);
   const isOperatorPath = operatorPathMatcher(spec);
   const isRecipientPath = recipientPathMatcher(spec);
   const apiKeyAuth = countingFailures(requireApiKey(db), failures);
@@ -202,7 +206,7 @@ export function createApp(options: AppOptions): express.Express {
   // Only the bodies of operations that take one are read: any other body is ignored, so a GET never answers
   // 400 malformed_json or 413, which its contract does not declare.
   const parseJson = express.json({ limit: MAX_BODY_BYTES, strict: false, verify: refuseInvalidUtf8 });
-  app.use((req, res, next) => (operationFor(req.method, req.path)?.takes.body ? parseJson(req, res, next) : next()));
+  app.use((req, res, next) => (req.operation?.takes.body ? parseJson(req, res, next) : next()));
   app.use(
     OpenApiValidator.middleware({
       // Tests check responses against the contract closed (closedDocument): exactly the documented properties.
@@ -219,19 +223,23 @@ export function createApp(options: AppOptions): express.Express {
   app.use(validationMessages(spec)); // the validator's findings, in words that name the field
   app.use(
     spec.basePath,
-    contractRoutes(
+    contractRoutes({
       spec,
       handlers,
       db,
       logger,
       outage,
-      { maxEndpointsPerTenant: limits.webhookEndpointsPerTenant, ...(options.webhooks ?? { allowPrivateUrls: false }) },
+      webhooks: {
+        maxEndpointsPerTenant: limits.webhookEndpointsPerTenant,
+        ...(options.webhooks ?? { allowPrivateUrls: false }),
+        lookup: options.webhooks?.lookup ?? systemLookup,
+      },
       limits,
-      {
+      idempotency: {
         ...(metrics && { onReplay: () => metrics.idempotentReplay() }),
         ...(options.idempotencyLockTimeoutMs !== undefined && { lockTimeoutMs: options.idempotencyLockTimeoutMs }),
       },
-    ),
+    }),
   );
   app.use(notFoundHandler);
   app.use(

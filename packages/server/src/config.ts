@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
-import type { DatabaseTarget } from './db/client';
-import { parseEncryptionKeys, SecretKeyError } from './db/secret-box';
+import { parseEncryptionKeys, SecretKeyError } from '@works-api/prisma/encryption-keys';
+import { type DatabaseTarget, describeDatabase } from '@works-api/prisma/target';
 import { DEFAULT_LIMITS, type Limits } from './domain/limits';
 
 /** The repository root (packages/server/{src,dist}/ → ../../..). */
@@ -344,13 +344,6 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
-}
-
-/** Where the data lives, without credentials, for the start-up line. */
-export function describeDatabase(target: DatabaseTarget): string {
-  if (target.kind === 'pglite') return `embedded PGlite in ${target.dataDir ?? 'memory'}`;
-  const url = new URL(target.url);
-  return `PostgreSQL at ${url.hostname}:${url.port || 5432}${url.pathname}`;
 }
 
 /** Where Redis is, without credentials. */

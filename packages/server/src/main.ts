@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { type Config, describeRedis, loadConfig } from './config';
-import type { Database } from './db/client';
+import type { Database } from '@works-api/prisma';
 import type { Lifecycle } from './http/graceful-shutdown';
 import type { Store } from 'express-rate-limit';
 import type { RedisConnection } from './http/rate-limit';

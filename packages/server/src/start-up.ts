@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { type Config, ConfigError, describeConfig } from './config';
-import type { Database } from './db/client';
+import type { Database } from '@works-api/prisma';
 import { createLogger, type Logger, prettyStdout, resolveLogFormat } from './observability/logger';
 import type { Telemetry } from './observability/telemetry';
 import type { RunningMail } from './mail/start';
@@ -66,7 +66,7 @@ export function logStarting(logger: Logger, config: Config, what: string): void 
 
 /** Opens the database (applying the migrations it lacks) and hands it to telemetry's gauges. */
 export async function openProcessDatabase(config: Config, logger: Logger, telemetry: Telemetry): Promise<Database> {
-  const { openDatabase } = await import('./db/client.js');
+  const { openDatabase } = await import('@works-api/prisma');
   const database = await openDatabase(config.database).catch((error: unknown) => {
     throw new StartupError(`cannot open the database: ${(error as Error).message}`);
   });

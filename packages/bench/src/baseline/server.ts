@@ -1,7 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { newId } from '@works-api/server/dist/db/ids';
+import { newId } from '@works-api/prisma';
 import {
+  type ActionDefinition,
   decide,
   type RequestAction,
   requestActions,
@@ -341,17 +342,20 @@ const snakeCase = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowe
 // The columns each action sets besides status and updated_at ($3 is now, $5 the answer or reason), from the
 // server's own table of what each action does.
 const actionSets = Object.fromEntries(
-  Object.entries(requestActions).map(([action, { stamp, validation, note }]) => [
-    action,
-    [
-      `${snakeCase(stamp)} = $3`,
-      ...(validation ? [`validation = '${validation}'`] : []),
-      ...(note ? [`${snakeCase(note)} = $5`] : []),
-    ].join(', '),
-  ]),
+  Object.entries(requestActions).map(([action, effect]) => {
+    const { stamp, validation, note } = effect as ActionDefinition;
+    return [
+      action,
+      [
+        `${snakeCase(stamp)} = $3`,
+        ...(validation ? [`validation = '${validation}'`] : []),
+        ...(note ? [`${snakeCase(note)} = $5`] : []),
+      ].join(', '),
+    ];
+  }),
 ) as Record<Action, string>;
 const isAction = (value: string | undefined): value is Action => value !== undefined && value in actionSets;
-const takesNote = (action: Action) => requestActions[action].note !== undefined;
+const takesNote = (action: Action) => (requestActions[action] as ActionDefinition).note !== undefined;
 
 async function pageOfRequests(
   sql: Sql,

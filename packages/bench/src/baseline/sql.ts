@@ -1,5 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
-import { PGLITE_EXTENSIONS } from '@works-api/server/dist/db/pglite-extensions';
+import { PGLITE_EXTENSIONS } from '@works-api/prisma';
 import { Pool } from 'pg';
 
 /** The little the baseline needs from a database: a query, and a transaction on one connection. */
@@ -36,7 +36,7 @@ export function postgresSql(url: string): Sql {
 
 /** An embedded PGlite in a folder, as the server opens it. */
 export async function pgliteSql(dataDir: string): Promise<Sql> {
-  const pglite = new PGlite(dataDir, { extensions: PGLITE_EXTENSIONS as never });
+  const pglite = new PGlite(dataDir, { extensions: PGLITE_EXTENSIONS });
   await pglite.waitReady;
   return {
     query: async <Row>(text: string, params?: unknown[]) => (await pglite.query<Row>(text, params)).rows,

@@ -1,7 +1,7 @@
-import type { Db } from '../db/client';
-import type { Membership as MembershipRow } from '../db/generated/client';
-import { isId } from '../db/ids';
-import { plainQuery } from '../db/plain-statement';
+import type { Db } from '@works-api/prisma';
+import type { Membership as MembershipRow } from '@works-api/prisma/client';
+import { isId } from '@works-api/prisma';
+import { plainQuery } from '@works-api/prisma';
 import { notFound, ProblemError } from './errors';
 import type { Schemas } from './schemas';
 

@@ -11,7 +11,7 @@ import { aboutField, ruleMessages } from './validation-messages';
  * is `400 invalid_cursor`; never a page of something else.
  *
  * The tag is keyed from the server's own secret, with no new setting: the keys of ENCRYPTION_KEYS (or the embedded
- * database's key file), each through HKDF for this one purpose (db/secret-box.ts). The first key signs and every
+ * database's key file), each through HKDF for this one purpose (prisma/src/secret-box.ts). The first key signs and every
  * key verifies, so a key rotation keeps the cursors already handed out, and every server of a deployment reads
  * the others' cursors.
  *

@@ -1,5 +1,5 @@
-import type { Db } from '../db/client';
-import type { Prisma } from '../db/generated/client';
+import type { Db } from '@works-api/prisma';
+import type { Prisma } from '@works-api/prisma/client';
 import { ProblemError } from './errors';
 
 /**

@@ -1,4 +1,4 @@
-import { newId } from '../db/ids';
+import { newId } from '@works-api/prisma';
 import { ProblemError } from './errors';
 import type { Limits } from './limits';
 
@@ -46,6 +46,19 @@ export const allowanceValues = (tenantId: string, email: string, caps: MailCaps,
   caps.emailsPerRecipientPerDay,
   caps.emailsPerTenantPerDay,
 ];
+
+/** `allowanceCall` with named parameters (`namedQuery`), and their values. */
+export const ALLOWANCE_CALL =
+  'take_mail_allowance(:allowanceTenantId::uuid, :allowanceEmail::text, :allowanceDay::date, :allowanceRecipientId::uuid, ' +
+  ':emailsPerRecipientPerDay::int, :emailsPerTenantPerDay::int)';
+export const allowanceParams = (tenantId: string, email: string, caps: MailCaps, now: Date) => ({
+  allowanceTenantId: tenantId,
+  allowanceEmail: email,
+  allowanceDay: utcDay(now),
+  allowanceRecipientId: newId(),
+  emailsPerRecipientPerDay: caps.emailsPerRecipientPerDay,
+  emailsPerTenantPerDay: caps.emailsPerTenantPerDay,
+});
 
 /**
  * The refusal's SQLSTATE of a database error, wherever the driver or Prisma put it: the driver's error (a plain

@@ -60,7 +60,7 @@ export function pageOf(request: PageRequest): Page {
  * - `rows`: the page's window, newest first, through an index whose order is the list's (`newestFirst` gives
  *   Prisma's arguments), so a page touches `limit + 1` rows wherever it starts;
  * - `totalCount`: never a `count(*)` of the list, which costs O(rows) per page. Either a count the
- *   database keeps (db/counts.ts: updated in the statement that changes the rows), or, for a list a rule bounds
+ *   database keeps (prisma/src/counts.ts: updated in the statement that changes the rows), or, for a list a rule bounds
  *   (a request's events: a handful), the count of that bounded list.
  */
 export async function readPage<Row extends { id: string }, Node>(

@@ -3,7 +3,7 @@ import { numberedSlug, slugify } from './slug';
 /**
  * True for a unique-constraint violation: Prisma's P2002; inside a batch transaction, the driver adapter's own error
  * (kind UniqueConstraintViolation, or PostgreSQL's SQLSTATE 23505 from adapters that pass it through); or, from a
- * plain statement (db/plain-statement.ts), the driver's error with SQLSTATE 23505.
+ * plain statement (prisma/src/plain-statement.ts), the driver's error with SQLSTATE 23505.
  */
 export function isUniqueViolation(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
@@ -24,7 +24,7 @@ const MAX_SLUG_COLLISIONS = 10;
 /**
  * Creates a row under a free slug for `name`, in O(log n) however many rows share the name: the base slug first
  * (most names are new); after a collision, `base-n` with n from `nextNumber(base)`, a counter the database bumps
- * in one statement (`UPDATE … SET n = n + 1` under the counter row's lock, see db/slug-counters.ts). So N
+ * in one statement (`UPDATE … SET n = n + 1` under the counter row's lock, see prisma/src/slug-counters.ts). So N
  * concurrent creations of one name get N different numbers and all succeed at their second attempt, with no
  * read of the taken slugs (that read was a `LIKE 'acme%'` scan of every tenant, then a walk through every number
  * taken). A number whose creation then fails is not handed out again: numbers can have gaps, never repeats.

@@ -29,7 +29,14 @@ export const members = {
 
   updateMember: async ({ db, actor, params, body, ifMatch }) => ({
     status: 200,
-    body: { member: await updateMember(db, actor, params.tenant_id, params.user_id, body.role, ifMatch) },
+    body: {
+      member: await updateMember(db, actor, {
+        tenantId: params.tenant_id,
+        userId: params.user_id,
+        role: body.role,
+        precondition: ifMatch,
+      }),
+    },
   }),
 
   removeMember: async ({ db, actor, params }) => {

@@ -52,22 +52,32 @@ export const requests = {
 
   cancelRequest: async ({ db, actor, params, body, ifMatch }) => ({
     status: 200,
-    body: await actOnRequest(db, actor, requestRef(params), 'cancel', body?.reason, ifMatch),
+    body: await actOnRequest(db, actor, {
+      ref: requestRef(params),
+      action: 'cancel',
+      note: body?.reason,
+      precondition: ifMatch,
+    }),
   }),
 
   confirmRequest: async ({ db, actor, params, body, ifMatch }) => ({
     status: 200,
-    body: await actOnRequest(db, actor, requestRef(params), 'confirm', body?.answer, ifMatch),
+    body: await actOnRequest(db, actor, {
+      ref: requestRef(params),
+      action: 'confirm',
+      note: body?.answer,
+      precondition: ifMatch,
+    }),
   }),
 
   earlyValidateRequest: async ({ db, actor, params, ifMatch }) => ({
     status: 200,
-    body: await actOnRequest(db, actor, requestRef(params), 'early_validate', undefined, ifMatch),
+    body: await actOnRequest(db, actor, { ref: requestRef(params), action: 'early_validate', precondition: ifMatch }),
   }),
 
   validateRequest: async ({ db, actor, params, ifMatch }) => ({
     status: 200,
-    body: await actOnRequest(db, actor, requestRef(params), 'validate', undefined, ifMatch),
+    body: await actOnRequest(db, actor, { ref: requestRef(params), action: 'validate', precondition: ifMatch }),
   }),
 
   resendRequest: async ({ db, actor, params, limits }) => ({

@@ -43,7 +43,12 @@ export const webhooks = {
   updateWebhookEndpoint: async ({ db, actor, params, body, webhooks }) => ({
     status: 200,
     body: {
-      webhookEndpoint: await updateWebhookEndpoint(db, actor, params.tenant_id, params.endpoint_id, body, webhooks),
+      webhookEndpoint: await updateWebhookEndpoint(db, actor, {
+        tenantId: params.tenant_id,
+        endpointId: params.endpoint_id,
+        changes: body,
+        settings: webhooks,
+      }),
     },
   }),
 

@@ -22,7 +22,14 @@ export const works = {
 
   updateWork: async ({ db, actor, params, body, ifMatch }) => ({
     status: 200,
-    body: { work: await updateWork(db, actor, params.tenant_id, params.work_id, body, ifMatch) },
+    body: {
+      work: await updateWork(db, actor, {
+        tenantId: params.tenant_id,
+        workId: params.work_id,
+        changes: body,
+        precondition: ifMatch,
+      }),
+    },
   }),
 
   discardWork: async ({ db, actor, params }) => ({

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { bearerToken } from './bearer';
-import type { Db } from '../db/client';
+import type { Db } from '@works-api/prisma';
 import type { Actor } from '../domain/access';
 import { authenticate, unauthenticated } from '../domain/api-keys/api-keys';
 import { sameSecret } from '../domain/api-keys/secrets';

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { problemCodes } from './problem-codes';
 import { declaredProblemCheck, declaredProblems, problemTypes } from './declared-problems';
+import { operationIdentifier } from './operation';
 import { loadSpec } from './spec';
 
 const spec = loadSpec();
@@ -65,7 +66,12 @@ describe('the problem types of openapi/api.yaml and the error table (http/proble
 
 describe('declaredProblemCheck', () => {
   const check = declaredProblemCheck(spec);
-  const request = (method: string, url: string) => ({ method, originalUrl: url }) as Request;
+  const identifyOperation = operationIdentifier(spec);
+  const request = (method: string, url: string) => {
+    const req = { method, originalUrl: url } as Request;
+    identifyOperation(req);
+    return req;
+  };
   const path = '/v1/tenants/t1/works/w1/requests/r1/validate';
   const problem = (status: number, code: string, extensions = {}) => ({
     type: `https://works-api.dev/problems/${code}`,

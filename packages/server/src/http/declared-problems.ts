@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { operationMatcher, resolveRef, type Spec } from './spec';
+import { resolveRef, type Spec } from './spec';
 
 /** What a problem body must be to match one problem type the spec declares. */
 export interface ProblemType {
@@ -74,9 +74,8 @@ export function declaredProblemCheck(
   spec: Spec,
 ): (req: Request, body: { status: number; code: string }) => string | undefined {
   const declared = declaredProblems(spec);
-  const operationFor = operationMatcher(spec);
   return (req, body) => {
-    const operation = operationFor(req.method, req.originalUrl.split('?')[0]!);
+    const { operation } = req;
     if (!operation) return undefined;
     const types = declared.get(operation.operationId)?.get(body.status);
     const type = types?.find((candidate) => candidate.code === body.code);

@@ -1,5 +1,5 @@
 import { type RequestHandler, Router } from 'express';
-import type { Db } from '../db/client';
+import type { Db } from '@works-api/prisma';
 import { type Role, roleAtLeast } from '../domain/access';
 import type { DevMail, DevMailbox } from '../mail/transport';
 

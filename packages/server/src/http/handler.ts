@@ -1,6 +1,6 @@
 import type { operations } from '@works-api/api-types';
-import type { Db } from '../db/client';
-import type { KeyOutcome } from '../db/idempotency-keys';
+import type { Db } from '@works-api/prisma';
+import type { KeyOutcome } from '@works-api/prisma';
 import type { Actor } from '../domain/access';
 import type { Limits } from '../domain/limits';
 import type { WebhookSettings } from '../domain/webhooks/endpoints';

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { isDatabaseReadOnly } from '../db/outage';
+import { isDatabaseReadOnly } from '@works-api/prisma';
 import type { Lifecycle } from './graceful-shutdown';
 import { sendProblem } from './problems';
 

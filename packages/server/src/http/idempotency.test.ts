@@ -1,4 +1,4 @@
-import type { ExistingKey } from '../db/idempotency-keys';
+import type { ExistingKey } from '@works-api/prisma';
 import {
   canonicalJson,
   IDEMPOTENCY_LOCK_TIMEOUT_MS,

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import type { Db } from '../db/client';
+import type { Db } from '@works-api/prisma';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
@@ -11,8 +11,8 @@ import {
   type KeyOutcome,
   releaseIdempotencyKey,
   type StoredResponse,
-} from '../db/idempotency-keys';
-import type { OutageMonitor } from '../db/outage';
+} from '@works-api/prisma';
+import type { OutageMonitor } from '@works-api/prisma';
 import { authorize, type Permission } from '../domain/access';
 import type { OperationId } from './handler';
 import { httpProblem } from './problem-codes';

@@ -5,8 +5,8 @@ import {
   OUTAGE_RETRY_AFTER_SECONDS,
   outageDetail,
   type OutageMonitor,
-} from '../db/outage';
-import { KeyHoldLost } from '../db/idempotency-keys';
+} from '@works-api/prisma';
+import { KeyHoldLost } from '@works-api/prisma';
 import { type FieldError, ProblemError, type ProblemExtensions } from '../domain/errors';
 import { isProblemCode, type ProblemCode, problemCodes } from './problem-codes';
 

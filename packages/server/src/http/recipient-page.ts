@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import express, { type RequestHandler, Router } from 'express';
-import type { Db } from '../db/client';
+import type { Db } from '@works-api/prisma';
 import { answerRecipientRequest, getRecipientRequest, LinkExpired } from '../domain/recipients/recipients';
 import { ProblemError } from '../domain/errors';
 import { CONTROL_CHARACTERS, LONG_TEXT_MAX, longTextViolation } from '../domain/text';

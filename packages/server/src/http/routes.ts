@@ -1,13 +1,13 @@
 import { Router, type RequestHandler } from 'express';
-import type { Db } from '../db/client';
-import { canonicalId } from '../db/ids';
-import { KeyOutcome, type StoredResponse } from '../db/idempotency-keys';
-import { secretBoxOf } from '../db/secret-box';
+import type { Db } from '@works-api/prisma';
+import { canonicalId } from '@works-api/prisma';
+import { KeyOutcome, type StoredResponse } from '@works-api/prisma';
+import { secretBoxOf } from '@works-api/prisma';
 import { Cursors } from '../domain/cursors';
 import { CursorEdge } from './cursors';
 import type { Limits } from '../domain/limits';
 import type { WebhookSettings } from '../domain/webhooks/endpoints';
-import type { OutageMonitor } from '../db/outage';
+import type { OutageMonitor } from '@works-api/prisma';
 import { entityTag, ifMatchCondition, noneMatchHit, resourceOf } from './etag';
 import type { HandlerContext, HandlerMap, OperationId } from './handler';
 import { idempotentCreation, replayCheckFor } from './idempotency';
@@ -20,16 +20,20 @@ import { textRulesFor } from './text-rules';
  * the spec switches its HTTP behaviour on: `Idempotency-Key` → replayable creations, an `ETag` response header
  * → entity tags (and `304` for `If-None-Match`), `If-Match` → a precondition handed to the domain.
  */
-export function contractRoutes(
-  spec: Spec,
-  handlers: HandlerMap,
-  db: Db,
-  logger: Logger,
-  outage: OutageMonitor,
-  webhooks: WebhookSettings,
-  limits: Limits,
-  idempotency: { onReplay?: () => void; lockTimeoutMs?: number } = {},
-): Router {
+export interface ContractRoutesOptions {
+  spec: Spec;
+  handlers: HandlerMap;
+  db: Db;
+  logger: Logger;
+  outage: OutageMonitor;
+  webhooks: WebhookSettings;
+  limits: Limits;
+  /** Idempotency-Key settings: a count of replays (metrics) and how long a key stays in flight before a retake. */
+  idempotency?: { onReplay?: () => void; lockTimeoutMs?: number };
+}
+
+export function contractRoutes(options: ContractRoutesOptions): Router {
+  const { spec, handlers, db, logger, outage, idempotency = {} } = options;
   const router = Router({ caseSensitive: true }); // as the app's routing (app.ts)
   // Keyed from the database's keys (ENCRYPTION_KEYS, or the embedded database's key file): no setting of its own.
   const cursors = new CursorEdge(spec, new Cursors(secretBoxOf(db).derivedKeys('cursor')));
@@ -49,7 +53,7 @@ export function contractRoutes(
           ...idempotency,
         }),
       );
-    chain.push(respondWith(spec.basePath, operation, handler, db, webhooks, limits, cursors));
+    chain.push(respondWith({ ...options, operation, handler, cursors }));
     router[operation.method](toExpressPath(operation.path), ...chain);
   }
   return router;
@@ -70,15 +74,19 @@ function storedResponseOf(basePath: string, result: RuntimeResult, cursors: Curs
   };
 }
 
-function respondWith(
-  basePath: string,
-  operation: SpecOperation,
-  handler: RuntimeHandler,
-  db: Db,
-  webhooks: WebhookSettings,
-  limits: Limits,
-  cursors: CursorEdge,
-): RequestHandler {
+function respondWith({
+  spec: { basePath },
+  operation,
+  handler,
+  db,
+  webhooks,
+  limits,
+  cursors,
+}: Pick<ContractRoutesOptions, 'spec' | 'db' | 'webhooks' | 'limits'> & {
+  operation: SpecOperation;
+  handler: RuntimeHandler;
+  cursors: CursorEdge;
+}): RequestHandler {
   const { etag, takes, operationId } = operation;
   return async (req, res) => {
     const ifMatch = takes.ifMatch ? req.headers['if-match'] : undefined;

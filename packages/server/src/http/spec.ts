@@ -134,7 +134,7 @@ export function loadSpec(file = specPath): Spec {
 }
 
 /**
- * The route template of a request for logs: the validator's match when it ran, an app-level route, one of
+ * The route template of a request for logs: its operation's (found at the edge), an app-level route, one of
  * `fixedPaths` (health probes), or the contract's path that matches (for requests refused before validation:
  * 401, 429). Null for paths nothing serves, so the log never holds a caller's made-up URL.
  */
@@ -145,8 +145,7 @@ export function routeTemplates(spec: Spec, fixedPaths: readonly string[] = []): 
     pattern: pathPattern(template, spec.basePath),
   }));
   return (req) => {
-    const matched = (req as Request & { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute;
-    if (matched) return matched;
+    if (req.operation) return spec.basePath + req.operation.path;
     if (req.route && req.baseUrl === '') return String((req.route as { path: unknown }).path);
     const path = req.originalUrl.split('?')[0]!;
     if (fixed.has(path)) return path;

@@ -1,5 +1,5 @@
 import express, { type RequestHandler, Router } from 'express';
-import type { Db } from '../db/client';
+import type { Db } from '@works-api/prisma';
 import { ProblemError } from '../domain/errors';
 import { type EmailsFromTenant, emailsFromTenant, setEmailsStopped } from '../domain/recipients/stop-emails';
 import { escapeHtml as e } from '../mail/render';

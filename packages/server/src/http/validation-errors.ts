@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, Request } from 'express';
 import { aboutField, boundMessages, fieldName, ruleMessages, schemaRules } from '../domain/validation-messages';
-import { operationMatcher, resolveRef, type Spec } from './spec';
+import { resolveRef, type Spec } from './spec';
 
 type Node = Record<string, unknown>;
 
@@ -31,14 +31,10 @@ const FORMAT_RULES: Record<string, string> = {
  * sent decides between two rules one pattern holds.
  */
 export function validationMessages(spec: Spec): ErrorRequestHandler {
-  const operationFor = operationMatcher(spec);
   return (error: unknown, req, _res, next) => {
     const findings = (error as { status?: number; errors?: ValidatorFinding[] }).errors;
     if ((error as { status?: number }).status !== 400 || !Array.isArray(findings)) return next(error);
-    const operation = operationFor(
-      req.method,
-      req.path.startsWith(spec.basePath) ? req.path : spec.basePath + req.path,
-    );
+    const { operation } = req;
     const document = spec.document;
     const operationObject = operation
       ? ((document.paths as Record<string, Record<string, Node>>)[operation.path]?.[operation.method] as Node)

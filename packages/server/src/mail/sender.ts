@@ -1,9 +1,9 @@
-import type { Db } from '../db/client';
-import { OutboxLoop } from '../db/outbox-loop';
-import { newId } from '../db/ids';
-import { plainQuery } from '../db/plain-statement';
-import type { MailMessage } from '../db/generated/client';
-import { secretBoxOf } from '../db/secret-box';
+import type { Db } from '@works-api/prisma';
+import { OutboxLoop } from '../outbox-loop';
+import { newId } from '@works-api/prisma';
+import { plainQuery } from '@works-api/prisma';
+import type { MailMessage } from '@works-api/prisma/client';
+import { secretBoxOf } from '@works-api/prisma';
 import { DEFAULT_LIMITS } from '../domain/limits';
 import { EMAILS_STOPPED, utcDay } from '../domain/mail-caps';
 import { stopLinkToken } from '../domain/recipients/stop-links';
@@ -11,7 +11,8 @@ import { newAnswerToken } from '../domain/recipients/tokens';
 import { userRecord } from '../domain/users/present';
 import { retryDelayMs } from '../domain/webhooks/backoff';
 import type { Logger } from '../observability/logger';
-import { MAIL_COLUMNS, onMailQueued } from './outbox';
+import { onMailQueued } from '@works-api/prisma';
+import { MAIL_COLUMNS } from '../domain/mail-outbox';
 import { type RenderedMail, renderInvitationMail, renderRequestMail } from './render';
 import type { MailOrigin, MailTransport, SendOutcome } from './transport';
 

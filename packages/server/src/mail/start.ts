@@ -1,5 +1,5 @@
 import type { Config } from '../config';
-import type { Db } from '../db/client';
+import type { Db } from '@works-api/prisma';
 import type { Logger } from '../observability/logger';
 import { MailSender } from './sender';
 import { DevMailbox, smtpTransport } from './transport';

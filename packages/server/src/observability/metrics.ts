@@ -1,6 +1,6 @@
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Db } from '../db/client';
-import { plainQuery } from '../db/plain-statement';
+import type { Db } from '@works-api/prisma';
+import { plainQuery } from '@works-api/prisma';
 import type { RateLimitBudget } from '../http/rate-limit';
 import type { Logger } from './logger';
 
@@ -25,7 +25,7 @@ export interface Metrics {
   firstAttemptLag(seconds: number): void;
   /** Database gauges: the pool (PostgreSQL) and the webhook queues. */
   watchDatabase(source: DatabaseSource): void;
-  /** The outage state, as the app's outage monitor sees it (db/outage.ts). */
+  /** The outage state, as the app's outage monitor sees it (prisma/src/outage.ts). */
   watchOutage(isDown: () => boolean): void;
   /** This process's metrics in the Prometheus text format. */
   text(): Promise<string>;

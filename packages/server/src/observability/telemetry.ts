@@ -1,6 +1,6 @@
 import type { Config } from '../config';
-import type { Database } from '../db/client';
-import { tracePlainStatements } from '../db/plain-statement';
+import type { Database } from '@works-api/prisma';
+import { tracePlainStatements } from '@works-api/prisma';
 import type { Logger } from './logger';
 import type { Metrics, MetricsOptions } from './metrics';
 import type { Tracing } from './tracing';

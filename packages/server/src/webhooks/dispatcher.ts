@@ -1,17 +1,18 @@
-import type { Db } from '../db/client';
-import { OutboxLoop } from '../db/outbox-loop';
-import { onOutboxWrite } from '../db/outbox-signal';
-import { plainQuery } from '../db/plain-statement';
+import type { Db } from '@works-api/prisma';
+import { OutboxLoop } from '../outbox-loop';
+import { onOutboxWrite } from '@works-api/prisma';
+import { plainQuery } from '@works-api/prisma';
 import type { Lookup } from '../domain/webhooks/addresses';
 import { DISABLE_AFTER_FAILING_MS, retryDelayMs } from '../domain/webhooks/backoff';
-import { systemLookup } from '../domain/webhooks/endpoints';
+import { firstIdAt, HISTORY_RETENTION_MS } from '../domain/webhooks/events';
+import { systemLookup } from './resolver';
 import { activeSecrets, signedHeaders } from '../domain/webhooks/signing';
 import type { Logger } from '../observability/logger';
 import type { DeliveryOutcome, Metrics } from '../observability/metrics';
 import type { Tracing } from '../observability/tracing';
 import { type AttemptOutcome, sendEvent } from './send';
-import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../db/generated/client';
-import { secretBoxOf, webhookSecretSlot } from '../db/secret-box';
+import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '@works-api/prisma/client';
+import { secretBoxOf, webhookSecretSlot } from '@works-api/prisma';
 
 export interface DispatcherOptions {
   db: Db;
@@ -66,18 +67,10 @@ const FAN_OUT_BATCH = 200;
  * (a few statements per batch instead of per event) at a cost of milliseconds of delivery lag.
  */
 const NUDGE_BATCH_WINDOW_MS = 10;
-/** Delivery history (events and their deliveries, once none is pending) is kept this long. */
-export const HISTORY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 const CLEANUP_EVERY_MS = 60 * 60 * 1000;
 const CLEANUP_BATCH = 1000;
 /** Batches per clean-up round: every event is kept for the events feed now, not only those with deliveries. */
 const CLEANUP_MAX_BATCHES = 100;
-
-/** The smallest UUIDv7 of a time: ids below it were made before it (the event ids' primary key finds them). */
-export const firstIdAt = (at: Date): string => {
-  const hex = at.getTime().toString(16).padStart(12, '0');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
-};
 
 const outcomeOf = (outcome: AttemptOutcome): DeliveryOutcome =>
   outcome.ok ? 'delivered' : outcome.statusCode !== null ? 'rejected' : 'unreachable';
@@ -224,7 +217,7 @@ export class Dispatcher {
     return busy;
   }
 
-  /** The signing secrets in plaintext: they are stored sealed, each bound to its column (db/secret-box.ts). */
+  /** The signing secrets in plaintext: they are stored sealed, each bound to its column (prisma/src/secret-box.ts). */
   private openSecrets(delivery: Claimed, at: Date): string[] {
     const box = secretBoxOf(this.db);
     return activeSecrets(delivery, at).map((secret, index) =>

@@ -130,7 +130,9 @@ describe('the same race straight into the domain layer, all 20 started in one ti
     const actors = await Promise.all(users.map((user) => authenticate(db, user.apiKey)));
     const ref = { tenantId: roles.tenant.id, workId, requestId };
     const actions = Array.from({ length: 20 }, (_, i) => (['validate', 'early_validate', 'cancel'] as const)[i % 3]!);
-    const settled = await Promise.allSettled(actions.map((action, i) => actOnRequest(db, actors[i % 3]!, ref, action)));
+    const settled = await Promise.allSettled(
+      actions.map((action, i) => actOnRequest(db, actors[i % 3]!, { ref, action })),
+    );
 
     const events = await db.requestEvent.findMany({ where: { requestId, fromStatus: 'confirmed' } });
     expect(events).toHaveLength(1);
@@ -153,8 +155,8 @@ describe('the same race straight into the domain layer, all 20 started in one ti
     await addMember(roles.owner, tenant.id, second, 'owner');
     const [first, other] = await Promise.all([roles.owner, second].map((user) => authenticate(db, user.apiKey)));
     const settled = await Promise.allSettled([
-      updateMember(db, first!, tenant.id, second.id, 'admin'),
-      updateMember(db, other!, tenant.id, roles.owner.id, 'admin'),
+      updateMember(db, first!, { tenantId: tenant.id, userId: second.id, role: 'admin' }),
+      updateMember(db, other!, { tenantId: tenant.id, userId: roles.owner.id, role: 'admin' }),
     ]);
     expect(settled.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
     const refused = settled.find((result) => result.status === 'rejected') as PromiseRejectedResult;

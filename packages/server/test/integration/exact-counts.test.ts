@@ -1,9 +1,9 @@
-import { sessionOf } from '../../src/db/large-dataset';
+import { sessionOf } from '@works-api/prisma/seed';
 import { createRequest, createTenant, createWork } from '../support/fixtures';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';
 
 /**
- * Every `totalCount` is a count the database keeps (db/counts.ts), and it must be exact. After a
+ * Every `totalCount` is a count the database keeps (prisma/src/counts.ts), and it must be exact. After a
  * concurrent mix of creations, discards and restores, request actions, member changes and API keys, sent all at
  * once, every list's `totalCount` equals a `count(*)` of the same rows. (No full `recount_rows()` here: it holds
  * off the writers of every test file sharing the database; the dump-restore test runs it.) Runs on PGlite and on PostgreSQL (where the statements really are concurrent).

@@ -1,8 +1,9 @@
-import { openDatabase } from '../../src/db/client';
-import { plainQuery } from '../../src/db/plain-statement';
+import { openDatabase, parseEncryptionKeys, plainQuery } from '@works-api/prisma';
 import { eventually } from '../support/load';
 import { scratchDatabase } from '../support/scratch-database';
-import { startTestServer, testDatabaseTarget } from '../support/server';
+import { startTestServer, TEST_ENCRYPTION_KEYS, testDatabaseTarget } from '../support/server';
+
+const testEncryptionKeys = () => parseEncryptionKeys(TEST_ENCRYPTION_KEYS);
 
 /** Liveness and readiness probes: unversioned, unauthenticated, and readiness follows the database. */
 
@@ -39,7 +40,7 @@ describe('GET /healthz and GET /readyz', () => {
     const url = process.env.DATABASE_URL;
     if (!url) return expectReadinessFailsWhenPgliteIsClosed();
     const scratch = await scratchDatabase(url, 'works_readyz');
-    const database = await openDatabase({ kind: 'postgres', url: scratch.url });
+    const database = await openDatabase({ kind: 'postgres', url: scratch.url, encryptionKeys: testEncryptionKeys() });
     const server = await startTestServer({ database });
     try {
       expect((await server.call('/readyz')).status).toBe(200);
@@ -60,7 +61,7 @@ describe('GET /healthz and GET /readyz', () => {
     const url = process.env.DATABASE_URL;
     if (!url) return;
     const scratch = await scratchDatabase(url, 'works_readyz');
-    const database = await openDatabase({ kind: 'postgres', url: scratch.url });
+    const database = await openDatabase({ kind: 'postgres', url: scratch.url, encryptionKeys: testEncryptionKeys() });
     try {
       // Prisma's adapter stops listening for pool errors when Prisma disconnects; the plain statements still use
       // the pool. Idle connections dropped then must not be an unhandled 'error' (which would end the process).

@@ -1,10 +1,6 @@
 import { hash, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import {
-  completeIdempotencyKey,
-  deleteExpiredIdempotencyKeys,
-  releaseIdempotencyKey,
-} from '../../src/db/idempotency-keys';
+import { completeIdempotencyKey, deleteExpiredIdempotencyKeys, releaseIdempotencyKey } from '@works-api/prisma';
 import { canonicalJson, claimKey, IDEMPOTENCY_LOCK_TIMEOUT_MS } from '../../src/http/idempotency';
 import { createTenant, freshEmail, requestInNewWork } from '../support/fixtures';
 import { eventually } from '../support/load';

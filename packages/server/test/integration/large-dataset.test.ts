@@ -1,16 +1,16 @@
-import { deleteExpiredIdempotencyKeys } from '../../src/db/idempotency-keys';
+import { deleteExpiredIdempotencyKeys } from '@works-api/prisma';
 import {
   LARGE_DATASET_SHAPES,
   type LargeDataset,
   loadLargeDataset,
   nthNewestRequestId,
   sessionOf,
-} from '../../src/db/large-dataset';
+} from '@works-api/prisma/seed';
 import { slugify } from '../../src/domain/slug';
 import { cursorAt, startTestServer, type TestServer } from '../support/server';
 
 /**
- * The large data set's loader (src/db/large-dataset.ts), at its small shape: what it loads is valid for the
+ * The large data set's loader (prisma/src/seed/large-dataset.ts), at its small shape: what it loads is valid for the
  * application, read through the API with the response validation of the tests on (every response is checked
  * against the contract), and is what the benchmark and the plan tests rely on: the heavy user's key works, its
  * lists have full pages and the counts the shape says, deep cursors land where they should, and the expired

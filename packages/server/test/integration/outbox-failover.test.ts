@@ -1,5 +1,5 @@
-import { type Database, openDatabase } from '../../src/db/client';
-import { parseEncryptionKeys } from '../../src/db/secret-box';
+import { type Database, openDatabase } from '@works-api/prisma';
+import { parseEncryptionKeys } from '@works-api/prisma';
 import { smtpTransport } from '../../src/mail/transport';
 import { eventually } from '../support/load';
 import { type Receiver, startReceiver } from '../support/receiver';

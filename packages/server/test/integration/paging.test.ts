@@ -1,4 +1,4 @@
-import { newId } from '../../src/db/ids';
+import { newId } from '@works-api/prisma';
 import { createRequest, createTenant, createWork, ok } from '../support/fixtures';
 import { addMember, addNewMember } from '../support/roles';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';

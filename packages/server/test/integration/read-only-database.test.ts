@@ -1,7 +1,7 @@
-import { type Database, openDatabase } from '../../src/db/client';
-import { isDatabaseOutage, isDatabaseReadOnly } from '../../src/db/outage';
-import { plainQuery } from '../../src/db/plain-statement';
-import { parseEncryptionKeys } from '../../src/db/secret-box';
+import { type Database, openDatabase } from '@works-api/prisma';
+import { isDatabaseOutage, isDatabaseReadOnly } from '@works-api/prisma';
+import { plainQuery } from '@works-api/prisma';
+import { parseEncryptionKeys } from '@works-api/prisma';
 import { eventually } from '../support/load';
 import { type ScratchDatabase, scratchDatabase } from '../support/scratch-database';
 import { startTestServer, TEST_ENCRYPTION_KEYS } from '../support/server';

@@ -1,22 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { newId } from '../../src/db/ids';
-import { sealAtRest } from '../../src/db/seal-at-rest';
-import { openDatabase } from '../../src/db/client';
+import { newId } from '@works-api/prisma';
+import { sealAtRest } from '@works-api/prisma';
+import { openDatabase } from '@works-api/prisma';
 import {
   idempotencyKeySlot,
   parseEncryptionKeys,
   SealedValueError,
   secretBoxOf,
   webhookSecretSlot,
-} from '../../src/db/secret-box';
-import { LEGACY, LEGACY_KEY, LEGACY_REPLAY_BODY, LEGACY_WEBHOOK_SECRET } from '../support/legacy-sealed';
+} from '@works-api/prisma';
+import { LEGACY, LEGACY_KEY, LEGACY_REPLAY_BODY, LEGACY_WEBHOOK_SECRET } from '@works-api/prisma/legacy-sealed';
 import { type Receiver, startReceiver } from '../support/receiver';
 import { verifyWebhook } from '@works-api/client';
 import { createTenant, freshEmail, ok } from '../support/fixtures';
 import { ADMIN_TOKEN, startTestServer, testDatabaseTarget, type TestServer, type TestUser } from '../support/server';
 
 /**
- * Secrets at rest (db/secret-box.ts): the responses stored for idempotent replays and the webhook signing secrets
+ * Secrets at rest (prisma/src/secret-box.ts): the responses stored for idempotent replays and the webhook signing secrets
  * are sealed, so the database (or a dump) holds none of the secrets the API hands out; replays and signatures
  * still carry them in plaintext.
  */

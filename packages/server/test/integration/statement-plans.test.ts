@@ -1,13 +1,13 @@
-import { type Database, openDatabase } from '../../src/db/client';
-import { claimIdempotencyKey, deleteExpiredIdempotencyKeys, KeyOutcome } from '../../src/db/idempotency-keys';
+import { type Database, openDatabase } from '@works-api/prisma';
+import { claimIdempotencyKey, deleteExpiredIdempotencyKeys, KeyOutcome } from '@works-api/prisma';
 import {
   LARGE_DATASET_SHAPES,
   type LargeDataset,
   loadLargeDataset,
   nthNewestRequestId,
   sessionOf,
-} from '../../src/db/large-dataset';
-import type { SqlSession } from '../../src/db/migrate';
+} from '@works-api/prisma/seed';
+import type { SqlSession } from '@works-api/prisma';
 import type { Actor } from '../../src/domain/access';
 import { authenticate, createApiKey, listApiKeys, revokeApiKey } from '../../src/domain/api-keys/api-keys';
 import { listMyInvitations } from '../../src/domain/members/invitations';
@@ -370,7 +370,7 @@ describe('creates and actions use indexes', () => {
 
   test('act on a request, discard and restore a work', async () => {
     const ref = { ...bigWork(), requestId: await requestOfStatus('pending') };
-    await expectBoundedPlans(() => actOnRequest(db(), actor, ref, 'confirm'));
+    await expectBoundedPlans(() => actOnRequest(db(), actor, { ref, action: 'confirm' }));
     const work = await createWork(db(), actor, bigTenant(), { name: 'To discard' });
     await expectBoundedPlans(() => discardWork(db(), actor, bigTenant(), work.id));
     await expectBoundedPlans(() => undiscardWork(db(), actor, bigTenant(), work.id));

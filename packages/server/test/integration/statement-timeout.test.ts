@@ -1,6 +1,6 @@
 import { Client } from 'pg';
-import { openDatabase } from '../../src/db/client';
-import { startTestServer, type TestServer } from '../support/server';
+import { openDatabase, parseEncryptionKeys } from '@works-api/prisma';
+import { startTestServer, TEST_ENCRYPTION_KEYS, type TestServer } from '../support/server';
 
 /**
  * The pool's statement timeout (DATABASE_STATEMENT_TIMEOUT_MS): a statement stuck behind a lock, or just slow, is
@@ -17,7 +17,12 @@ onPostgres('statement timeout on the pool (PostgreSQL)', () => {
   let locker: Client;
 
   beforeAll(async () => {
-    const database = await openDatabase({ kind: 'postgres', url: url!, statementTimeoutMs: 300 });
+    const database = await openDatabase({
+      kind: 'postgres',
+      url: url!,
+      statementTimeoutMs: 300,
+      encryptionKeys: parseEncryptionKeys(TEST_ENCRYPTION_KEYS),
+    });
     server = await startTestServer({ database });
     locker = new Client({ connectionString: url });
     await locker.connect();

@@ -1,5 +1,5 @@
 import { createSocket, type Socket } from 'node:dgram';
-import { dnsLookup } from '../../src/domain/webhooks/resolver';
+import { dnsLookup } from '../../src/webhooks/resolver';
 import { createRequest, createTenant, createWork, ok, subscribe } from '../support/fixtures';
 import { startReceiver } from '../support/receiver';
 import { startTestServer, type TestServer } from '../support/server';

@@ -1,5 +1,5 @@
 import { verifyWebhook, type WebhookEvent, WebhookVerificationError } from '@works-api/client';
-import { newId } from '../../src/db/ids';
+import { newId } from '@works-api/prisma';
 import { createRequest, createTenant, createWork, ok, subscribe } from '../support/fixtures';
 import { eventually } from '../support/load';
 import { type Receiver, startReceiver } from '../support/receiver';

@@ -1,5 +1,5 @@
-import { type Database, openDatabase } from '../../src/db/client';
-import { isDatabaseOutage } from '../../src/db/outage';
+import { type Database, openDatabase } from '@works-api/prisma';
+import { isDatabaseOutage } from '@works-api/prisma';
 import { startLoad } from '../support/load';
 import { type OwnPostgres, ownPostgresUnavailable, startOwnPostgres } from '../support/own-postgres';
 import { ADMIN_TOKEN, createUserAt } from '../support/server';
@@ -11,7 +11,7 @@ import { killAll, type ServerProcess, spawnServer } from '../support/process';
  * own (never the shared one). While it is away every API answer is 503 `service_unavailable` problem+json with
  * Retry-After (never a 500); the outage is logged once, not per request; the service recovers by itself; and it
  * still shuts down cleanly afterwards (no connection left checked out). This is the test that says whether
- * src/db/outage.ts still recognises an outage after an upgrade of Prisma, its adapters or pg.
+ * prisma/src/outage.ts still recognises an outage after an upgrade of Prisma, its adapters or pg.
  */
 const unavailable = ownPostgresUnavailable();
 if (unavailable) console.log(`database-outage: skipped: ${unavailable}`);

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { PGlite } from '@electric-sql/pglite';
-import { PGLITE_EXTENSIONS } from '../../src/db/pglite-extensions';
+import { PGLITE_EXTENSIONS } from '@works-api/prisma';
 import {
   chmodSync,
   existsSync,
@@ -16,21 +16,21 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createClient, verifyWebhook } from '@works-api/client';
 import { Client } from 'pg';
-import { openDatabase } from '../../src/db/client';
+import { openDatabase } from '@works-api/prisma';
 import { createRequest, createTenant, createWork, ok } from '../support/fixtures';
-import { lockPgliteFolder } from '../../src/db/pglite-lock';
-import { keyIdOf, parseEncryptionKeys } from '../../src/db/secret-box';
+import { lockPgliteFolder } from '@works-api/prisma';
+import { keyIdOf, parseEncryptionKeys } from '@works-api/prisma';
 import { newPgliteFolder, removeDataDirs } from '../support/process';
 import { type Receiver, startReceiver } from '../support/receiver';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';
 
 /**
- * `pnpm db:dump` / `pnpm db:restore` (dist/db-tools.js): a populated embedded database moved to PostgreSQL and
+ * `pnpm db:dump` / `pnpm db:restore` (prisma/dist/db-tools.js): a populated embedded database moved to PostgreSQL and
  * back (PGlite → PostgreSQL → PGlite; PGlite → PGlite → PGlite when no DATABASE_URL is set), then proven the same:
  * every table's rows, and through the API the same tenant, works, requests and events, the same API key accepted,
  * the same webhook secret signing, the same idempotency key replaying.
  */
-const TOOLS = path.resolve(__dirname, '../../dist/db-tools.js');
+const TOOLS = path.resolve(__dirname, '../../../../prisma/dist/db-tools.js');
 const scratch = mkdtempSync(path.join(tmpdir(), 'works-api-dumps-'));
 const file = (name: string) => path.join(scratch, name);
 

@@ -10,10 +10,10 @@ import {
 } from '../support/process';
 
 /**
- * One server process per embedded database folder (src/db/pglite-lock.ts): a second one refuses to start with
+ * One server process per embedded database folder (prisma/src/pglite-lock.ts): a second one refuses to start with
  * one line naming the folder and the owner's pid, and exits 1; two started at the same instant end with exactly
  * one serving; a lock left by a process killed with SIGKILL does not block the next start, which finds the killed
- * process's data. (A pid reused by another process, and other owners, are in src/db/pglite-lock.test.ts.)
+ * process's data. (A pid reused by another process, and other owners, are in prisma/src/pglite-lock.test.ts.)
  */
 const embedded = process.env.DATABASE_URL ? describe.skip : describe;
 if (process.env.DATABASE_URL)

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import net from 'node:net';
-import { openDatabase } from '../../src/db/client';
+import { openDatabase } from '@works-api/prisma';
 import { ADMIN_TOKEN, createUserAt } from '../support/server';
 import { databaseEnv, removeDataDirs, type ServerProcess, spawnServer } from '../support/process';
 

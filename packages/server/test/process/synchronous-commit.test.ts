@@ -1,8 +1,8 @@
 import { Client } from 'pg';
-import { type Database, openDatabase } from '../../src/db/client';
-import { isDatabaseOutage } from '../../src/db/outage';
-import { plainQuery } from '../../src/db/plain-statement';
-import { parseEncryptionKeys } from '../../src/db/secret-box';
+import { type Database, openDatabase } from '@works-api/prisma';
+import { isDatabaseOutage } from '@works-api/prisma';
+import { plainQuery } from '@works-api/prisma';
+import { parseEncryptionKeys } from '@works-api/prisma';
 import { eventually } from '../support/load';
 import { type OwnPostgres, ownPostgresUnavailable, startOwnPostgres } from '../support/own-postgres';
 import { startTestServer, TEST_ENCRYPTION_KEYS } from '../support/server';

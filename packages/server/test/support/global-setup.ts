@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { Config } from 'jest';
-import { PGLITE_EXTENSIONS } from '../../src/db/pglite-extensions';
-import { applyMigrations, pgliteSession, withPgSession } from '../../src/db/migrate';
+import { applyMigrations, PGLITE_EXTENSIONS, pgliteSession, withPgSession } from '@works-api/prisma';
 import { perWorkerDatabases, workerDatabaseUrl } from './worker-database';
 
 /**

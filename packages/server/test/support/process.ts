@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { PGLITE_EXTENSIONS } from '../../src/db/pglite-extensions';
+import { PGLITE_EXTENSIONS } from '@works-api/prisma';
 import { TEST_ENCRYPTION_KEYS } from './server';
 
 /** The built server, as `pnpm start` runs it (turbo builds it before the tests). */

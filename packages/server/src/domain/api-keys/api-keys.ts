@@ -1,9 +1,9 @@
-import type { Db } from '../../db/client';
-import { countApiKeysOf } from '../../db/counts';
-import type { ApiKey, User } from '../../db/generated/client';
-import { isId, newId } from '../../db/ids';
-import { type KeyOutcome } from '../../db/idempotency-keys';
-import { plainQuery } from '../../db/plain-statement';
+import type { Db } from '@works-api/prisma';
+import { countApiKeysOf } from '@works-api/prisma';
+import type { ApiKey, User } from '@works-api/prisma/client';
+import { isId, newId } from '@works-api/prisma';
+import { type KeyOutcome } from '@works-api/prisma';
+import { plainQuery } from '@works-api/prisma';
 import type { Actor } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { apiKeyLimitReached, createWithinCap } from '../limits';
@@ -38,7 +38,7 @@ type KeyForAuth = Pick<ApiKey, 'id' | 'userId' | 'secretHash' | 'revokedAt' | 'l
 export async function authenticate(db: Db, presented: string | undefined, now = new Date()): Promise<Actor> {
   const prefix = presented === undefined ? undefined : prefixOf(presented);
   if (presented === undefined || prefix === undefined) throw unauthenticated('A valid API key is required.');
-  // Every request runs this: a plain statement (see db/plain-statement.ts). The owner's fields come along, so that
+  // Every request runs this: a plain statement (see prisma/src/plain-statement.ts). The owner's fields come along, so that
   // what the caller creates can be answered without reading the user back.
   const [key] = await plainQuery<KeyForAuth>(
     db,

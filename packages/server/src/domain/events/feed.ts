@@ -1,8 +1,7 @@
-import type { Db } from '../../db/client';
-import { firstIdAt, HISTORY_RETENTION_MS } from '../../webhooks/dispatcher';
+import type { Db } from '@works-api/prisma';
 import { type Actor, authorize } from '../access';
 import { indexOrder, newestFirst, type Page, type PageRequest, readPage } from '../paging';
-import type { WebhookEvent } from '../webhooks/events';
+import { firstIdAt, HISTORY_RETENTION_MS, type WebhookEvent } from '../webhooks/events';
 
 /**
  * The tenant's events feed: every event its webhook endpoints are sent (webhook_endpoint.test aside, which goes

@@ -1,8 +1,8 @@
-import type { Db } from '../../db/client';
-import type { Prisma } from '../../db/generated/client';
-import { isId, newId } from '../../db/ids';
-import { signalOutboxWrite } from '../../db/outbox-signal';
-import { MAIL_COLUMNS } from '../../mail/outbox';
+import type { Db } from '@works-api/prisma';
+import type { Prisma } from '@works-api/prisma/client';
+import { isId, newId } from '@works-api/prisma';
+import { signalOutboxWrite } from '@works-api/prisma';
+import { MAIL_COLUMNS } from '../mail-outbox';
 import { type Actor, authorize, type Role } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { invitationLimitReached } from '../limits';

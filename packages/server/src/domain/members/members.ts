@@ -1,10 +1,10 @@
-import type { Db } from '../../db/client';
-import { countMembersOf } from '../../db/counts';
-import type { Membership as MembershipRow, Prisma } from '../../db/generated/client';
-import { isId } from '../../db/ids';
-import { type KeyOutcome } from '../../db/idempotency-keys';
-import { signalOutboxWrite } from '../../db/outbox-signal';
-import { signalMailQueued } from '../../mail/outbox';
+import type { Db } from '@works-api/prisma';
+import { countMembersOf } from '@works-api/prisma';
+import type { Membership as MembershipRow, Prisma } from '@works-api/prisma/client';
+import { isId } from '@works-api/prisma';
+import { type KeyOutcome } from '@works-api/prisma';
+import { signalOutboxWrite } from '@works-api/prisma';
+import { signalMailQueued } from '@works-api/prisma';
 import { type Actor, authorize, type Membership, type Permission, requirePermission, type Role } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { DEFAULT_LIMITS, type Limits } from '../limits';
@@ -132,10 +132,7 @@ export async function addMember(
 async function memberToChange(
   tx: Prisma.TransactionClient,
   actor: Actor,
-  tenantId: string,
-  userId: string,
-  newRole: Role | null,
-  precondition?: Precondition<Schemas['Member']>,
+  { tenantId, userId, newRole, precondition }: MemberRef & { newRole: Role | null; precondition?: MemberPrecondition },
 ) {
   const leaving = newRole === null && userId === actor.userId;
   const caller = await callerInTransaction(tx, actor, tenantId, leaving ? 'readTenant' : 'manageMembers');
@@ -159,18 +156,23 @@ async function memberToChange(
  * change writes its `member.role_changed` event in the same transaction; the role the member already has changes
  * nothing and writes none.
  */
+/** A member of a tenant, by the tenant's id and the member's user id. */
+export interface MemberRef {
+  tenantId: string;
+  userId: string;
+}
+
+type MemberPrecondition = Precondition<Schemas['Member']> | undefined;
+
 export async function updateMember(
   db: Db,
   actor: Actor,
-  tenantId: string,
-  userId: string,
-  role: Role,
-  precondition?: Precondition<Schemas['Member']>,
+  { tenantId, userId, role, precondition }: MemberRef & { role: Role; precondition?: MemberPrecondition },
 ): Promise<Schemas['Member']> {
   await authorize(db, actor, tenantId, 'manageMembers');
   if (!isId(userId)) throw notFound('member');
   const { member, changed } = await db.$transaction(async (tx) => {
-    const target = await memberToChange(tx, actor, tenantId, userId, role, precondition);
+    const target = await memberToChange(tx, actor, { tenantId, userId, newRole: role, precondition });
     if (target.role === role) return { member: presentMember(target), changed: false };
     // Every member change holds the tenant's lock: the role is still the one read (and If-Match checked on).
     const member = presentMember(
@@ -193,7 +195,7 @@ export async function removeMember(db: Db, actor: Actor, tenantId: string, userI
   await authorize(db, actor, tenantId, userId === actor.userId ? 'readTenant' : 'manageMembers');
   if (!isId(userId)) throw notFound('member');
   await db.$transaction(async (tx) => {
-    const target = await memberToChange(tx, actor, tenantId, userId, null);
+    const target = await memberToChange(tx, actor, { tenantId, userId, newRole: null });
     await tx.membership.delete({ where: { id: target.id } });
     // The member as it was, so receivers know who left and with which role.
     await tx.webhookEvent.create({

@@ -1,4 +1,4 @@
-import type { Prisma } from '../../db/generated/client';
+import type { Prisma } from '@works-api/prisma/client';
 import type { Schemas } from '../schemas';
 import { memberUser, presentMemberUser } from '../users/present';
 

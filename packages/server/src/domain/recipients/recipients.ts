@@ -1,6 +1,6 @@
-import type { Db } from '../../db/client';
-import { plainQuery } from '../../db/plain-statement';
-import type { AnswerLink, Request, Work } from '../../db/generated/client';
+import type { Db } from '@works-api/prisma';
+import { plainQuery } from '@works-api/prisma';
+import type { AnswerLink, Request, Work } from '@works-api/prisma/client';
 import { notFound, ProblemError } from '../errors';
 import { DEFAULT_LIMITS } from '../limits';
 import { applyAction, type RequestRef } from '../requests/requests';
@@ -101,12 +101,12 @@ export async function answerRecipientRequest(
   ttlMs: number = DEFAULT_LIMITS.answerLinkTtlMs,
 ): Promise<Schemas['RecipientRequest']> {
   const ref = await resolveLink(db, token, ttlMs);
-  await applyAction(
-    db,
+  await applyAction(db, {
     ref,
-    'confirm',
-    { type: 'recipient', throughDevMailbox: ref.devMailbox },
-    { note: answer, repeatIsConflict: true },
-  );
+    action: 'confirm',
+    by: { type: 'recipient', throughDevMailbox: ref.devMailbox },
+    note: answer,
+    repeatIsConflict: true,
+  });
   return recipientView(db, ref);
 }

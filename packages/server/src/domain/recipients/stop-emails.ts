@@ -1,6 +1,6 @@
-import type { Db } from '../../db/client';
-import { plainQuery } from '../../db/plain-statement';
-import { secretBoxOf } from '../../db/secret-box';
+import type { Db } from '@works-api/prisma';
+import { plainQuery } from '@works-api/prisma';
+import { secretBoxOf } from '@works-api/prisma';
 import { notFound } from '../errors';
 import { recipientOfStopLink } from './stop-links';
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SecretBox } from '../../db/secret-box';
+import { SecretBox } from '@works-api/prisma';
 import { recipientOfStopLink, stopLinkToken } from './stop-links';
 
 const key = () => randomBytes(32);

@@ -1,4 +1,4 @@
-import type { SecretBox } from '../../db/secret-box';
+import type { SecretBox } from '@works-api/prisma';
 
 /**
  * The link every email carries to stop that tenant's emails to that address, `/stop/<token>`, which works without

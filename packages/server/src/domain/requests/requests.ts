@@ -1,23 +1,24 @@
 import { futureDateTime, parseDateTime } from '../dates';
-import type { Db } from '../../db/client';
-import { countRequestsOf } from '../../db/counts';
-import type { Prisma, WebhookEvent } from '../../db/generated/client';
-import { isId, newId } from '../../db/ids';
-import { type KeyOutcome, KeyHoldLost, outcomeStatement } from '../../db/idempotency-keys';
-import { signalOutboxWrite } from '../../db/outbox-signal';
-import { plainQuery } from '../../db/plain-statement';
+import type { Db } from '@works-api/prisma';
+import { countRequestsOf } from '@works-api/prisma';
+import type { Prisma, WebhookEvent } from '@works-api/prisma/client';
+import { isId, newId } from '@works-api/prisma';
+import { type KeyOutcome, KeyHoldLost, outcomeStatement } from '@works-api/prisma';
+import { signalOutboxWrite } from '@works-api/prisma';
+import { namedQuery } from '@works-api/prisma';
 import { type Actor, authorize, memberMaySql } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { indexOrder, newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import { checkPrecondition, type Precondition } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { normalizeEmail, normalizeName, presentUserRecord, userRecord } from '../users/present';
-import { OUTBOX_COLUMNS, outboxPlaceholders, outboxRow, outboxValues } from '../webhooks/events';
+import { OUTBOX_COLUMNS, OUTBOX_PARAMS, outboxParams, outboxParamsWith, outboxRow } from '../webhooks/events';
 import { findWork, workDiscarded } from '../works/works';
 import { requestSearchText, searchWhere } from '../search/fold';
-import { MAIL_COLUMNS, signalMailQueued } from '../../mail/outbox';
+import { signalMailQueued } from '@works-api/prisma';
+import { MAIL_COLUMNS } from '../mail-outbox';
 import { DEFAULT_LIMITS, type Limits } from '../limits';
-import { allowanceCall, allowanceValues, EMAILS_STOPPED, type MailCaps, mailCapRefusal } from '../mail-caps';
+import { ALLOWANCE_CALL, allowanceParams, EMAILS_STOPPED, type MailCaps, mailCapRefusal } from '../mail-caps';
 import {
   type ActionDefinition,
   allowedActions,
@@ -140,57 +141,45 @@ export async function createRequest(
   const presented = { taking: presentRequest(request), stopped: presentRequest(stopped) };
   const event = outboxRow('request.created', tenantId, { request: presented.taking }, now, { orderingKey: request.id });
   const stoppedBody = JSON.stringify({ ...JSON.parse(event.body), data: { request: presented.stopped } });
-  const values = [
-    request.id,
-    workId,
-    request.title,
-    request.message,
-    request.recipientEmail,
-    request.recipientFirstName,
-    request.recipientLastName,
-    request.dueAt?.toISOString() ?? null,
-    actor.userId,
-    now.toISOString(),
-    tenantId,
-    ...outboxValues(event),
-    newId(),
-    ...allowanceValues(tenantId, request.recipientEmail, caps, now),
-    stoppedBody,
-    EMAILS_STOPPED,
-    request.search,
-  ];
-  const key = outcomeStatement(outcome, values.length + 1, presented.taking, {
-    when: 'emails_stopped',
-    created: presented.stopped,
-  });
+  const key = outcomeStatement(outcome, presented.taking, { when: 'emails_stopped', created: presented.stopped });
   let inserted: Array<{ stopped: boolean }>;
   try {
-    inserted = await plainQuery<{ stopped: boolean }>(
+    inserted = await namedQuery<{ stopped: boolean }>(
       db,
       `WITH ${key.first}
        work AS (
          SELECT w.id FROM works w
-         WHERE w.id = $2::uuid AND w.tenant_id = $11::uuid AND w.discarded_at IS NULL
-           AND ${memberMaySql('sendRequest', '$11', '$9')} AND ${key.guard}
+         WHERE w.id = :workId::uuid AND w.tenant_id = :tenantId::uuid AND w.discarded_at IS NULL
+           AND ${memberMaySql('sendRequest', ':tenantId', ':ownerId')} AND ${key.guard}
          FOR SHARE),
-       allowance AS (SELECT ${allowanceCall(20)} AS stopped FROM work),
+       allowance AS (SELECT ${ALLOWANCE_CALL} AS stopped FROM work),
        created AS (
          INSERT INTO requests (id, work_id, title, message, recipient_email, recipient_first_name,
                                recipient_last_name, due_at, owner_id, created_at, updated_at, email_status,
                                email_failure, emails_stopped, tenant_id, search)
-         SELECT $1::uuid, work.id, $3, $4, $5, $6, $7, $8::timestamptz, $9::uuid, $10::timestamptz, $10::timestamptz,
+         SELECT :requestId::uuid, work.id, :title, :message, :recipientEmail, :recipientFirstName,
+                :recipientLastName, :dueAt::timestamptz, :ownerId::uuid, :now::timestamptz, :now::timestamptz,
                 CASE WHEN a.stopped THEN 'dropped' ELSE 'queued' END::mail_status,
-                CASE WHEN a.stopped THEN $27 END, a.stopped, $11::uuid, $28
+                CASE WHEN a.stopped THEN :emailsStoppedFailure END, a.stopped, :tenantId::uuid, :search
          FROM work, allowance a
          RETURNING id, emails_stopped)${key.last('created')},
        mailed AS (
          INSERT INTO mail_outbox (${MAIL_COLUMNS})
-         SELECT $19::uuid, 'request', $11::uuid, id, NULL, $10::timestamptz, $10::timestamptz FROM created
+         SELECT :mailId::uuid, 'request', :tenantId::uuid, id, NULL, :now::timestamptz, :now::timestamptz FROM created
          WHERE NOT emails_stopped)
        INSERT INTO webhook_events (${OUTBOX_COLUMNS})
-       SELECT ${outboxPlaceholders(12, { body: 'CASE WHEN created.emails_stopped THEN $26 ELSE $17 END' })}
+       SELECT ${outboxParamsWith({ body: 'CASE WHEN created.emails_stopped THEN :stoppedBody ELSE :outboxBody::text END' })}
        FROM created RETURNING (SELECT emails_stopped FROM created) AS stopped`,
-      [...values, ...key.values],
+      {
+        ...{ requestId: request.id, workId, title: request.title, message: request.message },
+        ...{ recipientEmail: request.recipientEmail, recipientFirstName: request.recipientFirstName },
+        ...{ recipientLastName: request.recipientLastName, dueAt: request.dueAt?.toISOString() ?? null },
+        ...{ ownerId: actor.userId, now: now.toISOString(), tenantId, mailId: newId() },
+        ...{ stoppedBody, emailsStoppedFailure: EMAILS_STOPPED, search: request.search },
+        ...outboxParams(event),
+        ...allowanceParams(tenantId, request.recipientEmail, caps, now),
+        ...key.params,
+      },
     );
   } catch (error) {
     throw mailCapRefusal(error, caps, now) ?? error;
@@ -373,13 +362,13 @@ const columnOf = {
   cancelReason: 'cancel_reason',
 } as const satisfies Record<ActionDefinition['stamp'] | NonNullable<ActionDefinition['note']>, string>;
 
-/** The same changes as columns of the UPDATE below: `$4` is the time of the action, `$5` its note. */
+/** The same changes as columns of the UPDATE below: `:now` is the time of the action, `:note` its note. */
 function changedColumns(action: RequestAction): string {
   const { stamp, validation, note } = requestActions[action] as ActionDefinition;
   return [
-    `${columnOf[stamp]} = $4::timestamptz`,
+    `${columnOf[stamp]} = :now::timestamptz`,
     ...(validation ? [`validation = '${validation}'`] : []),
-    ...(note ? [`${columnOf[note]} = $5::text`] : []),
+    ...(note ? [`${columnOf[note]} = :note::text`] : []),
   ].join(', ');
 }
 
@@ -392,16 +381,17 @@ const MAX_TRANSITION_ATTEMPTS = 4;
  * again and gets a repeat (200, unchanged) or a conflict (409). An `If-Match` precondition is checked against
  * that same read, so it holds for the row the update applies to (or the loser gets 412).
  */
-export async function actOnRequest(
-  db: Db,
-  actor: Actor,
-  ref: RequestRef,
-  action: RequestAction,
-  note?: string,
-  precondition?: Precondition<Schemas['Request']>,
-) {
-  await authorize(db, actor, ref.tenantId, 'actOnRequest');
-  return applyAction(db, ref, action, { type: 'user', userId: actor.userId }, { note, precondition });
+export async function actOnRequest(db: Db, actor: Actor, transition: Transition) {
+  await authorize(db, actor, transition.ref.tenantId, 'actOnRequest');
+  return applyAction(db, { ...transition, by: { type: 'user', userId: actor.userId } });
+}
+
+/** One action on one request: its answer or reason (`note`), and the caller's `If-Match` if any. */
+export interface Transition {
+  ref: RequestRef;
+  action: RequestAction;
+  note?: string | undefined;
+  precondition?: Precondition<Schemas['Request']> | undefined;
 }
 
 /**
@@ -416,22 +406,20 @@ export type EventActor = { type: 'user'; userId: string } | { type: 'recipient';
  */
 export async function applyAction(
   db: Db,
-  ref: RequestRef,
-  action: RequestAction,
-  eventActor: EventActor,
-  options: {
-    note?: string | undefined;
-    precondition?: Precondition<Schemas['Request']> | undefined;
+  transition: Transition & {
+    /** Who the event records. */
+    by: EventActor;
+    /** A repeat of the action answers 409 instead of 200 unchanged (the recipient's link acts once). */
     repeatIsConflict?: boolean;
-  } = {},
+  },
 ) {
-  const { note, precondition } = options;
+  const { ref, action, by: eventActor, note, precondition } = transition;
   for (let attempt = 1; attempt <= MAX_TRANSITION_ATTEMPTS; attempt++) {
     const current = await findRequest(db, ref);
     checkPrecondition(precondition, () => presentRequest(current));
     if (current.work.discardedAt) throw workDiscarded();
     const decision = decide(action, current);
-    if (decision.kind === 'repeat' && !options.repeatIsConflict) return presentRequest(current);
+    if (decision.kind === 'repeat' && !transition.repeatIsConflict) return presentRequest(current);
     if (decision.kind !== 'apply') {
       throw new ProblemError(
         'invalid_transition',
@@ -458,37 +446,37 @@ export async function applyAction(
     });
     // One statement, so one round trip and atomic: the transition, its RequestEvent and its webhook outbox row are
     // written together, or (when the request changed or its work was discarded since the read) not at all.
-    const applied = await plainQuery<Pick<WebhookEvent, 'id'>>(
+    const applied = await namedQuery<Pick<WebhookEvent, 'id'>>(
       db,
       `WITH changed AS (
-         UPDATE requests r SET status = $3::request_status, updated_at = $4::timestamptz, ${changedColumns(action)},
-                               confirmed_through_dev_mailbox = r.confirmed_through_dev_mailbox OR $19
-         WHERE r.id = $1::uuid AND r.work_id = $2::uuid AND r.status = $6::request_status
-           AND r.updated_at = $7::timestamptz
+         UPDATE requests r SET status = :to::request_status, updated_at = :now::timestamptz, ${changedColumns(action)},
+                               confirmed_through_dev_mailbox = r.confirmed_through_dev_mailbox OR :throughDevMailbox
+         WHERE r.id = :requestId::uuid AND r.work_id = :workId::uuid AND r.status = :from::request_status
+           AND r.updated_at = :readUpdatedAt::timestamptz
            AND EXISTS (SELECT 1 FROM works w WHERE w.id = r.work_id AND w.discarded_at IS NULL)
          RETURNING r.id),
        transition AS (
          INSERT INTO request_events (id, request_id, action, from_status, to_status, actor_id, actor_type,
                                      through_dev_mailbox, note, created_at)
-         SELECT $8::uuid, id, $9::request_action, $6::request_status, $3::request_status, $10::uuid,
-                $18::actor_type, $19, $5::text, $4::timestamptz
+         SELECT :eventId::uuid, id, :action::request_action, :from::request_status, :to::request_status, :actorId::uuid,
+                :actorType::actor_type, :throughDevMailbox, :note::text, :now::timestamptz
          FROM changed)
-       INSERT INTO webhook_events (${OUTBOX_COLUMNS}) SELECT ${outboxPlaceholders(11)} FROM changed RETURNING id`,
-      [
-        ref.requestId,
-        ref.workId,
-        decision.to,
-        now.toISOString(),
-        note ?? null,
-        current.status,
-        current.updatedAt.toISOString(),
-        newId(),
+       INSERT INTO webhook_events (${OUTBOX_COLUMNS}) SELECT ${OUTBOX_PARAMS} FROM changed RETURNING id`,
+      {
+        requestId: ref.requestId,
+        workId: ref.workId,
+        to: decision.to,
+        now: now.toISOString(),
+        note: note ?? null,
+        from: current.status,
+        readUpdatedAt: current.updatedAt.toISOString(),
+        eventId: newId(),
         action,
-        eventActor.type === 'user' ? eventActor.userId : null,
-        ...outboxValues(event),
-        eventActor.type,
+        actorId: eventActor.type === 'user' ? eventActor.userId : null,
+        actorType: eventActor.type,
         throughDevMailbox,
-      ],
+        ...outboxParams(event),
+      },
     );
     if (applied.length > 0) {
       signalOutboxWrite(db);
@@ -520,18 +508,19 @@ export async function resendRequest(
   checkResendable(current, limits, now);
   let resent: Array<{ stopped: boolean; queued: number }>;
   try {
-    resent = await plainQuery<{ stopped: boolean; queued: number }>(
+    resent = await namedQuery<{ stopped: boolean; queued: number }>(
       db,
       `WITH target AS (
          SELECT r.id, r.recipient_email FROM requests r
-         WHERE r.id = $1::uuid AND r.work_id = $2::uuid AND r.status = 'pending'
-           AND r.resend_count < $6 AND (r.last_resent_at IS NULL OR r.last_resent_at <= $4::timestamptz - $7::interval)
+         WHERE r.id = :requestId::uuid AND r.work_id = :workId::uuid AND r.status = 'pending'
+           AND r.resend_count < :resendsPerRequest
+           AND (r.last_resent_at IS NULL OR r.last_resent_at <= :now::timestamptz - :cooldown::interval)
            AND EXISTS (SELECT 1 FROM works w WHERE w.id = r.work_id AND w.discarded_at IS NULL)
          FOR UPDATE),
-       allowance AS (SELECT id, ${allowanceCall(8)} AS stopped FROM target),
+       allowance AS (SELECT id, ${ALLOWANCE_CALL} AS stopped FROM target),
        changed AS (
          UPDATE requests r SET link_generation = r.link_generation + 1, email_status = 'queued', email_failure = NULL,
-                               resend_count = r.resend_count + 1, last_resent_at = $4::timestamptz,
+                               resend_count = r.resend_count + 1, last_resent_at = :now::timestamptz,
                                emails_stopped = false
          FROM allowance a WHERE r.id = a.id AND NOT a.stopped
          RETURNING r.id),
@@ -542,18 +531,19 @@ export async function resendRequest(
          WHERE request_id IN (SELECT id FROM changed) AND status = 'queued'),
        queued AS (
          INSERT INTO mail_outbox (${MAIL_COLUMNS})
-         SELECT $3::uuid, 'request', $5::uuid, id, NULL, $4::timestamptz, $4::timestamptz FROM changed RETURNING id)
+         SELECT :mailId::uuid, 'request', :tenantId::uuid, id, NULL, :now::timestamptz, :now::timestamptz
+         FROM changed RETURNING id)
        SELECT a.stopped, (SELECT count(*) FROM queued)::int AS queued FROM allowance a`,
-      [
-        ref.requestId,
-        ref.workId,
-        newId(),
-        now.toISOString(),
-        ref.tenantId,
-        limits.resendsPerRequest,
-        `${limits.resendCooldownMs / 1000} seconds`,
-        ...allowanceValues(ref.tenantId, current.recipientEmail, limits, now),
-      ],
+      {
+        requestId: ref.requestId,
+        workId: ref.workId,
+        mailId: newId(),
+        now: now.toISOString(),
+        tenantId: ref.tenantId,
+        resendsPerRequest: limits.resendsPerRequest,
+        cooldown: `${limits.resendCooldownMs / 1000} seconds`,
+        ...allowanceParams(ref.tenantId, current.recipientEmail, limits, now),
+      },
     );
   } catch (error) {
     throw mailCapRefusal(error, limits, now) ?? error;

@@ -1,10 +1,10 @@
-import type { Db } from '../../db/client';
-import { countTenantsOf } from '../../db/counts';
-import { nextTenantSlugNumber } from '../../db/slug-counters';
-import { newId } from '../../db/ids';
-import { type KeyOutcome, outcomeStatement } from '../../db/idempotency-keys';
-import type { Prisma, Tenant } from '../../db/generated/client';
-import { plainQuery } from '../../db/plain-statement';
+import type { Db } from '@works-api/prisma';
+import { countTenantsOf } from '@works-api/prisma';
+import { nextTenantSlugNumber } from '@works-api/prisma';
+import { newId } from '@works-api/prisma';
+import { type KeyOutcome, outcomeStatement } from '@works-api/prisma';
+import type { Prisma, Tenant } from '@works-api/prisma/client';
+import { namedQuery } from '@works-api/prisma';
 import { type Actor, authorize } from '../access';
 import { notFound } from '../errors';
 import { tenantLimitReached } from '../limits';
@@ -77,23 +77,25 @@ export async function createTenant(
       // inserts was four round trips (BEGIN, INSERT, INSERT, COMMIT). The count goes up only while under the cap,
       // and PostgreSQL re-checks that condition on the row's latest version when a concurrent creation held it:
       // of concurrent creations, only as many as there are places left insert anything.
-      const values = [id, name, slug, actor.userId, now.toISOString(), newId(), maxOwnedTenants];
-      const key = outcomeStatement(outcome, values.length + 1, tenant);
-      const created = await plainQuery<Pick<Tenant, 'id'>>(
+      const key = outcomeStatement(outcome, tenant);
+      const created = await namedQuery<Pick<Tenant, 'id'>>(
         db,
         `WITH ${key.first}
          owner AS (
            UPDATE users SET owned_tenant_count = owned_tenant_count + 1
-           WHERE id = $4::uuid AND owned_tenant_count < $7 AND ${key.guard}
+           WHERE id = :ownerId::uuid AND owned_tenant_count < :maxOwnedTenants AND ${key.guard}
            RETURNING id),
          tenant AS (
            INSERT INTO tenants (id, name, slug, owner_id, created_at, updated_at)
-           SELECT $1::uuid, $2, $3, owner.id, $5::timestamptz, $5::timestamptz FROM owner
+           SELECT :tenantId::uuid, :name, :slug, owner.id, :now::timestamptz, :now::timestamptz FROM owner
            RETURNING id)${key.last('tenant')}
          INSERT INTO memberships (id, tenant_id, user_id, role, created_at)
-         SELECT $6::uuid, id, $4::uuid, 'owner'::member_role, $5::timestamptz FROM tenant
+         SELECT :membershipId::uuid, id, :ownerId::uuid, 'owner'::member_role, :now::timestamptz FROM tenant
          RETURNING tenant_id AS id`,
-        [...values, ...key.values],
+        {
+          ...{ tenantId: id, name, slug, ownerId: actor.userId, now: now.toISOString() },
+          ...{ membershipId: newId(), maxOwnedTenants, ...key.params },
+        },
       );
       if (created.length === 0) throw tenantLimitReached(maxOwnedTenants);
       return tenant;

@@ -1,4 +1,4 @@
-import type { Prisma, User } from '../../db/generated/client';
+import type { Prisma, User } from '@works-api/prisma/client';
 import type { Schemas } from '../schemas';
 
 /** What a user record is read with: the owner of a tenant, work or request, the actor of a request's event. */

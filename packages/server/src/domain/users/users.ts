@@ -1,8 +1,8 @@
-import type { Db } from '../../db/client';
-import type { ApiKey, User } from '../../db/generated/client';
-import { isId, newId } from '../../db/ids';
-import { type KeyOutcome, outcomeStatement } from '../../db/idempotency-keys';
-import { plainQuery } from '../../db/plain-statement';
+import type { Db } from '@works-api/prisma';
+import type { ApiKey, User } from '@works-api/prisma/client';
+import { isId, newId } from '@works-api/prisma';
+import { type KeyOutcome, outcomeStatement } from '@works-api/prisma';
+import { namedQuery } from '@works-api/prisma';
 import type { Actor } from '../access';
 import { newApiKey, presentApiKey } from '../api-keys/api-keys';
 import { notFound, ProblemError } from '../errors';
@@ -42,28 +42,22 @@ export async function createUserWithKey(db: Db, input: NewUser, outcome?: KeyOut
   };
   const key: ApiKey = { ...data, createdAt: now, lastUsedAt: null, revokedAt: null };
   const created: CreatedUser = { user: presentUser(user), apiKey: { ...presentApiKey(key), secret } };
-  const values = [
-    user.id,
-    user.email,
-    user.firstName,
-    user.lastName,
-    now.toISOString(),
-    key.id,
-    key.name,
-    key.prefix,
-    key.secretHash,
-  ];
-  const recorded = outcomeStatement(outcome, values.length + 1, created);
+  const recorded = outcomeStatement(outcome, created);
   try {
-    await plainQuery(
+    await namedQuery(
       db,
       `WITH ${recorded.first}
        created AS (
          INSERT INTO users (id, email, first_name, last_name, created_at)
-         SELECT $1::uuid, $2, $3, $4, $5::timestamptz WHERE ${recorded.guard} RETURNING id)${recorded.last('created')}
+         SELECT :userId::uuid, :email, :firstName, :lastName, :now::timestamptz
+         WHERE ${recorded.guard} RETURNING id)${recorded.last('created')}
        INSERT INTO api_keys (id, user_id, name, prefix, secret_hash, created_at)
-       SELECT $6::uuid, id, $7, $8, $9, $5::timestamptz FROM created`,
-      [...values, ...recorded.values],
+       SELECT :apiKeyId::uuid, id, :apiKeyName, :prefix, :secretHash, :now::timestamptz FROM created`,
+      {
+        ...{ userId: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName },
+        ...{ now: now.toISOString(), apiKeyId: key.id, apiKeyName: key.name, prefix: key.prefix },
+        ...{ secretHash: key.secretHash, ...recorded.params },
+      },
     );
     return created;
   } catch (error) {

@@ -1,10 +1,10 @@
-import type { Db } from '../../db/client';
-import { countDeliveriesOf, countWebhookEndpointsOf } from '../../db/counts';
-import type { Prisma, WebhookEndpoint } from '../../db/generated/client';
-import { isId, newId } from '../../db/ids';
-import { type KeyOutcome } from '../../db/idempotency-keys';
-import { signalOutboxWrite } from '../../db/outbox-signal';
-import { secretBoxOf, webhookSecretSlot } from '../../db/secret-box';
+import type { Db } from '@works-api/prisma';
+import { countDeliveriesOf, countWebhookEndpointsOf } from '@works-api/prisma';
+import type { Prisma, WebhookEndpoint } from '@works-api/prisma/client';
+import { isId, newId } from '@works-api/prisma';
+import { type KeyOutcome } from '@works-api/prisma';
+import { signalOutboxWrite } from '@works-api/prisma';
+import { secretBoxOf, webhookSecretSlot } from '@works-api/prisma';
 import { type Actor, authorize } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { createWithinCap, DEFAULT_LIMITS, webhookEndpointLimitReached } from '../limits';
@@ -13,20 +13,18 @@ import type { Schemas } from '../schemas';
 import { aboutField, ruleMessages } from '../validation-messages';
 import { AddressRefused, type Lookup, resolveDeliveryAddress, urlProblem } from './addresses';
 import { outboxRow } from './events';
-import { dnsLookup } from './resolver';
 import { newSigningSecret, ROTATION_OVERLAP_MS } from './signing';
 
 /** What the endpoint rules need from the configuration. */
 export interface WebhookSettings {
   /** WEBHOOK_ALLOW_PRIVATE_URLS: accept http and private/loopback addresses (local development and tests). */
   allowPrivateUrls: boolean;
-  lookup?: Lookup;
+  /** How host names resolve (the system's DNS, from the webhooks layer; a fake one in tests). */
+  lookup: Lookup;
   /** MAX_WEBHOOK_ENDPOINTS_PER_TENANT (DEFAULT_LIMITS when absent). */
   maxEndpointsPerTenant?: number;
 }
 
-/** Webhook hosts are resolved with c-ares on the system's DNS servers, off libuv's thread pool (see resolver.ts). */
-export const systemLookup: Lookup = dnsLookup();
 /** How long an endpoint's create or update waits for its host name to resolve. */
 const URL_CHECK_LOOKUP_MS = 10_000;
 
@@ -75,12 +73,7 @@ async function checkUrl(url: string, settings: WebhookSettings): Promise<void> {
   if (problem) throw refuse(problem);
   if (settings.allowPrivateUrls) return;
   try {
-    await resolveDeliveryAddress(
-      new URL(url),
-      false,
-      settings.lookup ?? systemLookup,
-      AbortSignal.timeout(URL_CHECK_LOOKUP_MS),
-    );
+    await resolveDeliveryAddress(new URL(url), false, settings.lookup, AbortSignal.timeout(URL_CHECK_LOOKUP_MS));
   } catch (error) {
     if (error instanceof AddressRefused) throw refuse(`${ruleMessages.publicAddress} (${error.message})`);
     throw refuse(ruleMessages.resolvableHost);
@@ -129,7 +122,7 @@ export async function createWebhookEndpoint(
     eventTypes: input.eventTypes ?? [],
     enabled,
     disabledReason: enabled ? null : 'by_user',
-    // Sealed at rest (db/secret-box.ts); the plaintext is shown once, here.
+    // Sealed at rest (prisma/src/secret-box.ts); the plaintext is shown once, here.
     secret: secretBoxOf(db).seal(secret, webhookSecretSlot(id, 'secret')),
   };
   const endpoint = await createWithinCap(
@@ -157,10 +150,17 @@ export async function getWebhookEndpoint(db: Db, actor: Actor, tenantId: string,
 export async function updateWebhookEndpoint(
   db: Db,
   actor: Actor,
-  tenantId: string,
-  endpointId: string,
-  changes: Schemas['UpdateWebhookEndpointBody'],
-  settings: WebhookSettings,
+  {
+    tenantId,
+    endpointId,
+    changes,
+    settings,
+  }: {
+    tenantId: string;
+    endpointId: string;
+    changes: Schemas['UpdateWebhookEndpointBody'];
+    settings: WebhookSettings;
+  },
 ) {
   await authorize(db, actor, tenantId, 'manageWebhooks');
   const current = await findEndpoint(db, tenantId, endpointId);

@@ -1,10 +1,19 @@
-import type { WebhookEvent as WebhookEventRow } from '../../db/generated/client';
-import { newId } from '../../db/ids';
+import type { WebhookEvent as WebhookEventRow } from '@works-api/prisma/client';
+import { newId } from '@works-api/prisma';
 import type { Schemas } from '../schemas';
 
 /** Every event type, as the contract's WebhookEventType lists them. */
 export type WebhookEventType = Schemas['WebhookEventType'];
 export type WebhookEvent = Schemas['WebhookEvent'];
+
+/** Delivery history (events and their deliveries, once none is pending) is kept this long. */
+export const HISTORY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** The smallest UUIDv7 of a time: ids below it were made before it (the event ids' primary key finds them). */
+export const firstIdAt = (at: Date): string => {
+  const hex = at.getTime().toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
+};
 type EventOf<T extends WebhookEventType> = Extract<WebhookEvent, { type: T }>;
 
 /**
@@ -40,22 +49,25 @@ export function outboxRow<T extends WebhookEventType>(
   };
 }
 
-/** The columns and values of an outbox INSERT, for statements that write it together with the change. */
+/** The columns of an outbox INSERT, for statements that write it together with the change. */
 export const OUTBOX_COLUMNS = 'id, tenant_id, type, ordering_key, endpoint_id, body, created_at';
-export const outboxValues = (row: OutboxRow): unknown[] => [
-  row.id,
-  row.tenantId,
-  row.type,
-  row.orderingKey,
-  row.endpointId,
-  row.body,
-  row.createdAt.toISOString(),
-];
+
 /**
- * `$n::uuid, …` placeholders for `outboxValues`, starting at parameter `first`; `body` replaces the body's
- * placeholder with an expression (choosing between bodies the statement alone can tell apart).
+ * The outbox row's values as named parameters (`namedQuery`), in `OUTBOX_COLUMNS`' order; `body` replaces the
+ * body's parameter with an expression (choosing between bodies the statement alone can tell apart).
  */
-export const outboxPlaceholders = (first: number, { body }: { body?: string } = {}): string =>
-  ['uuid', 'uuid', 'text', 'uuid', 'uuid', 'text', 'timestamptz']
-    .map((type, i) => (i === 5 && body !== undefined ? body : `$${first + i}::${type}`))
-    .join(', ');
+export const outboxParamsWith = ({ body = ':outboxBody::text' }: { body?: string } = {}): string =>
+  ':outboxId::uuid, :outboxTenantId::uuid, :outboxType::text, :outboxOrderingKey::uuid, :outboxEndpointId::uuid, ' +
+  `${body}, :outboxCreatedAt::timestamptz`;
+
+/** The outbox row's values as named parameters (`namedQuery`), in `OUTBOX_COLUMNS`' order, and their values. */
+export const OUTBOX_PARAMS = outboxParamsWith();
+export const outboxParams = (row: OutboxRow) => ({
+  outboxId: row.id,
+  outboxTenantId: row.tenantId,
+  outboxType: row.type,
+  outboxOrderingKey: row.orderingKey,
+  outboxEndpointId: row.endpointId,
+  outboxBody: row.body,
+  outboxCreatedAt: row.createdAt.toISOString(),
+});

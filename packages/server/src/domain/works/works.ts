@@ -1,11 +1,11 @@
-import type { Db } from '../../db/client';
-import { countWorksOf, keptWorksIn } from '../../db/counts';
-import { nextWorkSlugNumber } from '../../db/slug-counters';
-import type { Prisma, WebhookEvent, Work } from '../../db/generated/client';
-import { type KeyOutcome, KeyHoldLost, outcomeStatement } from '../../db/idempotency-keys';
-import { isId, newId } from '../../db/ids';
-import { signalOutboxWrite } from '../../db/outbox-signal';
-import { plainQuery } from '../../db/plain-statement';
+import type { Db } from '@works-api/prisma';
+import { countWorksOf, keptWorksIn } from '@works-api/prisma';
+import { nextWorkSlugNumber } from '@works-api/prisma';
+import type { Prisma, WebhookEvent, Work } from '@works-api/prisma/client';
+import { type KeyOutcome, KeyHoldLost, outcomeStatement } from '@works-api/prisma';
+import { isId, newId } from '@works-api/prisma';
+import { signalOutboxWrite } from '@works-api/prisma';
+import { namedQuery } from '@works-api/prisma';
 import { type Actor, authorize, memberMaySql } from '../access';
 import { notFound, ProblemError } from '../errors';
 import {
@@ -24,7 +24,7 @@ import type { Schemas } from '../schemas';
 import { createWithUniqueSlug } from '../unique';
 import { normalizeName, presentUserRecord, userRecord } from '../users/present';
 import { searchWhere, workSearchText } from '../search/fold';
-import { OUTBOX_COLUMNS, outboxPlaceholders, outboxRow, outboxValues } from '../webhooks/events';
+import { OUTBOX_COLUMNS, OUTBOX_PARAMS, outboxParams, outboxRow } from '../webhooks/events';
 
 const withOwner = { owner: userRecord } as const;
 
@@ -121,18 +121,28 @@ export async function createWork(
       const search = workSearchText({ name, slug, description });
       const work = { id: newId(), tenantId, slug, name, description, search, ownerId: actor.userId, owner: actor.user };
       const presented = presentWork({ ...work, createdAt: now, updatedAt: now, discardedAt: null });
-      const values = [work.id, tenantId, slug, name, description, actor.userId, now.toISOString(), search];
-      const key = outcomeStatement(outcome, values.length + 1, presented);
-      const created = await plainQuery<Pick<Work, 'id'>>(
+      const key = outcomeStatement(outcome, presented);
+      const created = await namedQuery<Pick<Work, 'id'>>(
         db,
         `WITH ${key.first}
          work AS (
            INSERT INTO works (id, tenant_id, slug, name, description, owner_id, created_at, updated_at, search)
-           SELECT $1::uuid, $2::uuid, $3, $4, $5, $6::uuid, $7::timestamptz, $7::timestamptz, $8
-           WHERE ${memberMaySql('createWork', '$2', '$6')} AND ${key.guard}
+           SELECT :workId::uuid, :tenantId::uuid, :slug, :name, :description, :ownerId::uuid,
+                  :now::timestamptz, :now::timestamptz, :search
+           WHERE ${memberMaySql('createWork', ':tenantId', ':ownerId')} AND ${key.guard}
            RETURNING id)${key.last('work')}
          SELECT id FROM work`,
-        [...values, ...key.values],
+        {
+          workId: work.id,
+          tenantId,
+          slug,
+          name,
+          description,
+          ownerId: actor.userId,
+          now: now.toISOString(),
+          search,
+          ...key.params,
+        },
       );
       if (created.length === 0) {
         await authorize(db, actor, tenantId, 'createWork');
@@ -170,10 +180,17 @@ const MAX_UPDATE_ATTEMPTS = 4;
 export async function updateWork(
   db: Db,
   actor: Actor,
-  tenantId: string,
-  workId: string,
-  changes: { name?: string; description?: string },
-  precondition?: Precondition<Schemas['Work']>,
+  {
+    tenantId,
+    workId,
+    changes,
+    precondition,
+  }: {
+    tenantId: string;
+    workId: string;
+    changes: { name?: string; description?: string };
+    precondition?: Precondition<Schemas['Work']> | undefined;
+  },
 ) {
   await authorize(db, actor, tenantId, 'manageWorks');
   if (!isId(workId)) throw notFound('work');
@@ -231,22 +248,22 @@ async function setWorkDiscarded(db: Db, actor: Actor, tenantId: string, workId: 
     const now = new Date();
     const changed = presentWork({ ...current, discardedAt: discarded ? now : null, updatedAt: now });
     const event = outboxRow(discarded ? 'work.discarded' : 'work.undiscarded', tenantId, { work: changed }, now);
-    const rows = await plainQuery<Pick<WebhookEvent, 'id'>>(
+    const rows = await namedQuery<Pick<WebhookEvent, 'id'>>(
       db,
       `WITH changed AS (
-         UPDATE works SET discarded_at = $4::timestamptz, updated_at = $5::timestamptz
-         WHERE id = $1::uuid AND tenant_id = $2::uuid AND updated_at = $3::timestamptz
+         UPDATE works SET discarded_at = :discardedAt::timestamptz, updated_at = :now::timestamptz
+         WHERE id = :workId::uuid AND tenant_id = :tenantId::uuid AND updated_at = :readUpdatedAt::timestamptz
            AND discarded_at IS ${discarded ? 'NULL' : 'NOT NULL'}
          RETURNING id)
-       INSERT INTO webhook_events (${OUTBOX_COLUMNS}) SELECT ${outboxPlaceholders(6)} FROM changed RETURNING id`,
-      [
+       INSERT INTO webhook_events (${OUTBOX_COLUMNS}) SELECT ${OUTBOX_PARAMS} FROM changed RETURNING id`,
+      {
         workId,
         tenantId,
-        current.updatedAt.toISOString(),
-        discarded ? now.toISOString() : null,
-        now.toISOString(),
-        ...outboxValues(event),
-      ],
+        readUpdatedAt: current.updatedAt.toISOString(),
+        discardedAt: discarded ? now.toISOString() : null,
+        now: now.toISOString(),
+        ...outboxParams(event),
+      },
     );
     if (rows.length > 0) {
       signalOutboxWrite(db);

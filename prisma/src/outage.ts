@@ -1,5 +1,3 @@
-import type { Logger } from 'pino';
-
 /**
  * The one place that decides whether an error means "the database cannot be reached right now" (an outage: the
  * client may retry, answered 503) rather than a bug (500). What an outage looks like differs between the pg
@@ -147,6 +145,12 @@ const PROBE_EVERY_MS = 500;
  * PROBE_EVERY_MS to notice the end. It only watches: requests go to the database as usual, so the service
  * recovers on the first request after the database is back, whatever this says.
  */
+/** The two levels the monitor writes at (a pino logger has them). */
+export interface OutageLogger {
+  error(fields: object, message: string): void;
+  info(fields: object, message: string): void;
+}
+
 export class OutageMonitor {
   private since: number | undefined;
   private affected = 0;
@@ -154,7 +158,7 @@ export class OutageMonitor {
 
   constructor(
     private readonly ping: () => Promise<void>,
-    private readonly logger: Pick<Logger, 'error' | 'info'>,
+    private readonly logger: OutageLogger,
   ) {}
 
   get down(): boolean {

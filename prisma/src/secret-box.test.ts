@@ -11,7 +11,7 @@ import {
   SecretBox,
   webhookSecretSlot,
 } from './secret-box';
-import { LEGACY, LEGACY_KEY, LEGACY_REPLAY_BODY, LEGACY_WEBHOOK_SECRET } from '../../test/support/legacy-sealed';
+import { LEGACY, LEGACY_KEY, LEGACY_REPLAY_BODY, LEGACY_WEBHOOK_SECRET } from './legacy-sealed';
 
 const key = () => Buffer.from(newEncryptionKey(), 'base64');
 

@@ -1,5 +1,5 @@
 import { Resolver } from 'node:dns/promises';
-import type { Lookup } from './addresses';
+import type { Lookup } from '../domain/webhooks/addresses';
 
 /** Names that are loopback by definition (RFC 6761), answered without a query. */
 const LOOPBACK = [
@@ -47,3 +47,6 @@ export function dnsLookup(options: { servers?: readonly string[] } = {}): Lookup
     }
   };
 }
+
+/** Webhook hosts are resolved with c-ares on the system's DNS servers, off libuv's thread pool. */
+export const systemLookup: Lookup = dnsLookup();

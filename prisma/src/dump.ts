@@ -16,7 +16,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { PGLITE_EXTENSIONS } from './pglite-extensions';
 import { Client } from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
-import type { DatabaseTarget } from './client';
+import type { DatabaseTarget } from './target';
 import { recountRows } from './counts';
 import { applyMigrations, type Migration, readMigrations, type SqlSession } from './migrate';
 import { lockPgliteFolder, type PgliteLock } from './pglite-lock';
@@ -49,11 +49,10 @@ export interface DumpHeader {
   source: 'pglite' | 'postgres';
   migrations: Array<{ name: string; checksum: string }>;
   /**
-   * Webhook signing secrets and stored replays are sealed (db/secret-box.ts): a restore needs ENCRYPTION_KEYS
-   * holding every key named here. (Format-1 files written before sealing said `webhookEndpointSecrets:
-   * 'plaintext'`; their values are sealed when a server first starts on the restored data.)
+   * Webhook signing secrets and stored replays are sealed (secret-box.ts): a restore needs ENCRYPTION_KEYS
+   * holding every key named here.
    */
-  secrets: { sealedWith: 'aes-256-gcm'; keyIds: string[] } | { webhookEndpointSecrets: 'plaintext' };
+  secrets: { sealedWith: 'aes-256-gcm'; keyIds: string[] };
 }
 
 export interface TableRows {
@@ -206,7 +205,7 @@ async function sealingKeyIds(session: Session): Promise<string[]> {
 
 /** A restore into a deployment without the dump's keys would leave secrets nobody can open: refuse it first. */
 function checkKeys(header: DumpHeader | undefined, target: DatabaseTarget): void {
-  const needed = header && 'keyIds' in header.secrets ? header.secrets.keyIds : [];
+  const needed = header?.secrets.keyIds ?? [];
   if (needed.length === 0) return;
   const box = secretBoxFor(target);
   const missing = needed.filter((id) => !box?.holds(id));
@@ -221,8 +220,6 @@ function checkKeys(header: DumpHeader | undefined, target: DatabaseTarget): void
 export interface RestoreOptions {
   /** Replace the data a target already holds (every table emptied first, in the same transaction). */
   force?: boolean;
-  /** The migrations this release has (tests pass a subset to play an older release). */
-  migrations?: Migration[];
 }
 
 export interface RestoreResult {
@@ -247,7 +244,7 @@ export async function restoreDatabase(
   options: RestoreOptions = {},
 ): Promise<RestoreResult> {
   if (!existsSync(file)) throw new DumpError(`no such file: ${file}`);
-  const known = options.migrations ?? readMigrations();
+  const known = readMigrations();
   const scan = await scanDump(file);
   const level = migrationLevel(scan, known);
   checkKeys(scan.header, target);
@@ -283,7 +280,7 @@ export async function restoreDatabase(
       const tableNames = new Set(tables.map((t) => t.name));
       for (const table of tables)
         await session.exec(`ALTER TABLE public.${quoteIdent(table.name)} DISABLE TRIGGER USER`);
-      await loadBlocks(file, scan, async (table, columns, data) => {
+      await loadBlocks(file, async (table, columns, data) => {
         if (table === MIGRATIONS_TABLE) return; // the target's own history, written by its migrator
         if (!tableNames.has(table)) throw new DumpError(`the dump has a table this release does not know: ${table}`);
         await session.copyIn(`COPY public.${quoteIdent(table)} (${columns}) FROM STDIN`, data);
@@ -296,7 +293,7 @@ export async function restoreDatabase(
       throw error;
     }
     const migratedAfter = await applyMigrations(session, known);
-    const recounted = (await hasRecount(session)) ? await recountRows(session) : 0;
+    const recounted = await recountRows(session);
     const counts: TableRows[] = [];
     for (const { name } of await tablesInLoadOrder(session)) {
       const [row] = await session.query<{ rows: number }>(
@@ -325,7 +322,7 @@ export async function restoreDatabase(
 }
 
 /**
- * `pnpm db:recount`: rebuilds every kept count (db/counts.ts) of the database from its rows, after bringing it to
+ * `pnpm db:recount`: rebuilds every kept count (counts.ts) of the database from its rows, after bringing it to
  * this release's migrations; returns how many counter rows were wrong. Writers wait while it runs.
  */
 export async function recountDatabase(target: DatabaseTarget): Promise<number> {
@@ -336,14 +333,6 @@ export async function recountDatabase(target: DatabaseTarget): Promise<number> {
   } finally {
     await session.close();
   }
-}
-
-/** Whether the database has the counts (a restore at an older release's level does not). */
-async function hasRecount(session: SqlSession): Promise<boolean> {
-  const [row] = await session.query<{ present: boolean }>(
-    `SELECT to_regproc('public.recount_rows') IS NOT NULL AS present`,
-  );
-  return row?.present === true;
 }
 
 interface Scan {
@@ -414,7 +403,6 @@ const IGNORED_LINE = /^(--.*|SET \w+ = .*;|SELECT pg_catalog\.set_config\(.*\);|
 /** Second pass: each COPY block's rows, in chunks, in file order (tables come in foreign-key order). */
 async function loadBlocks(
   file: string,
-  _scan: Scan,
   load: (table: string, columns: string, data: Buffer) => Promise<void>,
 ): Promise<void> {
   let block: { table: string; columns: string } | undefined;

@@ -1,6 +1,8 @@
-import type { Db } from './client';
+import type { Db } from './handle';
+import { secretBoxOf } from './handle';
 import type { Prisma } from './generated/client';
-import { idempotencyKeySlot, secretBoxOf } from './secret-box';
+import type { StatementParams } from './named-statement';
+import { idempotencyKeySlot } from './secret-box';
 
 /**
  * The `idempotency_keys` table: one row per (scope, key). A request takes a key by inserting its row (locked:
@@ -125,12 +127,12 @@ export interface OutcomeStatement {
   guard: string;
   /** The CTE writing the outcome, once `effect` (a CTE of the statement) returned its row (empty, or from a comma). */
   last: (effect: string) => string;
-  /** Its parameters, numbered from the `first` number given to `KeyOutcome.statement`. */
-  values: unknown[];
+  /** Its named parameters (`namedQuery`), all starting with `key`, for the statement's own to go with. */
+  params: StatementParams;
 }
 
 /** What a creation without a key splices in: nothing. */
-export const NO_OUTCOME: OutcomeStatement = { first: '', guard: 'TRUE', last: () => '', values: [] };
+export const NO_OUTCOME: OutcomeStatement = { first: '', guard: 'TRUE', last: () => '', params: {} };
 
 /** Thrown inside a creation's transaction when the key is no longer this request's: its effect is rolled back. */
 export class KeyHoldLost extends Error {
@@ -166,36 +168,34 @@ export class KeyOutcome<Created> {
    * statement, then finds the key finished), and the outcome written from the effect's row. `otherwise` is another
    * outcome, taken when its SQL condition on the effect's row holds.
    */
-  statement(first: number, created: Created, otherwise?: { when: string; created: Created }): OutcomeStatement {
+  statement(created: Created, otherwise?: { when: string; created: Created }): OutcomeStatement {
     const response = this.sealed(created);
     const other = otherwise && this.sealed(otherwise.created);
-    const [scope, key, lockedAt, status, contentType, location, body, otherBody] = Array.from(
-      { length: 8 },
-      (_, i) => `$${first + i}`,
-    );
     this.written = true;
     return {
       first: `held_key AS (
            SELECT 1 FROM idempotency_keys
-           WHERE scope = ${scope} AND key = ${key} AND locked_at = ${lockedAt}::timestamptz AND status IS NULL
+           WHERE scope = :keyScope AND key = :keyName AND locked_at = :keyLockedAt::timestamptz AND status IS NULL
            FOR UPDATE),`,
       guard: 'EXISTS (SELECT FROM held_key)',
       last: (effect) => `,
          recorded_key AS (
-           UPDATE idempotency_keys k SET status = ${status}::int, content_type = ${contentType}, location = ${location},
-             body = ${otherwise ? `CASE WHEN ${otherwise.when} THEN ${otherBody} ELSE ${body} END` : body}
+           UPDATE idempotency_keys k SET status = :keyStatus::int, content_type = :keyContentType,
+             location = :keyLocation,
+             body = ${otherwise ? `CASE WHEN ${otherwise.when} THEN :keyOtherBody ELSE :keyBody END` : ':keyBody'}
            FROM ${effect}
-           WHERE k.scope = ${scope} AND k.key = ${key} AND k.locked_at = ${lockedAt}::timestamptz AND k.status IS NULL)`,
-      values: [
-        this.held.id.scope,
-        this.held.id.key,
-        this.held.lockedAt.toISOString(),
-        response.status,
-        response.contentType,
-        response.location,
-        response.body,
-        ...(other ? [other.body] : []),
-      ],
+           WHERE k.scope = :keyScope AND k.key = :keyName AND k.locked_at = :keyLockedAt::timestamptz
+             AND k.status IS NULL)`,
+      params: {
+        keyScope: this.held.id.scope,
+        keyName: this.held.id.key,
+        keyLockedAt: this.held.lockedAt.toISOString(),
+        keyStatus: response.status,
+        keyContentType: response.contentType,
+        keyLocation: response.location,
+        keyBody: response.body,
+        ...(other && { keyOtherBody: other.body }),
+      },
     };
   }
 
@@ -213,7 +213,6 @@ export class KeyOutcome<Created> {
 /** `outcome`'s statement parts, or nothing to splice in for a creation without a key. */
 export const outcomeStatement = <Created>(
   outcome: KeyOutcome<Created> | undefined,
-  first: number,
   created: Created,
   otherwise?: { when: string; created: Created },
-): OutcomeStatement => (outcome ? outcome.statement(first, created, otherwise) : NO_OUTCOME);
+): OutcomeStatement => (outcome ? outcome.statement(created, otherwise) : NO_OUTCOME);

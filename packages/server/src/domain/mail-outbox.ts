@@ -1,5 +1,3 @@
-import { outboxSignal } from '../db/outbox-signal';
-
 /**
  * The mail outbox (table mail_outbox): emails are queued in the same statement or transaction as the change that
  * causes them and sent by the mail sender (mail/sender.ts) outside the request path, retried with backoff, never
@@ -7,6 +5,3 @@ import { outboxSignal } from '../db/outbox-signal';
  * it sends it. These are the columns the statements that queue one write, in this order.
  */
 export const MAIL_COLUMNS = 'id, kind, tenant_id, request_id, invitation_id, next_attempt_at, created_at';
-
-/** Wakes this process's mail sender at once (others find the row by polling), as webhooks' outbox does. */
-export const { on: onMailQueued, signal: signalMailQueued } = outboxSignal();

@@ -9,8 +9,8 @@ import {
 } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { DatabaseTarget } from './client';
-import type { PrismaClient } from './generated/client';
+import { KEY_BYTES, parseEncryptionKeys, SecretKeyError } from './encryption-keys';
+import type { DatabaseTarget } from './target';
 
 /**
  * Secrets at rest: what the service must be able to read back in plaintext (webhook signing secrets, which sign
@@ -35,9 +35,10 @@ import type { PrismaClient } from './generated/client';
  * readable; every start re-seals the webhook secrets into the row-bound form (seal-at-rest.ts), and stored replays
  * in the first form expire within 24 hours.
  */
+export { parseEncryptionKeys, SecretKeyError } from './encryption-keys';
+
 const PREFIX = 'sealed:v2:';
 const LEGACY_PREFIX = 'sealed:v1:';
-const KEY_BYTES = 32;
 
 /** Where a sealed value lives: it opens only there. */
 export interface SealedSlot {
@@ -74,33 +75,12 @@ const LEGACY_PURPOSE: Record<SealedSlot['table'], string> = {
 /** What a MAC made with these keys vouches for (each purpose has a key of its own, derived from each key). */
 export type MacPurpose = 'stop-emails-link';
 
-export class SecretKeyError extends Error {
-  override name = 'SecretKeyError';
-}
-
 interface Key {
   id: string;
   bytes: Buffer;
 }
 
 export const keyIdOf = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex').slice(0, 8);
-
-/** `ENCRYPTION_KEYS` → keys, or why not (never echoing a key). */
-export function parseEncryptionKeys(value: string): Buffer[] {
-  const keys = value
-    .split(',')
-    .map((part) => part.trim())
-    .filter((part) => part !== '');
-  if (keys.length === 0) throw new SecretKeyError('ENCRYPTION_KEYS holds no key');
-  return keys.map((text, index) => {
-    const bytes = Buffer.from(text, 'base64');
-    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text) || bytes.length !== KEY_BYTES)
-      throw new SecretKeyError(
-        `ENCRYPTION_KEYS: key ${index + 1} is not 32 bytes in base64 (make one with: openssl rand -base64 32)`,
-      );
-    return bytes;
-  });
-}
 
 export const newEncryptionKey = (): string => randomBytes(KEY_BYTES).toString('base64');
 
@@ -237,21 +217,4 @@ export function secretBoxFor(target: DatabaseTarget): SecretBox | undefined {
   if (target.kind === 'postgres') return undefined;
   if (target.dataDir) return new SecretBox([pgliteKeyFile(target.dataDir).key]);
   return new SecretBox([Buffer.from(newEncryptionKey(), 'base64')]); // in memory: the data dies with the process
-}
-
-const boxes = new WeakMap<PrismaClient, SecretBox>();
-
-/** Called by `openDatabase` for the client it creates. */
-export function attachSecretBox(prisma: PrismaClient, box: SecretBox): void {
-  boxes.set(prisma, box);
-}
-
-/** The keys of the database behind `db` (the client `openDatabase` made, not a transaction's). */
-export function secretBoxOf(db: PrismaClient): SecretBox {
-  const box = boxes.get(db);
-  if (!box)
-    throw new SecretKeyError(
-      'ENCRYPTION_KEYS is not set: this database cannot seal or open secrets (see docs/configuration.md)',
-    );
-  return box;
 }

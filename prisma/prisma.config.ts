@@ -3,15 +3,14 @@ import { defineConfig } from 'prisma/config';
 
 /**
  * The Prisma 7 CLI, for `prisma generate` (run by the build). Its `migrate` and `db` commands need Prisma's native
- * schema engine, which cannot be downloaded here: the server applies migrations itself (src/db/migrate.ts) and
- * `pnpm db:migration <name>` writes new ones (prisma/scripts/new-migration.mjs). The URL is the server's.
+ * schema engine, which cannot be downloaded here: openDatabase() applies migrations itself (src/migrate.ts) and
+ * `pnpm db:migration <name>` writes new ones (scripts/new-migration.mjs).
  */
 // The CLI would otherwise download native engines we never use (and cannot fetch offline); any existing file will do.
 process.env.PRISMA_SCHEMA_ENGINE_BINARY ??= __filename;
 process.env.PRISMA_QUERY_ENGINE_LIBRARY ??= __filename;
-const repoRoot = path.resolve(__dirname, '../..');
 
 export default defineConfig({
-  schema: path.join(repoRoot, 'prisma/schema.prisma'),
+  schema: path.join(__dirname, 'schema.prisma'),
   datasource: { url: process.env.DATABASE_URL },
 });

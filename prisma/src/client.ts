@@ -9,52 +9,15 @@ import { applyMigrations, pgliteSession, withPgSession } from './migrate';
 import { DatabaseReadOnlyError } from './outage';
 import { createPgPool } from './pg-pool';
 import { lockPgliteFolder } from './pglite-lock';
-import { attachPlainStatement } from './plain-statement';
+import { type Database, type Db, registerDatabase } from './handle';
+import { outboxSignal } from './outbox-signal';
+import type { PlainStatement } from './plain-statement';
 import { sealAtRest } from './seal-at-rest';
-import { attachSecretBox, secretBoxFor } from './secret-box';
+import { type SecretBox, secretBoxFor } from './secret-box';
+import type { DatabaseTarget } from './target';
 
-export type Db = PrismaClient;
-
-/**
- * Where the data lives: a PostgreSQL server, or an embedded PGlite in a folder (in memory when none is given;
- * `loadDataDir` starts it from a dump, which tests use to skip initdb).
- */
-export type DatabaseTarget =
-  | {
-      kind: 'postgres';
-      url: string;
-      /**
-       * PostgreSQL cancels any statement of the pool that runs longer (SQLSTATE 57014, answered 503), so a few slow
-       * statements cannot hold every connection. Unset or 0: no limit. Migrations run on their own session, without it.
-       * PGlite has no equivalent: it accepts the setting but never enforces it (no timer signals in WebAssembly).
-       */
-      statementTimeoutMs?: number;
-      /** ENCRYPTION_KEYS (secret-box.ts); without them this database cannot seal or open secrets. */
-      encryptionKeys?: Buffer[];
-    }
-  | {
-      kind: 'pglite';
-      dataDir?: string;
-      loadDataDir?: Blob;
-      /** ENCRYPTION_KEYS; unset: the key file beside `dataDir`, or a key for this process when in memory. */
-      encryptionKeys?: Buffer[];
-    };
-
-export interface Database {
-  readonly prisma: Db;
-  readonly kind: DatabaseTarget['kind'];
-  /** The migrations this start applied. */
-  readonly migrated: string[];
-  /** The pg pool's connections (PostgreSQL only: PGlite is one connection in this process). */
-  readonly poolStats?: () => { total: number; idle: number; waiting: number; max: number };
-  /**
-   * Resolves when the database answers and takes writes; rejects with DatabaseReadOnlyError when it answers but
-   * takes none (a standby: a failover under way), and with the driver's error when it does not answer.
-   */
-  ping(): Promise<void>;
-  /** Closes every connection; PGlite flushes and closes its files. Safe to call twice. */
-  close(): Promise<void>;
-}
+export type { Database, Db } from './handle';
+export type { DatabaseTarget } from './target';
 
 export interface OpenDatabaseOptions {
   /**
@@ -83,33 +46,34 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
       }) as typeof pool.query;
     }
     const prisma = newClient(new PrismaPg(pool));
-    attachPlainStatement(
-      prisma,
-      async <Row>(text: string, values: readonly unknown[]) => (await pool.query(text, [...values])).rows as Row[],
-    );
+    const statement: PlainStatement = async <Row>(text: string, values: readonly unknown[]) =>
+      (await pool.query(text, [...values])).rows as Row[];
     await prisma.$connect();
     const box = secretBoxFor(target);
     if (box) {
-      attachSecretBox(prisma, box);
       await sealAtRest(prisma, box).catch(async (error: unknown) => {
         await prisma.$disconnect();
         await pool.end();
         throw error;
       });
     }
-    const database = databaseOf(prisma, 'postgres', migrated, async () => {
-      await prisma.$disconnect();
-      await pool.end();
-    });
-    return {
-      ...database,
+    return handleOf({
+      prisma,
+      kind: 'postgres',
+      statement,
+      secrets: box,
+      migrated,
       poolStats: () => ({
         total: pool.totalCount,
         idle: pool.idleCount,
         waiting: pool.waitingCount,
         max: pool.options.max ?? 10,
       }),
-    };
+      close: async () => {
+        await prisma.$disconnect();
+        await pool.end();
+      },
+    });
   }
   if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
   // One process per folder: a second one would silently lose writes (pglite-lock.ts).
@@ -129,20 +93,24 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
       }) as typeof pglite.query;
     }
     const prisma = newClient(new PrismaPGlite(pglite));
-    attachPlainStatement(
-      prisma,
-      async <Row>(text: string, values: readonly unknown[]) => (await pglite.query<Row>(text, [...values])).rows,
-    );
+    const statement: PlainStatement = async <Row>(text: string, values: readonly unknown[]) =>
+      (await pglite.query<Row>(text, [...values])).rows;
     const box = secretBoxFor(target)!;
-    attachSecretBox(prisma, box);
     await sealAtRest(prisma, box).catch(async (error: unknown) => {
       await pglite.close();
       throw error;
     });
-    return databaseOf(prisma, 'pglite', migrated, async () => {
-      await prisma.$disconnect();
-      await pglite.close();
-      lock?.release();
+    return handleOf({
+      prisma,
+      kind: 'pglite',
+      statement,
+      secrets: box,
+      migrated,
+      close: async () => {
+        await prisma.$disconnect();
+        await pglite.close();
+        lock?.release();
+      },
     });
   } catch (error) {
     lock?.release();
@@ -163,17 +131,22 @@ export const QUERY_PLAN_CACHE_SIZE = 1_000;
 const newClient = (adapter: SqlDriverAdapterFactory): PrismaClient =>
   new PrismaClient({ adapter, errorFormat: 'minimal', queryPlanCacheMaxSize: QUERY_PLAN_CACHE_SIZE });
 
-function databaseOf(
-  prisma: Db,
-  kind: DatabaseTarget['kind'],
-  migrated: string[],
-  close: () => Promise<void>,
-): Database {
+interface HandleParts {
+  prisma: Db;
+  kind: DatabaseTarget['kind'];
+  statement: PlainStatement;
+  secrets: SecretBox | undefined;
+  migrated: string[];
+  poolStats?: Database['poolStats'];
+  close: () => Promise<void>;
+}
+
+function handleOf({ close, ...parts }: HandleParts): Database {
+  const { prisma } = parts;
   let closing: Promise<void> | undefined;
-  return {
-    prisma,
-    kind,
-    migrated,
+  const database: Database = {
+    ...parts,
+    outbox: { webhooks: outboxSignal(), mail: outboxSignal() },
     async ping() {
       // On PostgreSQL the pool refuses connections to a standby, so this mostly fails before it runs; it still
       // catches a session whose server turned read-only since it connected.
@@ -183,4 +156,6 @@ function databaseOf(
     },
     close: () => (closing ??= close()),
   };
+  registerDatabase(database);
+  return database;
 }

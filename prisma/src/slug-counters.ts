@@ -1,5 +1,5 @@
-import type { Db } from './client';
-import { plainQuery } from './plain-statement';
+import type { Db } from './handle';
+import { plainQuery } from './handle';
 
 /**
  * The next number for a slug base that is taken: one upsert on the base's counter row, which holds the highest

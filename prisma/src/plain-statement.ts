@@ -1,10 +1,8 @@
-import type { PrismaClient } from './generated/client';
-
 /**
  * A parameterised statement sent straight to the driver Prisma itself uses (the same pg pool, or the same PGlite).
  *
  * The rule for which path a query takes: Prisma's query API is the default. A statement goes through `plainQuery`
- * only when
+ * (handle.ts) only when
  * 1. it runs on (nearly) every request and a same-run A/B (`pnpm bench --against`) shows the gain: the API-key lookup
  *    and the caller's membership. Done through `findUnique` instead, those two cost 0.1-0.4 ms more CPU per request
  *    (3 rounds: lower in all 18 scenario-rounds, 10-30% of a request's CPU); or
@@ -15,22 +13,9 @@ import type { PrismaClient } from './generated/client';
  */
 export type PlainStatement = <Row>(text: string, values: readonly unknown[]) => Promise<Row[]>;
 
-const statements = new WeakMap<PrismaClient, PlainStatement>();
-
-/** Called by `openDatabase` for the client it creates. */
-export function attachPlainStatement(prisma: PrismaClient, run: PlainStatement): void {
-  statements.set(prisma, run);
-}
-
-/**
- * Runs a statement on the driver behind `db`. Falls back to `$queryRawUnsafe` (same result, Prisma's
- * cost) for a client `openDatabase` did not create, such as a transaction's.
- */
-export function plainQuery<Row>(db: PrismaClient, text: string, values: readonly unknown[]): Promise<Row[]> {
-  const run = statements.get(db);
-  const send = () => (run ? run<Row>(text, values) : db.$queryRawUnsafe<Row[]>(text, ...values));
-  return traceStatement ? traceStatement(text, send) : send();
-}
+/** Sends a plain statement, in a span of its own when traces are on. */
+export const traced = <Row>(text: string, send: () => Promise<Row[]>): Promise<Row[]> =>
+  traceStatement ? traceStatement(text, send) : send();
 
 type StatementTracer = <T>(text: string, run: () => Promise<T>) => Promise<T>;
 let traceStatement: StatementTracer | undefined;

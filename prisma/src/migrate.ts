@@ -5,7 +5,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { Client } from 'pg';
 
 /** prisma/migrations: one folder per migration, written by `pnpm db:migration` (see docs/development.md). */
-export const migrationsDir = path.resolve(__dirname, '../../../../prisma/migrations');
+export const migrationsDir = path.resolve(__dirname, '../migrations');
 
 /** The little a migration needs from a connection: run a script, run a query. */
 export interface SqlSession {

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { hashKey } from '../domain/api-keys/secrets';
-import type { Db } from './client';
-import type { SqlSession } from './migrate';
-import { plainQuery } from './plain-statement';
+import type { Db } from '../handle';
+import type { SqlSession } from '../migrate';
+import { plainQuery } from '../handle';
 
 /**
  * The large data set, loaded with plain SQL (`INSERT … SELECT … generate_series`, one statement per
@@ -330,7 +329,7 @@ async function loadUsers({ step, s, shape, ids, tag, heavyEmail, apiKey, otherUs
             md5($1 || ':key-secret:' || n) || md5($1 || ':key-secret2:' || n), t.at, NULL, t.at + interval '1 day'
      FROM generate_series(1, ${int(shape.revokedApiKeys)}) n
      CROSS JOIN LATERAL (SELECT ${timeOf(msOf(s.revokedKeys, 'n'))} AS at) t`,
-    [ids.active_key, ids.heavy_user, apiKey.prefix, hashKey(apiKey.secret)],
+    [ids.active_key, ids.heavy_user, apiKey.prefix, createHash('sha256').update(apiKey.secret).digest('hex')],
   );
 }
 /** The tenants of the three groups, each with its owner's membership. */

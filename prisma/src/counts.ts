@@ -1,4 +1,4 @@
-import type { Db } from './client';
+import type { Db } from './handle';
 import type { SqlSession } from './migrate';
 
 /**

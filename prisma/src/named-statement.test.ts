@@ -1,0 +1,25 @@
+import { namedStatement } from './named-statement';
+
+describe('namedStatement', () => {
+  it('numbers each name once, in the order of first use, and keeps casts', () => {
+    expect(
+      namedStatement('UPDATE t SET a = :a::int, b = :b WHERE id = :id::uuid AND a <> :a', { id: 'x', a: 1, b: 'y' }),
+    ).toEqual({ text: 'UPDATE t SET a = $1::int, b = $2 WHERE id = $3::uuid AND a <> $1', values: [1, 'y', 'x'] });
+  });
+
+  it('leaves quoted text and identifiers alone', () => {
+    expect(namedStatement(`SELECT 'a:b' AS ":c", x::text FROM t WHERE y LIKE 'it''s:d' AND z = :z`, { z: 1 })).toEqual({
+      text: `SELECT 'a:b' AS ":c", x::text FROM t WHERE y LIKE 'it''s:d' AND z = $1`,
+      values: [1],
+    });
+  });
+
+  it('passes null and undefined values as they are given', () => {
+    expect(namedStatement('SELECT :a, :b', { a: null, b: undefined }).values).toEqual([null, undefined]);
+  });
+
+  it('refuses a name without a value, and a value the statement does not use', () => {
+    expect(() => namedStatement('SELECT :a, :b', { a: 1 })).toThrow('statement parameter :b has no value');
+    expect(() => namedStatement('SELECT :a', { a: 1, c: 2 })).toThrow('statement does not use :c');
+  });
+});

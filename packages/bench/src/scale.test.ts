@@ -62,7 +62,7 @@ it('the scale mode loads the small data set into PGlite and runs its scenarios o
     // Reads first, on a database the writes have not grown yet; the popular-name create last.
     assert.deepEqual(
       pglite!.scenarios.map((s) => s.kind),
-      ['read', 'read', 'read', 'read', 'read', 'read', 'write', 'write'],
+      [...Array<string>(SCENARIOS.length - 2).fill('read'), 'write', 'write'],
     );
     assert.equal(pglite!.scenarios.at(-1)!.id, 'create-popular-tenant');
     for (const s of pglite!.scenarios) {

@@ -7,6 +7,7 @@ import { parseOptions } from './options';
 import { packageOf } from './profile';
 import { LARGE_DATASET_SHAPES } from '@works-api/prisma/seed';
 import { formatScale, type ScaleResult, scaleTargets } from './scale';
+import { scaleScenarios } from './scenarios';
 import { type BenchReport, checkTargets, type Measurement, type ModeResult, type ScenarioResult } from './report';
 
 const MB = 1024 * 1024;
@@ -193,7 +194,7 @@ describe('parseOptions', () => {
   it('--scale adds its own scenarios and shorter runs; its scenarios and --shape need it', () => {
     const options = parseOptions(['--scale']);
     assert.equal(options.scale, true);
-    assert.equal(options.scenarios.length, 16);
+    assert.equal(options.scenarios.length, 10 + scaleScenarios.length);
     assert.ok(options.scenarios.includes('list-tenants') && options.scenarios.includes('deep-page'));
     assert.equal(options.durationS, 3);
     assert.equal(options.scaleShape, undefined);

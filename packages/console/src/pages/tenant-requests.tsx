@@ -2,11 +2,10 @@ import { useState } from 'react';
 import { Link, useParams } from 'wouter';
 import { type InboxView, useTenant, useTenantRequests } from '../api/queries';
 import { SelectField } from '../components/fields';
-import { formatTime, personName } from '../components/format';
 import { Loading, PagedList } from '../components/lists';
 import { Page, Section } from '../components/page';
 import { ProblemAlert } from '../components/problem';
-import { StatusBadge } from './request';
+import { RequestRows } from './request-rows';
 
 const views = [
   { value: 'all', label: 'All' },
@@ -59,27 +58,7 @@ export function TenantRequestsPage() {
           />
         </div>
         <PagedList query={requests} noun="requests" empty={emptyText[view]}>
-          {(nodes) => (
-            <ul className="rows">
-              {nodes.map((request) => (
-                <li key={request.id} className="row">
-                  <Link
-                    href={`/tenants/${tenantId}/works/${request.workId}/requests/${request.id}`}
-                    className="row-title"
-                  >
-                    {request.title}
-                  </Link>
-                  <span className="muted">
-                    to {personName(request.recipient) || request.recipient.email}
-                    {request.dueAt && <> · due {formatTime(request.dueAt)}</>}
-                  </span>
-                  <span className="row-meta">
-                    <StatusBadge status={request.status} />
-                  </span>
-                </li>
-              ))}
-            </ul>
-          )}
+          {(nodes) => <RequestRows tenantId={tenantId} requests={nodes} />}
         </PagedList>
       </Section>
     </Page>

@@ -13,7 +13,7 @@ import { formatTime, personName } from '../components/format';
 import { Loading, PagedList } from '../components/lists';
 import { Page, Section } from '../components/page';
 import { MutationError, ProblemAlert } from '../components/problem';
-import { StatusBadge } from './request';
+import { RequestRows } from './request-rows';
 
 export function WorkPage() {
   const { tenantId, workId } = useParams<{ tenantId: string; workId: string }>();
@@ -196,24 +196,7 @@ function RequestsSection({ tenantId, work }: { tenantId: string; work: Work }) {
         noun="requests"
         empty={status === 'all' ? 'No requests yet.' : `No ${status} requests.`}
       >
-        {(nodes) => (
-          <ul className="rows">
-            {nodes.map((request) => (
-              <li key={request.id} className="row">
-                <Link href={`/tenants/${tenantId}/works/${work.id}/requests/${request.id}`} className="row-title">
-                  {request.title}
-                </Link>
-                <span className="muted">
-                  to {personName(request.recipient) || request.recipient.email}
-                  {request.dueAt && <> · due {formatTime(request.dueAt)}</>}
-                </span>
-                <span className="row-meta">
-                  <StatusBadge status={request.status} />
-                </span>
-              </li>
-            ))}
-          </ul>
-        )}
+        {(nodes) => <RequestRows tenantId={tenantId} requests={nodes} />}
       </PagedList>
       {!work.discardedAt && <SendRequest tenantId={tenantId} workId={work.id} />}
     </Section>

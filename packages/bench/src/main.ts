@@ -159,14 +159,19 @@ async function postgresModes(options: Options, chosen: Scenario[]): Promise<[Mod
   try {
     const idleRssBytes = await idleRss(server);
     const fixtures = await createFixtures(server.url, ADMIN_TOKEN, runId);
+    // Another build gets a database of its own, migrated by its own migrator at start-up: its schema may be older
+    // or newer than this build's, so neither could write into the other's tables.
+    const againstUrl = options.against && (await againstDatabase(options.postgresUrl));
     baseline = await startService({
       name: options.against ? 'the other build' : 'baseline (pg)',
       script: options.against ?? baselineMain,
-      env: { DATABASE_URL: options.postgresUrl, ADMIN_TOKEN, ...options.againstEnv },
+      env: { DATABASE_URL: againstUrl || options.postgresUrl, ADMIN_TOKEN, ...options.againstEnv },
       // Another build of the server runs as pnpm start runs it, like this one.
       ...(options.against && { nodeArgs: serverNodeArgs }),
       logFile: path.join(work, 'baseline-postgres.log'),
     });
+    // The baseline shares this build's database and data; another build creates the same data in its own.
+    const baselineFixtures = againstUrl ? await createFixtures(baseline.url, ADMIN_TOKEN, runId) : fixtures;
     const againstEnv = Object.entries(options.againstEnv)
       .map(([name, value]) => ` ${name}=${value}`)
       .join('');
@@ -181,6 +186,7 @@ async function postgresModes(options: Options, chosen: Scenario[]): Promise<[Mod
       server,
       baseline,
       options.halfRate,
+      baselineFixtures,
     );
     await baseline.stop();
     await server.stop();
@@ -257,9 +263,10 @@ async function runMode(
   server: Service,
   baseline?: Service,
   halfRate = false,
+  baselineFixtures: Fixtures = fixtures,
 ): Promise<ModeResult> {
   const serverTarget: Target = { fixtures, pool: [] };
-  const baselineTarget: Target = { fixtures, pool: [] };
+  const baselineTarget: Target = { fixtures: baselineFixtures, pool: [] };
   const results: ScenarioResult[] = [];
   for (const scenario of chosen) {
     // Rounds alternate server and baseline, so that a burst of other work on the machine hits both.
@@ -672,6 +679,18 @@ async function preparePostgres(url: string): Promise<string | undefined> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * The database of the --against build: the benchmark's own, with "_against" after its name (so it also says
+ * "bench"), emptied like it.
+ */
+async function againstDatabase(url: string): Promise<string> {
+  const parsed = new URL(url);
+  parsed.pathname = `${parsed.pathname}_against`;
+  const against = parsed.toString();
+  if (!(await preparePostgres(against))) throw new Error(`--against: PostgreSQL at ${redact(against)} does not answer`);
+  return against;
 }
 
 function redact(url: string): string {

@@ -67,7 +67,8 @@ const usage = `pnpm bench [-- options]
   --compare FILE         compare with an earlier bench-results/*.json
   --out FILE             write the JSON results there instead of bench-results/<time>.json
   --against MAIN_JS      A/B: another build of the server (its dist/main.js) takes the baseline's place, on
-                         PostgreSQL, run in turn with this one on the same data (for before/after figures)
+                         PostgreSQL, run in turn with this one on the same data (for before/after figures), in a
+                         database of its own that it migrates itself (BENCH_DATABASE_URL's name + "_against")
   --against-env "A=1 B=2" environment variables for the --against build only: with --against packages/server/dist/main.js,
                          an A/B of a setting (e.g. tracing on) on the same build
   --server-node-args=F   node flags for the server processes (default: those of pnpm start, ${SERVER_NODE_ARGS}),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { secondsUntilNextUtcDay } from '../../src/domain/mail-caps';
 import { createTenant, createWork, freshEmail } from '../support/fixtures';
 import { inviteEmail } from '../support/roles';
@@ -161,5 +162,33 @@ describe('the daily email caps', () => {
     expect(await db().request.count({ where: { workId } })).toBe(LIMITS.emailsPerRecipientPerDay);
     const created = answers.flatMap((res) => (res.body.request ? [res.body.request] : []));
     expect(created.every((request) => request.emailsStopped === false)).toBe(true);
+  });
+
+  it("keeps a large tenant budget exact: its striped count takes concurrent emails, and exactly the budget gets through", async () => {
+    // Far from the budget, an email counts in its session's slot; near it (the last 2 × max_connections), the tenant's
+    // emails go one at a time. A budget a little over that margin takes both ways, here through the function itself.
+    const { tenantId } = await freshWork();
+    const [{ sessions }] = await db().$queryRaw<
+      [{ sessions: number }]
+    >`SELECT current_setting('max_connections')::int AS sessions`;
+    const budget = 2 * sessions + 30;
+    const take = async (i: number) => {
+      try {
+        await db().$queryRaw`SELECT take_mail_allowance(${tenantId}::uuid, ${`budget-${i}@example.com`}::text,
+          ${new Date().toISOString().slice(0, 10)}::date, ${randomUUID()}::uuid, 5, ${budget}::int)`;
+        return 'taken';
+      } catch (error) {
+        return String(error).includes('tenant_email_budget_exhausted') ? 'refused' : String(error);
+      }
+    };
+    const outcomes: string[] = [];
+    for (let i = 0; i < budget + 20; i += 10)
+      outcomes.push(...(await Promise.all(Array.from({ length: 10 }, (_, j) => take(i + j)))));
+    expect(outcomes.filter((o) => o === 'taken')).toHaveLength(budget);
+    expect(outcomes.filter((o) => o !== 'taken' && o !== 'refused')).toEqual([]);
+    const [{ sent }] = await db().$queryRaw<
+      [{ sent: number }]
+    >`SELECT sum(sent)::int AS sent FROM tenant_mail_days WHERE tenant_id = ${tenantId}::uuid`;
+    expect(sent).toBe(budget);
   });
 });

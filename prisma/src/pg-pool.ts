@@ -38,6 +38,20 @@ const CUT_AFTER_MS = 2_000;
  * It turns a commit acknowledged by the leader alone (the warning above) into an error, bounds every query to the
  * statement timeout and a little more, and marks itself unusable when the pool should close it rather than keep it.
  */
+/**
+ * The striped counters (work and tenant counts, a tenant's emails of the day) add to the row of the session's slot,
+ * `counter_slot()` in SQL: by default the backend's pid modulo 16, so two connections of one pool often shared a
+ * slot, and their writes into one parent queued on each other's counter row. Each connection this process opens
+ * names the next slot instead, in its start-up packet (no round trip), from a random start (another process has its
+ * own): the pool's 10 connections write 10 different rows.
+ */
+let nextCounterSlot = Math.floor(Math.random() * 16);
+function withCounterSlot(config: pg.ClientConfig | undefined): pg.ClientConfig {
+  const slot = nextCounterSlot++ % 16;
+  const options = [config?.options, `-c works.counter_slot=${slot}`].filter(Boolean).join(' ');
+  return { ...config, options };
+}
+
 class WatchedClient extends pg.Client {
   private readonly reported = new Map<string, string>();
   private syncWaitCancelled: string | undefined | null = null;
@@ -48,7 +62,7 @@ class WatchedClient extends pg.Client {
 
   // The pool passes its options (a config object) to every connection it makes.
   constructor(config?: pg.ClientConfig) {
-    super(config);
+    super(withCounterSlot(config));
     const statementTimeout = Number(config?.statement_timeout ?? 0);
     if (statementTimeout > 0) this.deadlineMs = statementTimeout + CANCEL_AFTER_TIMEOUT_MS;
     this.wire.on('parameterStatus', (message: { parameterName: string; parameterValue: string }) => {

@@ -71,7 +71,10 @@ const writes: Write[] = [
   {
     title: "create request (one work's)",
     path: (parent) => `/v1/tenants/${parent.tenantId}/works/${parent.workId}/requests`,
-    body: () => JSON.stringify({ title: 'Confirm the figures', recipient: { email: 'grace@example.com' } }),
+    // Each to an address of its own, as a work's requests go: one address takes at most
+    // MAX_EMAILS_PER_RECIPIENT_PER_DAY (20 by default) a day, each counted exactly under that address's one row.
+    body: () =>
+      JSON.stringify({ title: 'Confirm the figures', recipient: { email: `${uniqueName('r').replace(/ /g, '-')}@example.com` } }),
   },
 ];
 

@@ -46,7 +46,7 @@ BEGIN
   IF v_sent + 2 * v_sessions <= p_per_tenant THEN
     BEGIN
       INSERT INTO tenant_mail_days AS t (tenant_id, slot, day, sent)
-      VALUES (p_tenant, (pg_backend_pid() % 15 + 1)::smallint, p_day, 1)
+      VALUES (p_tenant, (counter_slot() % 15 + 1)::smallint, p_day, 1)
       ON CONFLICT (tenant_id, slot) DO UPDATE
       SET day = EXCLUDED.day, sent = CASE WHEN t.day = EXCLUDED.day THEN t.sent + 1 ELSE 1 END;
       SELECT coalesce(sum(sent) FILTER (WHERE day = p_day), 0) INTO v_sent

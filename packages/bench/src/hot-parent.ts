@@ -27,7 +27,10 @@ interface Parent {
 }
 
 let sequence = 0;
-const uniqueName = (what: string) => `${what} ${process.pid} ${++sequence}`;
+// Not ending in a number: names that do ("Hot work 57") are a numbered series, whose base's slug counter (the next
+// free "-n" after a collision) is one row per tenant, or per service for tenants, that every creation of the series
+// takes in turn. That row is the same for one parent and 16 users, so it would hide what the parent shares.
+const uniqueName = (what: string) => `${what} ${process.pid} ${(++sequence).toString(36)}x`;
 
 /** Each parent is a user of its own with a tenant and a work in it; parent 0 is the hot one. */
 async function createParents(baseUrl: string, adminToken: string, runId: string): Promise<Parent[]> {

@@ -45,8 +45,10 @@ export interface Scenario {
 }
 
 let sequence = 0;
-// Unique names: the slug lookup stays on its common path (no collision), as for real users.
-const uniqueName = (what: string) => `${what} ${process.pid} ${++sequence}`;
+// Unique names: the slug lookup stays on its common path (no collision), as for real users. Not ending in a number
+// either: a name that does ("Load work 57") is one of a numbered series, and every creation of a series bumps its
+// base's slug counter, one row (per tenant for works, for the whole service for tenants), under that row's lock.
+const uniqueName = (what: string) => `${what} ${process.pid} ${(++sequence).toString(36)}x`;
 
 const json = (apiKey: string) => ({ Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' });
 const auth = (apiKey: string) => ({ Authorization: `Bearer ${apiKey}` });

@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite as PGliteClass } from '@electric-sql/pglite';
 import { PGLITE_EXTENSIONS } from './pglite-extensions';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
+import type { PrismaPGlite as PrismaPGliteClass } from 'pglite-prisma-adapter';
 import type { SqlDriverAdapterFactory } from '@prisma/client/runtime/client';
 import { PrismaClient } from './generated/client';
 import { applyMigrations, pgliteSession, withPgSession } from './migrate';
@@ -79,6 +79,11 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
   // One process per folder: a second one would silently lose writes (pglite-lock.ts).
   const lock = target.dataDir ? lockPgliteFolder(target.dataDir) : undefined;
   try {
+    // Loaded only for the embedded database: a server on PostgreSQL never holds PGlite's modules (about 10 MB).
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    const { PGlite } = require('@electric-sql/pglite') as { PGlite: typeof PGliteClass };
+    const { PrismaPGlite } = require('pglite-prisma-adapter') as { PrismaPGlite: typeof PrismaPGliteClass };
+    /* eslint-enable @typescript-eslint/no-require-imports */
     const pglite = new PGlite({
       ...(target.dataDir && { dataDir: target.dataDir }),
       extensions: PGLITE_EXTENSIONS,

@@ -1,7 +1,7 @@
-import { createClient } from '@redis/client';
+import type { createClient } from '@redis/client';
 import type { Request, RequestHandler, Response } from 'express';
 import { type ClientRateLimitInfo, ipKeyGenerator, MemoryStore, rateLimit, type Store } from 'express-rate-limit';
-import { RedisStore, type RedisReply } from 'rate-limit-redis';
+import type { RedisStore, RedisReply } from 'rate-limit-redis';
 import { ProblemError } from '../domain/errors';
 import { httpProblem } from './problem-codes';
 import type { Logger } from '../observability/logger';
@@ -265,7 +265,12 @@ export interface RedisConnection {
  */
 export async function connectRedis(url: string, logger: Logger): Promise<RedisConnection> {
   let connected = false;
-  const client = createClient({
+  // Loaded only with REDIS_URL set (a process counting in memory never holds the Redis client).
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const redis = require('@redis/client') as { createClient: typeof createClient };
+  const { RedisStore: RedisStoreClass } = require('rate-limit-redis') as { RedisStore: typeof RedisStore };
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const client = redis.createClient({
     url,
     disableOfflineQueue: true,
     socket: {
@@ -281,7 +286,7 @@ export async function connectRedis(url: string, logger: Logger): Promise<RedisCo
   connected = true;
   return {
     store: (prefix) =>
-      new RedisStore({ prefix, sendCommand: (...args: string[]) => client.sendCommand<RedisReply>(args) }),
+      new RedisStoreClass({ prefix, sendCommand: (...args: string[]) => client.sendCommand<RedisReply>(args) }),
     async close() {
       if (client.isOpen) await client.close();
     },

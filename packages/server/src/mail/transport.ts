@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type nodemailer from 'nodemailer';
 import type { Logger } from '../observability/logger';
 import type { RenderedMail } from './render';
 
@@ -34,7 +34,10 @@ const MAX_ERROR_LENGTH = 1000;
  * timed-out connection) is retried.
  */
 export function smtpTransport(url: string, timeoutMs = 30_000): MailTransport {
-  const transporter = nodemailer.createTransport(url, {}); // options in the URL
+  // Loaded only with SMTP_URL set: a process without it (the dev mailbox, or emails waiting) never holds it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const mailer = require('nodemailer') as typeof nodemailer;
+  const transporter = mailer.createTransport(url, {}); // options in the URL
   transporter.set('connectionTimeout', timeoutMs);
   const parsed = new URL(url);
   return {

@@ -92,10 +92,16 @@ export const scenarios: Scenario[] = [
         method: 'POST',
         path: `/v1/tenants/${fixtures.writeTenantId}/works/${fixtures.requestWorkId}/requests`,
         headers: json(fixtures.apiKey),
-        body: JSON.stringify({
-          title: 'Confirm the Q3 figures',
-          message: 'Please confirm the figures in section 3.',
-          recipient: { email: 'grace@example.com', firstName: 'Grace', lastName: 'Hopper' },
+        // Each to an address of its own, as a work's requests go: one address takes at most
+        // MAX_EMAILS_PER_RECIPIENT_PER_DAY emails a day (20 by default), counted under that address's one row, so
+        // thousands a second to one address would measure that row's lock, held by each request until it commits.
+        setupRequest: (req) => ({
+          ...req,
+          body: JSON.stringify({
+            title: 'Confirm the Q3 figures',
+            message: 'Please confirm the figures in section 3.',
+            recipient: { email: `${uniqueName('grace').replace(/ /g, '.')}@example.com`, firstName: 'Grace', lastName: 'Hopper' },
+          }),
         }),
         // Every request created here is pending: confirm-validate walks them next.
         onResponse: (status, body) => {

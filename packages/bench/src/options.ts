@@ -6,7 +6,7 @@ import { scaleScenarios, scenarios } from './scenarios';
 export type ScaleShape = 'production' | 'pglite' | 'small';
 
 /** The V8 flags `pnpm start` (root package.json) gives the server: the bench measures what users run. */
-export const SERVER_NODE_ARGS = '--max-semi-space-size=4 --wasm-lazy-compilation';
+export const SERVER_NODE_ARGS = '--max-semi-space-size=4';
 
 export interface Options {
   databases: Array<'postgres' | 'pglite'>;

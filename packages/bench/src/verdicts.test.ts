@@ -156,7 +156,7 @@ describe('parseOptions', () => {
     const options = parseOptions([]);
     assert.deepEqual(options.databases, ['postgres', 'pglite']);
     assert.equal(options.scenarios.length, 10);
-    assert.deepEqual(options.serverNodeArgs, ['--max-semi-space-size=4', '--wasm-lazy-compilation']);
+    assert.deepEqual(options.serverNodeArgs, ['--max-semi-space-size=4']);
     assert.equal(options.cluster && options.halfRate, true);
     assert.equal(options.soakRequests, 100_000);
   });

@@ -57,7 +57,7 @@ interface Server {
 
 /** Starts the built server; every line it writes is also appended to `logFile`. */
 async function startServer(env: Record<string, string>, logFile: string): Promise<Server> {
-  const child = spawn(process.execPath, ['--max-semi-space-size=4', '--wasm-lazy-compilation', MAIN], {
+  const child = spawn(process.execPath, ['--max-semi-space-size=4', MAIN], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

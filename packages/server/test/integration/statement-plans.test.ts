@@ -381,6 +381,23 @@ describe('creates and actions use indexes', () => {
     await expectBoundedPlans(() => revokeApiKey(db(), actor, created.id));
   });
 
+  test("the email allowance sums one tenant's count slots by its key, with every tenant's slots in the table", async () => {
+    // take_mail_allowance (a function: its statements are not sent, so written out here) reads the tenant's striped
+    // daily count before and after counting the email.
+    await session.query(
+      `INSERT INTO tenant_mail_days (tenant_id, slot, day, sent)
+       SELECT t.id, s::smallint, current_date, 1 FROM tenants t, generate_series(0, 15) s
+       ON CONFLICT (tenant_id, slot) DO NOTHING`,
+      [],
+    );
+    await session.query('ANALYZE tenant_mail_days', []);
+    const sum = {
+      text: `SELECT coalesce(sum(sent) FILTER (WHERE day = $2::date), 0) FROM tenant_mail_days WHERE tenant_id = $1::uuid`,
+      values: [bigTenant(), new Date().toISOString().slice(0, 10)],
+    };
+    expect(await problemsOf(sum, false, 16)).toEqual([]);
+  });
+
   test('the idempotency janitor deletes a bounded batch', () =>
     expectBoundedPlans(() => deleteExpiredIdempotencyKeys(db(), new Date(), 100)));
 });

@@ -80,8 +80,7 @@ export async function createFixtures(baseUrl: string, adminToken: string, runId:
       key,
     );
     // Builds from before membership by consent (an A/B with --against) add the member at once.
-    if (invitation)
-      await call('POST', `/v1/me/invitations/${invitation.id}/accept`, undefined, created.apiKey.secret);
+    if (invitation) await call('POST', `/v1/me/invitations/${invitation.id}/accept`, undefined, created.apiKey.secret);
   }
   let readWorkId = '';
   for (let i = 1; i <= READ_TENANT_WORKS; i++) readWorkId = await work(readTenantId, `Fixture work ${i}`);

@@ -77,7 +77,10 @@ const writes: Write[] = [
     // Each to an address of its own, as a work's requests go: one address takes at most
     // MAX_EMAILS_PER_RECIPIENT_PER_DAY (20 by default) a day, each counted exactly under that address's one row.
     body: () =>
-      JSON.stringify({ title: 'Confirm the figures', recipient: { email: `${uniqueName('r').replace(/ /g, '-')}@example.com` } }),
+      JSON.stringify({
+        title: 'Confirm the figures',
+        recipient: { email: `${uniqueName('r').replace(/ /g, '-')}@example.com` },
+      }),
   },
 ];
 

@@ -100,7 +100,11 @@ export const scenarios: Scenario[] = [
           body: JSON.stringify({
             title: 'Confirm the Q3 figures',
             message: 'Please confirm the figures in section 3.',
-            recipient: { email: `${uniqueName('grace').replace(/ /g, '.')}@example.com`, firstName: 'Grace', lastName: 'Hopper' },
+            recipient: {
+              email: `${uniqueName('grace').replace(/ /g, '.')}@example.com`,
+              firstName: 'Grace',
+              lastName: 'Hopper',
+            },
           }),
         }),
         // Every request created here is pending: confirm-validate walks them next.

@@ -164,7 +164,7 @@ describe('the daily email caps', () => {
     expect(created.every((request) => request.emailsStopped === false)).toBe(true);
   });
 
-  it("keeps a large tenant budget exact: its striped count takes concurrent emails, and exactly the budget gets through", async () => {
+  it('keeps a large tenant budget exact: its striped count takes concurrent emails, and exactly the budget gets through', async () => {
     // Far from the budget, an email counts in its session's slot; near it (the last 2 × max_connections), the tenant's
     // emails go one at a time. A budget a little over that margin takes both ways, here through the function itself.
     const { tenantId } = await freshWork();

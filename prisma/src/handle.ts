@@ -41,9 +41,6 @@ export function registerDatabase(database: Database): void {
   handles.set(database.prisma, database);
 }
 
-/** The handle of the database behind `db`: undefined for a client `openDatabase` did not make (a transaction's). */
-export const databaseOf = (db: PrismaClient): Database | undefined => handles.get(db);
-
 /** A client `openDatabase` made, or a transaction's (which runs its statements through Prisma, in the transaction). */
 export type Queryable = PrismaClient | Prisma.TransactionClient;
 

@@ -1,4 +1,4 @@
-import type { PrismaClient } from './generated/client';
+import type { Prisma, PrismaClient } from './generated/client';
 import { namedStatement, type StatementParams } from './named-statement';
 import type { OutboxSignals } from './outbox-signal';
 import { type PlainStatement, traced } from './plain-statement';
@@ -41,20 +41,20 @@ export function registerDatabase(database: Database): void {
   handles.set(database.prisma, database);
 }
 
-/** The handle of the database behind `db`: undefined for a client `openDatabase` did not make (a transaction's). */
-export const databaseOf = (db: PrismaClient): Database | undefined => handles.get(db);
+/** A client `openDatabase` made, or a transaction's (which runs its statements through Prisma, in the transaction). */
+export type Queryable = PrismaClient | Prisma.TransactionClient;
 
 /**
  * Runs a plain statement on the driver behind `db`. Falls back to `$queryRawUnsafe` (same result, Prisma's
  * cost) for a client `openDatabase` did not create, such as a transaction's.
  */
-export function plainQuery<Row>(db: PrismaClient, text: string, values: readonly unknown[]): Promise<Row[]> {
-  const run = handles.get(db)?.statement;
+export function plainQuery<Row>(db: Queryable, text: string, values: readonly unknown[]): Promise<Row[]> {
+  const run = handles.get(db as PrismaClient)?.statement;
   return traced(text, () => (run ? run<Row>(text, values) : db.$queryRawUnsafe<Row[]>(text, ...values)));
 }
 
 /** `plainQuery` for a statement with named parameters (`:name`, see named-statement.ts). */
-export function namedQuery<Row>(db: PrismaClient, text: string, params: StatementParams): Promise<Row[]> {
+export function namedQuery<Row>(db: Queryable, text: string, params: StatementParams): Promise<Row[]> {
   const statement = namedStatement(text, params);
   return plainQuery<Row>(db, statement.text, statement.values);
 }

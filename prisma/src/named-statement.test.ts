@@ -14,6 +14,21 @@ describe('namedStatement', () => {
     });
   });
 
+  it('leaves comments alone, an apostrophe in one included (it opens no quoted text)', () => {
+    const text = `SELECT :a -- the tenant's rows, not :b\n  /* nor :c's */ , :d`;
+    expect(namedStatement(text, { a: 1, d: 2 })).toEqual({
+      text: `SELECT $1 -- the tenant's rows, not :b\n  /* nor :c's */ , $2`,
+      values: [1, 2],
+    });
+  });
+
+  it('leaves an array slice alone', () => {
+    expect(namedStatement('SELECT (a)[1:n], (a)[1 : :n]', { n: 2 })).toEqual({
+      text: 'SELECT (a)[1:n], (a)[1 : $1]',
+      values: [2],
+    });
+  });
+
   it('passes null and undefined values as they are given', () => {
     expect(namedStatement('SELECT :a, :b', { a: null, b: undefined }).values).toEqual([null, undefined]);
   });

@@ -1,7 +1,7 @@
 /**
  * Statements with named parameters: `:workId` where PostgreSQL wants `$1`, so a statement built from parts (the
  * outbox row's columns, the mail allowance's call) needs no offsets spliced in, and a value is found by its name
- * rather than by counting. A cast keeps its `::type`; quoted text is left alone. Each name is one parameter,
+ * rather than by counting. A cast keeps its `::type`; quoted text and comments are left alone. Each name is one parameter,
  * however often the statement uses it. Every name used must have a value and every value given must be used:
  * either mistake throws before anything is sent.
  */
@@ -32,8 +32,12 @@ export function namedStatement(text: string, params: StatementParams): { text: s
 
 function compile(text: string): Compiled {
   const names: string[] = [];
-  // Quoted text and identifiers first (kept as they are), then `::` casts (kept), then `:name` (a parameter).
-  const out = text.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|::|:([A-Za-z_][A-Za-z0-9_]*)/g, (match, name?: string) => {
+  // Comments, quoted text and identifiers first (kept as they are: a comment's apostrophe opens no quote), then
+  // `::` casts (kept), then `:name` (a parameter) where no letter or digit comes right before the colon (an array
+  // slice such as `[1:n]` stays SQL).
+  const skipped =
+    /--[^\n]*|\/\*[\s\S]*?\*\/|'(?:[^']|'')*'|"(?:[^"]|"")*"|::|(?<![A-Za-z0-9_]):([A-Za-z_][A-Za-z0-9_]*)/g;
+  const out = text.replace(skipped, (match, name?: string) => {
     if (name === undefined) return match;
     let index = names.indexOf(name);
     if (index === -1) index = names.push(name) - 1;

@@ -16,9 +16,9 @@ import {
   type SqlSession,
   withPgSession,
 } from '@works-api/prisma';
-import { Cursors } from '@works-api/server/dist/domain/cursors';
-import { CursorEdge } from '@works-api/server/dist/http/cursors';
-import { loadSpec } from '@works-api/server/dist/http/spec';
+import { Cursors } from '@works-api/server/domain/cursors';
+import { CursorEdge } from '@works-api/server/http/cursors';
+import { loadSpec } from '@works-api/server/http/spec';
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { callApi, type Fixtures } from './fixtures';

@@ -7,9 +7,9 @@ import {
   type RequestAction,
   requestActions,
   type RequestStatus,
-} from '@works-api/server/dist/domain/requests/state-machine';
-import { numberedSlug, slugify } from '@works-api/server/dist/domain/slug';
-import { requestSearchText, workSearchText } from '@works-api/server/dist/domain/search/fold';
+} from '@works-api/server/domain/requests/state-machine';
+import { numberedSlug, slugify } from '@works-api/server/domain/slug';
+import { requestSearchText, workSearchText } from '@works-api/server/domain/search/fold';
 import { pgliteSql, postgresSql, type Sql } from './sql';
 
 /**

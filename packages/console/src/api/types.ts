@@ -1,4 +1,4 @@
-import type { components, OperationId, OperationResult, operations } from '@works-api/client';
+import type { components, operations } from '@works-api/client';
 
 /**
  * The API's data, named for the console. Every type comes from the contract through the client: a change to
@@ -21,9 +21,6 @@ export type ApiKey = Schemas['ApiKey'];
 export type CreatedApiKey = Schemas['CreatedApiKey'];
 export type PageInfo = Schemas['PageInfo'];
 export type TenantEvent = Schemas['WebhookEvent'];
-
-/** What a successful call of operation `K` returns. */
-export type DataOf<K extends OperationId> = NonNullable<OperationResult<K>['data']>;
 
 /** The values of the works list's `discarded` filter, as the contract spells them. */
 export type DiscardedFilter = NonNullable<NonNullable<operations['listWorks']['parameters']['query']>['discarded']>;

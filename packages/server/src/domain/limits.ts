@@ -1,4 +1,5 @@
 import type { Db } from '@works-api/prisma';
+import { namedQuery } from '@works-api/prisma';
 import type { Prisma } from '@works-api/prisma/client';
 import { ProblemError } from './errors';
 
@@ -74,7 +75,7 @@ export const invitationLimitReached = (cap: number) =>
 export interface CapCheck {
   /** The owner's row, locked for the transaction so that two creations cannot both take the last place. */
   lock: { table: 'users' | 'tenants'; id: string };
-  /** `FROM <table> WHERE <condition>` selecting what counts, with `$1` the owner's id (an index must serve it). */
+  /** `FROM <table> WHERE <condition>` selecting what counts, with `:ownerId` the owner's id (an index must serve it). */
   counted: string;
   cap: number;
   refusal: (cap: number) => ProblemError;
@@ -99,11 +100,13 @@ export async function createWithinCap<T>(
   create: (tx: Prisma.TransactionClient) => Promise<T>,
 ): Promise<T> {
   return db.$transaction(async (tx) => {
-    await tx.$queryRawUnsafe(`SELECT 1 FROM ${lock.table} WHERE id = $1::uuid FOR NO KEY UPDATE`, lock.id);
-    const [row] = await tx.$queryRawUnsafe<Array<{ n: number }>>(
-      `SELECT count(*)::int AS n FROM (SELECT 1 ${counted} LIMIT $2) bounded`,
-      lock.id,
-      cap,
+    await namedQuery(tx, `SELECT 1 FROM ${lock.table} WHERE id = :ownerId::uuid FOR NO KEY UPDATE`, {
+      ownerId: lock.id,
+    });
+    const [row] = await namedQuery<{ n: number }>(
+      tx,
+      `SELECT count(*)::int AS n FROM (SELECT 1 ${counted} LIMIT :cap) bounded`,
+      { ownerId: lock.id, cap },
     );
     if ((row?.n ?? 0) >= cap) throw refusal(cap);
     return create(tx);

@@ -28,26 +28,10 @@ export function secondsUntilNextUtcDay(now: Date): number {
 }
 
 /**
- * The SQL call taking one email's place, with its parameters from `$first` on (tenant, address, day, a new
- * recipient id, the two caps): `true` when the address stopped the tenant's emails (nothing counted, nothing to
- * send), `false` once counted.
+ * The SQL call taking one email's place (tenant, address, day, a new recipient id, the two caps), with named
+ * parameters (`namedQuery`): `true` when the address stopped the tenant's emails (nothing counted, nothing to
+ * send), `false` once counted. `allowanceParams` gives its values.
  */
-export function allowanceCall(first: number): string {
-  const $ = (n: number) => `$${first + n}`;
-  return `take_mail_allowance(${$(0)}::uuid, ${$(1)}::text, ${$(2)}::date, ${$(3)}::uuid, ${$(4)}::int, ${$(5)}::int)`;
-}
-
-/** The values `allowanceCall` takes, in order. */
-export const allowanceValues = (tenantId: string, email: string, caps: MailCaps, now: Date): unknown[] => [
-  tenantId,
-  email,
-  utcDay(now),
-  newId(),
-  caps.emailsPerRecipientPerDay,
-  caps.emailsPerTenantPerDay,
-];
-
-/** `allowanceCall` with named parameters (`namedQuery`), and their values. */
 export const ALLOWANCE_CALL =
   'take_mail_allowance(:allowanceTenantId::uuid, :allowanceEmail::text, :allowanceDay::date, :allowanceRecipientId::uuid, ' +
   ':emailsPerRecipientPerDay::int, :emailsPerTenantPerDay::int)';

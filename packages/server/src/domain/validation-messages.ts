@@ -29,8 +29,6 @@ export const ruleMessages = {
   ourCursor: 'must be the endCursor of a page of this same list, with the same filters',
 } as const;
 
-export type RuleMessage = keyof typeof ruleMessages;
-
 /** Messages that carry a number or a value from the contract. */
 export const boundMessages = {
   atLeastCharacters: (limit: number) => `must be at least ${limit} characters`,

@@ -1,6 +1,6 @@
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '@works-api/prisma';
-import { plainQuery } from '@works-api/prisma';
+import { namedQuery } from '@works-api/prisma';
 import type { RateLimitBudget } from '../http/rate-limit';
 import type { Logger } from './logger';
 
@@ -243,19 +243,19 @@ function databaseGauges(client: PromClient, registry: Registry, source: Database
 
 /**
  * Each count walks a partial index (webhook_events_unfanned_idx, webhook_deliveries_due_idx) that holds only the
- * queued rows (mail_outbox_due_idx for emails), and stops at QUEUE_COUNT_CAP; the oldest unfanned event is the first entry of that index. So the
- * statement costs O(min(queue, cap)) whatever the size of the history.
+ * queued rows (mail_outbox_due_idx for emails), and stops at QUEUE_COUNT_CAP; the oldest unfanned event is the
+ * first entry of that index. So the statement costs O(min(queue, cap)) whatever the size of the history.
  */
 async function readQueues(db: Db): Promise<Queues> {
-  const [row] = await plainQuery<{ outbox: number; oldest: Date | string | null; due: number; mail: number }>(
+  const [row] = await namedQuery<{ outbox: number; oldest: Date | string | null; due: number; mail: number }>(
     db,
     `SELECT
-       (SELECT count(*) FROM (SELECT 1 FROM webhook_events WHERE fanned_out_at IS NULL LIMIT $1) o)::int AS outbox,
+       (SELECT count(*) FROM (SELECT 1 FROM webhook_events WHERE fanned_out_at IS NULL LIMIT :cap) o)::int AS outbox,
        (SELECT created_at FROM webhook_events WHERE fanned_out_at IS NULL ORDER BY id LIMIT 1) AS oldest,
        (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries
-                              WHERE status = 'pending' AND next_attempt_at <= now() LIMIT $1) d)::int AS due,
-       (SELECT count(*) FROM (SELECT 1 FROM mail_outbox WHERE status = 'queued' LIMIT $1) m)::int AS mail`,
-    [QUEUE_COUNT_CAP],
+                              WHERE status = 'pending' AND next_attempt_at <= now() LIMIT :cap) d)::int AS due,
+       (SELECT count(*) FROM (SELECT 1 FROM mail_outbox WHERE status = 'queued' LIMIT :cap) m)::int AS mail`,
+    { cap: QUEUE_COUNT_CAP },
   );
   return {
     outbox: Number(row?.outbox ?? 0),

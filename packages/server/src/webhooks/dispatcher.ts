@@ -1,7 +1,7 @@
 import type { Db } from '@works-api/prisma';
 import { OutboxLoop } from '../outbox-loop';
 import { onOutboxWrite } from '@works-api/prisma';
-import { plainQuery } from '@works-api/prisma';
+import { namedQuery, type StatementParams } from '@works-api/prisma';
 import type { Lookup } from '../domain/webhooks/addresses';
 import { DISABLE_AFTER_FAILING_MS, retryDelayMs } from '../domain/webhooks/backoff';
 import { firstIdAt, HISTORY_RETENTION_MS } from '../domain/webhooks/events';
@@ -289,13 +289,13 @@ export class Dispatcher {
       const rows = await this.run<Pick<WebhookEvent, 'id'>>(
         `DELETE FROM webhook_events WHERE id IN (
            SELECT event.id FROM webhook_events event
-           WHERE event.id < $1::uuid AND event.fanned_out_at IS NOT NULL
+           WHERE event.id < :before::uuid AND event.fanned_out_at IS NOT NULL
              AND NOT EXISTS (SELECT 1 FROM webhook_deliveries delivery
                              WHERE delivery.event_id = event.id AND delivery.status = 'pending')
-             AND ($3::uuid[] IS NULL OR event.tenant_id = ANY ($3::uuid[]))
-           ORDER BY event.id LIMIT $2)
+             AND (:onlyTenants::uuid[] IS NULL OR event.tenant_id = ANY (:onlyTenants::uuid[]))
+           ORDER BY event.id LIMIT :batch)
          RETURNING id`,
-        [before, CLEANUP_BATCH, this.onlyTenants?.() ?? null],
+        { before, batch: CLEANUP_BATCH, onlyTenants: this.onlyTenants?.() ?? null },
       );
       deleted += rows.length;
       if (rows.length < CLEANUP_BATCH) break;
@@ -304,8 +304,8 @@ export class Dispatcher {
     return deleted;
   }
 
-  private run<Row>(sql: string, values: unknown[]): Promise<Row[]> {
-    return plainQuery<Row>(this.db, sql, values);
+  private run<Row>(sql: string, params: StatementParams): Promise<Row[]> {
+    return namedQuery<Row>(this.db, sql, params);
   }
 
   /**
@@ -321,13 +321,13 @@ export class Dispatcher {
     const [result] = await this.run<{ events: number; deliveries: number }>(
       `WITH batch AS (
          SELECT id, tenant_id, type, ordering_key, endpoint_id FROM webhook_events
-         WHERE fanned_out_at IS NULL ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED),
+         WHERE fanned_out_at IS NULL ORDER BY id LIMIT :batch FOR UPDATE SKIP LOCKED),
        fanned AS (
          INSERT INTO webhook_deliveries (id, endpoint_id, tenant_id, event_id, ordering_key, next_attempt_at,
                                          created_at)
          SELECT (substr(event.id::text, 1, 15) || substr(pair.hash, 1, 3) || '-8' || substr(pair.hash, 4, 3) || '-'
                  || substr(pair.hash, 7, 12))::uuid,
-                endpoint.id, event.tenant_id, event.id, event.ordering_key, $1::timestamptz, $1::timestamptz
+                endpoint.id, event.tenant_id, event.id, event.ordering_key, :now::timestamptz, :now::timestamptz
          FROM batch event JOIN webhook_endpoints endpoint ON endpoint.tenant_id = event.tenant_id
          CROSS JOIN LATERAL (SELECT md5(event.id::text || endpoint.id::text) AS hash) pair
          WHERE CASE WHEN event.endpoint_id IS NOT NULL THEN endpoint.id = event.endpoint_id
@@ -336,9 +336,9 @@ export class Dispatcher {
          ON CONFLICT (endpoint_id, event_id) DO NOTHING
          RETURNING event_id),
        marked AS (
-         UPDATE webhook_events SET fanned_out_at = $1::timestamptz WHERE id IN (SELECT id FROM batch))
+         UPDATE webhook_events SET fanned_out_at = :now::timestamptz WHERE id IN (SELECT id FROM batch))
        SELECT (SELECT count(*) FROM batch)::int AS events, (SELECT count(*) FROM fanned)::int AS deliveries`,
-      [now, FAN_OUT_BATCH],
+      { now, batch: FAN_OUT_BATCH },
     );
     return { events: result?.events ?? 0, deliveries: result?.deliveries ?? 0 };
   }
@@ -363,22 +363,22 @@ export class Dispatcher {
       `WITH RECURSIVE
        after_cursor (tenant_id) AS (
          (SELECT tenant_id FROM webhook_deliveries
-          WHERE status = 'pending' AND tenant_id > $6::uuid AND ($4::uuid[] IS NULL OR tenant_id = ANY ($4::uuid[]))
+          WHERE status = 'pending' AND tenant_id > :tenantCursor::uuid AND (:onlyTenants::uuid[] IS NULL OR tenant_id = ANY (:onlyTenants::uuid[]))
           ORDER BY tenant_id LIMIT 1)
          UNION ALL
          SELECT (SELECT later.tenant_id FROM webhook_deliveries later
                  WHERE later.status = 'pending' AND later.tenant_id > previous.tenant_id
-                   AND ($4::uuid[] IS NULL OR later.tenant_id = ANY ($4::uuid[]))
+                   AND (:onlyTenants::uuid[] IS NULL OR later.tenant_id = ANY (:onlyTenants::uuid[]))
                  ORDER BY later.tenant_id LIMIT 1)
          FROM after_cursor previous WHERE previous.tenant_id IS NOT NULL),
        up_to_cursor (tenant_id) AS (
          (SELECT tenant_id FROM webhook_deliveries
-          WHERE status = 'pending' AND tenant_id <= $6::uuid AND ($4::uuid[] IS NULL OR tenant_id = ANY ($4::uuid[]))
+          WHERE status = 'pending' AND tenant_id <= :tenantCursor::uuid AND (:onlyTenants::uuid[] IS NULL OR tenant_id = ANY (:onlyTenants::uuid[]))
           ORDER BY tenant_id LIMIT 1)
          UNION ALL
          SELECT (SELECT later.tenant_id FROM webhook_deliveries later
-                 WHERE later.status = 'pending' AND later.tenant_id > previous.tenant_id AND later.tenant_id <= $6::uuid
-                   AND ($4::uuid[] IS NULL OR later.tenant_id = ANY ($4::uuid[]))
+                 WHERE later.status = 'pending' AND later.tenant_id > previous.tenant_id AND later.tenant_id <= :tenantCursor::uuid
+                   AND (:onlyTenants::uuid[] IS NULL OR later.tenant_id = ANY (:onlyTenants::uuid[]))
                  ORDER BY later.tenant_id LIMIT 1)
          FROM up_to_cursor previous WHERE previous.tenant_id IS NOT NULL),
        walk AS (
@@ -389,13 +389,13 @@ export class Dispatcher {
          SELECT walk.tenant_id, walk.wrapped, picked.ids
          FROM walk
          CROSS JOIN LATERAL (
-           SELECT $5::int - count(*)::int AS share FROM webhook_deliveries leased
-           WHERE leased.tenant_id = walk.tenant_id AND leased.leased_until > $1::timestamptz) slots
+           SELECT :maxInFlight::int - count(*)::int AS share FROM webhook_deliveries leased
+           WHERE leased.tenant_id = walk.tenant_id AND leased.leased_until > :now::timestamptz) slots
          CROSS JOIN LATERAL (
            -- At most the cap, then the share: a constant LIMIT keeps the planner's estimate (and so the plan, and
            -- PostgreSQL's choice to JIT-compile it) small.
            SELECT (array_agg(candidate.id ORDER BY candidate.next_attempt_at, candidate.event_id, candidate.id))
-                    [1:least(slots.share, $3::int)] AS ids
+                    [1 : least(slots.share, :limit::int)] AS ids
            FROM (
              SELECT delivery.id, delivery.next_attempt_at, delivery.event_id
              FROM webhook_deliveries delivery
@@ -405,7 +405,7 @@ export class Dispatcher {
              CROSS JOIN LATERAL (SELECT endpoint.enabled FROM webhook_endpoints endpoint
                                  WHERE endpoint.id = delivery.endpoint_id OFFSET 0) endpoint
              WHERE slots.share > 0 AND delivery.tenant_id = walk.tenant_id AND delivery.status = 'pending'
-               AND delivery.next_attempt_at <= $1::timestamptz
+               AND delivery.next_attempt_at <= :now::timestamptz
                -- a disabled endpoint still gets its test events
                AND (endpoint.enabled OR (delivery.ordering_key IS NULL AND EXISTS (
                           SELECT 1 FROM webhook_events test
@@ -420,21 +420,21 @@ export class Dispatcher {
                                  WHERE unfanned.fanned_out_at IS NULL AND unfanned.ordering_key = delivery.ordering_key
                                    AND unfanned.id < delivery.event_id)))
              ORDER BY delivery.next_attempt_at, delivery.event_id, delivery.id
-             LIMIT $5::int) candidate) picked
+             LIMIT :maxInFlight::int) candidate) picked
          WHERE cardinality(picked.ids) > 0
-         LIMIT $3::int),
+         LIMIT :limit::int),
        due AS (
          -- by primary key (an IN list here can become a hash join over every due row)
          SELECT delivery.id FROM webhook_deliveries delivery
          WHERE delivery.id = ANY (ARRAY(
                  SELECT chosen.id
                  FROM served CROSS JOIN LATERAL unnest(served.ids) WITH ORDINALITY AS chosen(id, turn)
-                 ORDER BY chosen.turn, served.wrapped, served.tenant_id LIMIT $3::int))
-           AND delivery.status = 'pending' AND delivery.next_attempt_at <= $1::timestamptz
+                 ORDER BY chosen.turn, served.wrapped, served.tenant_id LIMIT :limit::int))
+           AND delivery.status = 'pending' AND delivery.next_attempt_at <= :now::timestamptz
          FOR UPDATE OF delivery SKIP LOCKED)
        UPDATE webhook_deliveries delivery
-       SET attempts = delivery.attempts + 1, last_attempt_at = $1::timestamptz, next_attempt_at = $2::timestamptz,
-           leased_until = $2::timestamptz
+       SET attempts = delivery.attempts + 1, last_attempt_at = :now::timestamptz, next_attempt_at = :leaseEnds::timestamptz,
+           leased_until = :leaseEnds::timestamptz
        FROM due, webhook_events event, webhook_endpoints endpoint
        WHERE delivery.id = due.id AND event.id = delivery.event_id AND endpoint.id = delivery.endpoint_id
        RETURNING delivery.id, delivery.attempts, delivery.endpoint_id AS "endpointId", delivery.tenant_id AS "tenantId",
@@ -442,14 +442,14 @@ export class Dispatcher {
                  endpoint.previous_secret AS "previousSecret",
                  endpoint.previous_secret_expires_at AS "previousSecretExpiresAt",
                  endpoint.failing_since AS "failingSince", delivery.leased_until AS "leasedUntil"`,
-      [
-        now.toISOString(),
-        new Date(now.getTime() + LEASE_MS).toISOString(),
+      {
+        now: now.toISOString(),
+        leaseEnds: new Date(now.getTime() + LEASE_MS).toISOString(),
         limit,
-        this.onlyTenants?.() ?? null,
-        this.options.maxInFlightPerTenant,
-        this.tenantCursor,
-      ],
+        onlyTenants: this.onlyTenants?.() ?? null,
+        maxInFlight: this.options.maxInFlightPerTenant,
+        tenantCursor: this.tenantCursor,
+      },
     );
     this.tenantCursor = lastInWalk(this.tenantCursor, claimed);
     return claimed;
@@ -480,12 +480,12 @@ export class Dispatcher {
              leased_until = NULL, last_status_code = attempt.status_code, last_duration_ms = attempt.duration_ms,
              last_error = attempt.error, last_response_excerpt = attempt.excerpt,
              delivered_at = coalesce(attempt.delivered_at, delivery.delivered_at)
-         FROM jsonb_to_recordset($1::jsonb) AS attempt(id uuid, status text, next_attempt_at timestamptz,
+         FROM jsonb_to_recordset(:attempts::jsonb) AS attempt(id uuid, status text, next_attempt_at timestamptz,
                                                         status_code int, duration_ms int, error text, excerpt text,
                                                         delivered_at timestamptz)
          -- the ids as an array too, so the planner knows how many (see recordEndpointHealth)
-         WHERE delivery.id = attempt.id AND delivery.id = ANY ($2::uuid[])`,
-        [JSON.stringify(rows), rows.map((row) => row.id)],
+         WHERE delivery.id = attempt.id AND delivery.id = ANY (:ids::uuid[])`,
+        { attempts: JSON.stringify(rows), ids: rows.map((row) => row.id) },
       );
       if (this.metrics) {
         for (const [index, { outcome }] of batch.entries())
@@ -542,15 +542,19 @@ export class Dispatcher {
       `UPDATE webhook_endpoints endpoint
        SET failing_since = CASE WHEN change.ok THEN NULL ELSE coalesce(endpoint.failing_since, change.at) END,
            enabled = endpoint.enabled
-                     AND (change.ok OR coalesce(endpoint.failing_since, change.at) > change.at - $2::interval),
+                     AND (change.ok OR coalesce(endpoint.failing_since, change.at) > change.at - :disableAfter::interval),
            disabled_reason = CASE WHEN endpoint.enabled AND NOT change.ok
-                                       AND coalesce(endpoint.failing_since, change.at) <= change.at - $2::interval
+                                       AND coalesce(endpoint.failing_since, change.at) <= change.at - :disableAfter::interval
                                   THEN 'failing' ELSE endpoint.disabled_reason END
-       FROM jsonb_to_recordset($1::jsonb) AS change(id uuid, ok boolean, at timestamptz)
+       FROM jsonb_to_recordset(:changes::jsonb) AS change(id uuid, ok boolean, at timestamptz)
        -- the id list as an array too: its length is known to the planner (a record set is guessed at 100 rows,
        -- which makes a sequential scan of every endpoint look cheaper than the lookups)
-       WHERE endpoint.id = change.id AND endpoint.id = ANY ($3::uuid[])`,
-      [JSON.stringify(changes), `${DISABLE_AFTER_FAILING_MS / 1000} seconds`, changes.map((change) => change.id)],
+       WHERE endpoint.id = change.id AND endpoint.id = ANY (:ids::uuid[])`,
+      {
+        changes: JSON.stringify(changes),
+        disableAfter: `${DISABLE_AFTER_FAILING_MS / 1000} seconds`,
+        ids: changes.map((change) => change.id),
+      },
     );
   }
 }

@@ -3,7 +3,7 @@ import { countApiKeysOf } from '@works-api/prisma';
 import type { ApiKey, User } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
 import { type KeyOutcome } from '@works-api/prisma';
-import { plainQuery } from '@works-api/prisma';
+import { namedQuery } from '@works-api/prisma';
 import type { Actor } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { apiKeyLimitReached, createWithinCap } from '../limits';
@@ -40,12 +40,12 @@ export async function authenticate(db: Db, presented: string | undefined, now = 
   if (presented === undefined || prefix === undefined) throw unauthenticated('A valid API key is required.');
   // Every request runs this: a plain statement (see prisma/src/plain-statement.ts). The owner's fields come along, so that
   // what the caller creates can be answered without reading the user back.
-  const [key] = await plainQuery<KeyForAuth>(
+  const [key] = await namedQuery<KeyForAuth>(
     db,
     `SELECT k.id, k.user_id AS "userId", k.secret_hash AS "secretHash", k.revoked_at AS "revokedAt",
             k.last_used_at AS "lastUsedAt", u.email, u.first_name AS "firstName", u.last_name AS "lastName"
-     FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.prefix = $1`,
-    [prefix],
+     FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.prefix = :prefix`,
+    { prefix },
   );
   if (!key || !keyMatches(presented, key.secretHash)) throw unauthenticated('This API key is not valid.');
   if (key.revokedAt) throw unauthenticated('This API key has been revoked.');
@@ -83,7 +83,7 @@ export async function createApiKey(
     {
       lock: { table: 'users', id: actor.userId },
       // Served by the partial index api_keys_active_user_id_idx: revoked keys are never read.
-      counted: 'FROM api_keys WHERE user_id = $1::uuid AND revoked_at IS NULL',
+      counted: 'FROM api_keys WHERE user_id = :ownerId::uuid AND revoked_at IS NULL',
       cap: maxActiveKeys,
       refusal: apiKeyLimitReached,
     },

@@ -1,4 +1,5 @@
 import type { Db } from '@works-api/prisma';
+import { namedQuery } from '@works-api/prisma';
 import type { Prisma } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
 import { signalOutboxWrite } from '@works-api/prisma';
@@ -6,7 +7,7 @@ import { MAIL_COLUMNS } from '../mail-outbox';
 import { type Actor, authorize, type Role } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { invitationLimitReached } from '../limits';
-import { allowanceCall, allowanceValues, type MailCaps } from '../mail-caps';
+import { ALLOWANCE_CALL, allowanceParams, type MailCaps } from '../mail-caps';
 import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import type { Schemas } from '../schemas';
 import { getTenant } from '../tenants/tenants';
@@ -85,18 +86,17 @@ export async function createInvitation(
     include: withInviterAndTenant,
   });
   // In the transaction: the email is counted and sent only if the invitation commits.
-  const [allowance] = await tx.$queryRawUnsafe<Array<{ stopped: boolean }>>(
-    `SELECT ${allowanceCall(1)} AS stopped`,
-    ...allowanceValues(tenantId, input.email, caps, now),
+  const [allowance] = await namedQuery<{ stopped: boolean }>(
+    tx,
+    `SELECT ${ALLOWANCE_CALL} AS stopped`,
+    allowanceParams(tenantId, input.email, caps, now),
   );
   if (allowance?.stopped) return presentInvitation(row);
-  await tx.$executeRawUnsafe(
+  await namedQuery(
+    tx,
     `INSERT INTO mail_outbox (${MAIL_COLUMNS})
-     VALUES ($1::uuid, 'invitation', $2::uuid, NULL, $3::uuid, $4::timestamptz, $4::timestamptz)`,
-    newId(),
-    tenantId,
-    row.id,
-    now.toISOString(),
+     VALUES (:mailId::uuid, 'invitation', :tenantId::uuid, NULL, :invitationId::uuid, :now::timestamptz, :now::timestamptz)`,
+    { mailId: newId(), tenantId, invitationId: row.id, now: now.toISOString() },
   );
   return presentInvitation(row);
 }

@@ -129,7 +129,7 @@ export async function createWebhookEndpoint(
     db,
     {
       lock: { table: 'tenants', id: tenantId },
-      counted: 'FROM webhook_endpoints WHERE tenant_id = $1::uuid',
+      counted: 'FROM webhook_endpoints WHERE tenant_id = :ownerId::uuid',
       cap,
       refusal: webhookEndpointLimitReached,
     },

@@ -1,7 +1,7 @@
 import type { Db } from '@works-api/prisma';
 import { OutboxLoop } from '../outbox-loop';
 import { newId } from '@works-api/prisma';
-import { plainQuery } from '@works-api/prisma';
+import { namedQuery, type StatementParams } from '@works-api/prisma';
 import type { MailMessage } from '@works-api/prisma/client';
 import { secretBoxOf } from '@works-api/prisma';
 import { DEFAULT_LIMITS } from '../domain/limits';
@@ -130,8 +130,8 @@ export class MailSender {
     return claimed.length === free;
   }
 
-  private run<Row>(sql: string, values: unknown[]): Promise<Row[]> {
-    return plainQuery<Row>(this.options.db, sql, values);
+  private run<Row>(sql: string, params: StatementParams): Promise<Row[]> {
+    return namedQuery<Row>(this.options.db, sql, params);
   }
 
   /**
@@ -147,18 +147,24 @@ export class MailSender {
       `WITH due AS (
          SELECT id FROM requests
          WHERE status = 'pending' AND reminded_at IS NULL AND due_at IS NOT NULL
-           AND due_at > $1::timestamptz AND due_at <= $1::timestamptz + $2::interval
-           AND created_at < due_at - $2::interval
-           AND ($5::uuid[] IS NULL OR work_id IN (SELECT id FROM works WHERE tenant_id = ANY ($5::uuid[])))
-         ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED),
+           AND due_at > :now::timestamptz AND due_at <= :now::timestamptz + :before::interval
+           AND created_at < due_at - :before::interval
+           AND (:onlyTenants::uuid[] IS NULL OR work_id IN (SELECT id FROM works WHERE tenant_id = ANY (:onlyTenants::uuid[])))
+         ORDER BY due_at LIMIT :batch FOR UPDATE SKIP LOCKED),
        marked AS (
-         UPDATE requests r SET reminded_at = $1::timestamptz FROM due WHERE r.id = due.id RETURNING r.id, r.work_id),
+         UPDATE requests r SET reminded_at = :now::timestamptz FROM due WHERE r.id = due.id RETURNING r.id, r.work_id),
        numbered AS (SELECT id, work_id, row_number() OVER () AS n FROM marked)
        INSERT INTO mail_outbox (${MAIL_COLUMNS})
-       SELECT ($4::uuid[])[n], 'reminder', w.tenant_id, numbered.id, NULL, $1::timestamptz, $1::timestamptz
+       SELECT (:mailIds::uuid[])[n], 'reminder', w.tenant_id, numbered.id, NULL, :now::timestamptz, :now::timestamptz
        FROM numbered JOIN works w ON w.id = numbered.work_id
        RETURNING id`,
-      [now.toISOString(), before, REMINDER_BATCH, ids, this.options.onlyTenants?.() ?? null],
+      {
+        now: now.toISOString(),
+        before,
+        batch: REMINDER_BATCH,
+        mailIds: ids,
+        onlyTenants: this.options.onlyTenants?.() ?? null,
+      },
     );
     if (rows.length > 0) this.options.logger.info({ reminders: rows.length }, 'mail: reminders queued');
     return rows.length;
@@ -170,19 +176,19 @@ export class MailSender {
     const leaseEndsAt = Date.now() + LEASE_MS;
     const claimed = await this.run<Omit<Claimed, 'leaseEndsAt'>>(
       `WITH due AS (
-         SELECT id FROM mail_outbox WHERE status = 'queued' AND next_attempt_at <= $1::timestamptz
-           AND ($4::uuid[] IS NULL OR tenant_id = ANY ($4::uuid[]))
-         ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-       UPDATE mail_outbox m SET attempts = m.attempts + 1, next_attempt_at = $2::timestamptz
+         SELECT id FROM mail_outbox WHERE status = 'queued' AND next_attempt_at <= :now::timestamptz
+           AND (:onlyTenants::uuid[] IS NULL OR tenant_id = ANY (:onlyTenants::uuid[]))
+         ORDER BY next_attempt_at LIMIT :limit FOR UPDATE SKIP LOCKED)
+       UPDATE mail_outbox m SET attempts = m.attempts + 1, next_attempt_at = :leaseEnds::timestamptz
        FROM due WHERE m.id = due.id
        RETURNING m.id, m.kind, m.tenant_id AS "tenantId", m.request_id AS "requestId",
                  m.invitation_id AS "invitationId", m."to", m.subject, m.text, m.html, m.attempts`,
-      [
-        now.toISOString(),
-        new Date(now.getTime() + LEASE_MS).toISOString(),
+      {
+        now: now.toISOString(),
+        leaseEnds: new Date(now.getTime() + LEASE_MS).toISOString(),
         limit,
-        this.options.onlyTenants?.() ?? null,
-      ],
+        onlyTenants: this.options.onlyTenants?.() ?? null,
+      },
     );
     return claimed.map((mail) => ({ ...mail, leaseEndsAt }));
   }
@@ -233,13 +239,13 @@ export class MailSender {
   private async recipientOf(tenantId: string, email: string): Promise<{ stopLink: string; stopped: boolean }> {
     const [row] = await this.run<{ id: string; stopped: boolean }>(
       `WITH made AS (
-         INSERT INTO mail_recipients (tenant_id, email, id, day, sent) VALUES ($1::uuid, $2, $3::uuid, $4::date, 0)
+         INSERT INTO mail_recipients (tenant_id, email, id, day, sent) VALUES (:tenantId::uuid, :email, :recipientId::uuid, :day::date, 0)
          ON CONFLICT (tenant_id, email) DO NOTHING RETURNING id, stopped_at)
        SELECT id, stopped_at IS NOT NULL AS stopped FROM made
        UNION ALL
-       SELECT id, stopped_at IS NOT NULL FROM mail_recipients WHERE tenant_id = $1::uuid AND email = $2
+       SELECT id, stopped_at IS NOT NULL FROM mail_recipients WHERE tenant_id = :tenantId::uuid AND email = :email
        LIMIT 1`,
-      [tenantId, email, newId(), utcDay(this.options.clock())],
+      { tenantId, email, recipientId: newId(), day: utcDay(this.options.clock()) },
     );
     if (!row) throw new Error('the recipient row was written by a concurrent sender: try again after the lease');
     const token = stopLinkToken(secretBoxOf(this.options.db), row.id);
@@ -266,10 +272,10 @@ export class MailSender {
     const madeAt = this.options.clock();
     const stored = await this.run<{ generation: number }>(
       `INSERT INTO answer_links (token_hash, request_id, generation, created_at, dev_mailbox)
-       SELECT $1, r.id, r.link_generation, $3::timestamptz, $4 FROM requests r
-       WHERE r.id = $2::uuid AND r.status = 'pending'
+       SELECT :tokenHash, r.id, r.link_generation, :madeAt::timestamptz, :devMailbox FROM requests r
+       WHERE r.id = :requestId::uuid AND r.status = 'pending'
        RETURNING generation`,
-      [tokenHash, request.id, madeAt.toISOString(), this.options.transport.keepsLinks],
+      { tokenHash, requestId: request.id, madeAt: madeAt.toISOString(), devMailbox: this.options.transport.keepsLinks },
     );
     if (stored.length === 0) return null;
     const origin = {
@@ -327,8 +333,8 @@ export class MailSender {
     else {
       const at = this.options.clock();
       await this.run(
-        `UPDATE mail_outbox SET next_attempt_at = $2::timestamptz, last_error = $3 WHERE id = $1::uuid AND status = 'queued'`,
-        [mail.id, new Date(at.getTime() + delay).toISOString(), outcome.error],
+        `UPDATE mail_outbox SET next_attempt_at = :nextAttemptAt::timestamptz, last_error = :error WHERE id = :mailId::uuid AND status = 'queued'`,
+        { mailId: mail.id, nextAttemptAt: new Date(at.getTime() + delay).toISOString(), error: outcome.error },
       );
       this.options.onAttempt?.('retry');
     }
@@ -351,17 +357,17 @@ export class MailSender {
     const at = this.options.clock().toISOString();
     await this.run(
       `WITH finished AS (
-         UPDATE mail_outbox SET status = $2::mail_status, next_attempt_at = NULL, last_error = $4,
-                sent_at = CASE WHEN $2 = 'sent' THEN $3::timestamptz END
-         WHERE id = $1::uuid AND status = 'queued'
+         UPDATE mail_outbox SET status = :status::mail_status, next_attempt_at = NULL, last_error = :error,
+                sent_at = CASE WHEN :status = 'sent' THEN :at::timestamptz END
+         WHERE id = :mailId::uuid AND status = 'queued'
          RETURNING request_id)
        UPDATE requests r
-       SET email_status = $2::mail_status,
-           email_sent_at = CASE WHEN $2 = 'sent' THEN $3::timestamptz ELSE r.email_sent_at END,
-           email_failure = $4,
-           emails_stopped = r.emails_stopped OR $5
+       SET email_status = :status::mail_status,
+           email_sent_at = CASE WHEN :status = 'sent' THEN :at::timestamptz ELSE r.email_sent_at END,
+           email_failure = :error,
+           emails_stopped = r.emails_stopped OR :emailsStopped
        FROM finished WHERE r.id = finished.request_id`,
-      [mail.id, status, at, error ?? null, emailsStopped],
+      { mailId: mail.id, status, at, error: error ?? null, emailsStopped },
     );
     this.options.onAttempt?.(status);
   }

@@ -1,5 +1,5 @@
 import type { Db } from '@works-api/prisma';
-import { plainQuery } from '@works-api/prisma';
+import { namedQuery } from '@works-api/prisma';
 import type { AnswerLink, Request, Work } from '@works-api/prisma/client';
 import { notFound, ProblemError } from '../errors';
 import { DEFAULT_LIMITS } from '../limits';
@@ -38,13 +38,13 @@ type ResolvedLink = RequestRef & { devMailbox: boolean };
  */
 async function resolveLink(db: Db, token: string, ttlMs: number): Promise<ResolvedLink> {
   if (!isAnswerToken(token)) throw linkGone();
-  const [link] = await plainQuery<LinkRow>(
+  const [link] = await namedQuery<LinkRow>(
     db,
     `SELECT l.token_hash AS "tokenHash", l.dev_mailbox AS "devMailbox", l.created_at AS "createdAt",
             r.id AS "requestId", r.work_id AS "workId", w.tenant_id AS "tenantId"
      FROM answer_links l JOIN requests r ON r.id = l.request_id JOIN works w ON w.id = r.work_id
-     WHERE l.token_hash = $1 AND l.generation = r.link_generation AND r.status <> 'cancelled'`,
-    [hashAnswerToken(token)],
+     WHERE l.token_hash = :tokenHash AND l.generation = r.link_generation AND r.status <> 'cancelled'`,
+    { tokenHash: hashAnswerToken(token) },
   );
   if (!link || !answerTokenMatches(token, link.tokenHash)) throw linkGone();
   if (new Date(link.createdAt).getTime() + ttlMs <= Date.now()) throw new LinkExpired();

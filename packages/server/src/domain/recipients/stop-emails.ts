@@ -1,5 +1,5 @@
 import type { Db } from '@works-api/prisma';
-import { plainQuery } from '@works-api/prisma';
+import { namedQuery } from '@works-api/prisma';
 import { secretBoxOf } from '@works-api/prisma';
 import { notFound } from '../errors';
 import { recipientOfStopLink } from './stop-links';
@@ -22,11 +22,11 @@ const linkUnknown = () => notFound('address for this link');
 export async function emailsFromTenant(db: Db, token: string): Promise<EmailsFromTenant> {
   const id = recipientOfStopLink(secretBoxOf(db), token);
   if (id === null) throw linkUnknown();
-  const [row] = await plainQuery<EmailsFromTenant>(
+  const [row] = await namedQuery<EmailsFromTenant>(
     db,
     `SELECT t.name AS "tenantName", r.email, r.stopped_at IS NOT NULL AS stopped
-     FROM mail_recipients r JOIN tenants t ON t.id = r.tenant_id WHERE r.id = $1::uuid`,
-    [id],
+     FROM mail_recipients r JOIN tenants t ON t.id = r.tenant_id WHERE r.id = :recipientId::uuid`,
+    { recipientId: id },
   );
   if (!row) throw linkUnknown();
   return row;
@@ -36,12 +36,12 @@ export async function emailsFromTenant(db: Db, token: string): Promise<EmailsFro
 export async function setEmailsStopped(db: Db, token: string, stopped: boolean): Promise<EmailsFromTenant> {
   const id = recipientOfStopLink(secretBoxOf(db), token);
   if (id === null) throw linkUnknown();
-  const [row] = await plainQuery<EmailsFromTenant>(
+  const [row] = await namedQuery<EmailsFromTenant>(
     db,
-    `UPDATE mail_recipients r SET stopped_at = CASE WHEN $2 THEN coalesce(r.stopped_at, now()) END
-     FROM tenants t WHERE r.id = $1::uuid AND t.id = r.tenant_id
+    `UPDATE mail_recipients r SET stopped_at = CASE WHEN :stopped THEN coalesce(r.stopped_at, now()) END
+     FROM tenants t WHERE r.id = :recipientId::uuid AND t.id = r.tenant_id
      RETURNING t.name AS "tenantName", r.email, r.stopped_at IS NOT NULL AS stopped`,
-    [id, stopped],
+    { recipientId: id, stopped },
   );
   if (!row) throw linkUnknown();
   return row;

@@ -2,7 +2,7 @@
 // of what is generated from it) in one known way and checks that the gate catches it, and that the real files
 // pass. Run with `node --test` (`pnpm --filter @works-api/openapi test`).
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -251,7 +251,9 @@ describe('code samples (generate-code-samples --check)', async () => {
   });
 });
 
-describe('breaking-change check (redocly diff against the previous commit)', () => {
+// Each check is a few seconds of CPU in a child process (two YAML parses and a redocly diff of the whole spec): run
+// them side by side, as the other cores are idle meanwhile (turbo runs one package's tests at a time).
+describe('breaking-change check (redocly diff against the previous commit)', { concurrency: true }, () => {
   const script = path.join(openapiDir, 'scripts', 'check-breaking.mjs');
 
   /** A scratch git repository whose history holds the given versions of openapi/api.yaml, one commit each. */
@@ -270,14 +272,16 @@ describe('breaking-change check (redocly diff against the previous commit)', () 
     });
     return { dir, git };
   }
-  const check = (dir) => {
-    const result = spawnSync(process.execPath, [script], {
-      cwd: dir,
-      encoding: 'utf8',
-      env: { ...env, API_BASE_REF: '' },
-    });
-    return { status: result.status, output: result.stdout + result.stderr };
-  };
+  /** The check run in `dir`: its exit status and output (asynchronously, so that the tests below run side by side). */
+  const check = (dir) =>
+    new Promise((resolve) =>
+      execFile(
+        process.execPath,
+        [script],
+        { cwd: dir, encoding: 'utf8', env: { ...env, API_BASE_REF: '' } },
+        (error, stdout, stderr) => resolve({ status: error ? error.code : 0, output: stdout + stderr }),
+      ),
+    );
   const removeMe = (text) => text.slice(0, text.indexOf('  /me:\n')) + text.slice(text.indexOf('  /api-keys:\n'));
   const addOptionalField = (text) =>
     mutate(
@@ -286,33 +290,33 @@ describe('breaking-change check (redocly diff against the previous commit)', () 
       "      properties:\n        name:\n          $ref: '#/components/schemas/Name'\n        note:\n          $ref: '#/components/schemas/LongText'\n      example:\n        name: Acme Research\n",
     );
 
-  it('passes on a first commit (nothing to compare)', () => {
+  it('passes on a first commit (nothing to compare)', async () => {
     const { dir } = repoWith(specText);
-    const { status, output } = check(dir);
+    const { status, output } = await check(dir);
     assert.equal(status, 0, output);
     assert.match(output, /nothing can break yet/);
   });
-  it('passes an additive change', () => {
+  it('passes an additive change', async () => {
     const { dir } = repoWith(specText, addOptionalField(specText));
-    const { status, output } = check(dir);
+    const { status, output } = await check(dir);
     assert.equal(status, 0, output);
   });
-  it('fails when an operation is removed', () => {
+  it('fails when an operation is removed', async () => {
     const { dir } = repoWith(specText, removeMe(specText));
-    const { status, output } = check(dir);
+    const { status, output } = await check(dir);
     assert.equal(status, 1, output);
     assert.match(output, /Path `\/me` was removed/);
   });
-  it('fails when a request body gains a required property', () => {
+  it('fails when a request body gains a required property', async () => {
     const { dir } = repoWith(
       specText,
       mutate(specText, 'required: [title, recipient]', 'required: [title, recipient, dueAt]'),
     );
-    const { status, output } = check(dir);
+    const { status, output } = await check(dir);
     assert.equal(status, 1, output);
     assert.match(output, /became required: `dueAt`/);
   });
-  it('sees through the composition of problem types: a new code in a response is breaking, a removed one is not', () => {
+  it('sees through the composition of problem types: a new code in a response is breaking, a removed one is not', async () => {
     // TransitionConflict's two codes (ResendConflict starts with the same two, then has a third).
     const transition =
       "              - $ref: '#/components/schemas/InvalidTransitionProblem'\n              - $ref: '#/components/schemas/WorkDiscardedProblem'\n";
@@ -323,22 +327,22 @@ describe('breaking-change check (redocly diff against the previous commit)', () 
         `${transition}              - $ref: '#/components/schemas/LastOwnerProblem'\n          example:\n`,
       );
     const added = repoWith(specText, addCode(specText));
-    const { status, output } = check(added.dir);
+    const { status, output } = await check(added.dir);
     assert.equal(status, 1, output);
     assert.match(output, /last_owner/);
     const removed = repoWith(addCode(specText), specText);
-    assert.equal(check(removed.dir).status, 0);
+    assert.equal((await check(removed.dir)).status, 0);
   });
-  it('fails when a problem type stops requiring a property', () => {
+  it('fails when a problem type stops requiring a property', async () => {
     const { dir } = repoWith(
       specText,
       mutate(specText, 'required: [code, status, requestId]', 'required: [code, status]'),
     );
-    const { status, output } = check(dir);
+    const { status, output } = await check(dir);
     assert.equal(status, 1, output);
     assert.match(output, /requestId/);
   });
-  it('passes a response schema that opens to new properties, and still fails a tighter request body', () => {
+  it('passes a response schema that opens to new properties, and still fails a tighter request body', async () => {
     const opened = repoWith(
       mutate(
         specText,
@@ -347,7 +351,7 @@ describe('breaking-change check (redocly diff against the previous commit)', () 
       ),
       specText,
     );
-    const result = check(opened.dir);
+    const result = await check(opened.dir);
     assert.equal(result.status, 0, result.output);
     assert.match(result.output, /`additionalProperties: false` removed: clients ignore properties they do not know/);
     const closedInput = repoWith(
@@ -358,18 +362,20 @@ describe('breaking-change check (redocly diff against the previous commit)', () 
         '    ConfirmRequestBody:\n      type: object\n      additionalProperties: false\n      maxProperties: 0\n',
       ),
     );
-    assert.equal(check(closedInput.dir).status, 1);
+    assert.equal((await check(closedInput.dir)).status, 1);
   });
-  it('passes a pattern written another way that accepts the same strings, and fails one that accepts fewer', () => {
+  it('passes a pattern written another way that accepts the same strings, and fails one that accepts fewer', async () => {
     const current = "        pattern: '^[\\x21-\\x7E]*$'\n";
     const withNot = mutate(specText, current, "        not:\n          pattern: '[^\\x21-\\x7E]'\n");
-    const rewritten = check(repoWith(withNot, specText).dir);
+    const rewritten = await check(repoWith(withNot, specText).dir);
     assert.equal(rewritten.status, 0, rewritten.output);
     assert.match(rewritten.output, /a pattern written another way that accepts the same strings/);
-    const tighter = check(repoWith(withNot, mutate(specText, current, "        pattern: '^[\\x21-\\x7D]*$'\n")).dir);
+    const tighter = await check(
+      repoWith(withNot, mutate(specText, current, "        pattern: '^[\\x21-\\x7D]*$'\n")).dir,
+    );
     assert.equal(tighter.status, 1, tighter.output);
   });
-  it('compares with the last release tag when there is one, and says so', () => {
+  it('compares with the last release tag when there is one, and says so', async () => {
     const { dir, git } = repoWith(specText);
     git('tag', 'v1.0.0');
     writeFileSync(path.join(dir, 'openapi', 'api.yaml'), removeMe(specText));
@@ -377,26 +383,26 @@ describe('breaking-change check (redocly diff against the previous commit)', () 
     writeFileSync(path.join(dir, 'openapi', 'api.yaml'), addOptionalField(removeMe(specText)));
     git('commit', '--quiet', '-am', 'an addition after it');
     // Against the previous commit this is additive; against the release it still removes /me.
-    const { status, output } = check(dir);
+    const { status, output } = await check(dir);
     assert.equal(status, 1, output);
     assert.match(output, /comparing openapi\/api\.yaml with v1\.0\.0 \(the last release tag\)/);
     assert.match(output, /Path `\/me` was removed/);
   });
-  it('falls back to the previous commit without a release tag, and says so', () => {
+  it('falls back to the previous commit without a release tag, and says so', async () => {
     const { dir } = repoWith(specText, addOptionalField(specText));
-    assert.match(check(dir).output, /with HEAD~1 \(no release tag \(v\*\) yet: the previous commit\)/);
+    assert.match((await check(dir)).output, /with HEAD~1 \(no release tag \(v\*\) yet: the previous commit\)/);
   });
-  it('passes a breaking change once BREAKING_CHANGES_ACCEPTED gains a line in the same change', () => {
+  it('passes a breaking change once BREAKING_CHANGES_ACCEPTED gains a line in the same change', async () => {
     const { dir, git } = repoWith(specText, removeMe(specText));
     const accepted = path.join(dir, 'openapi', 'BREAKING_CHANGES_ACCEPTED');
     writeFileSync(accepted, `${readFileSync(accepted, 'utf8')}\n# a comment alone does not count\n`);
-    assert.equal(check(dir).status, 1, 'a comment is no acceptance');
+    assert.equal((await check(dir)).status, 1, 'a comment is no acceptance');
     writeFileSync(
       accepted,
       `${readFileSync(accepted, 'utf8')}2026-11-23 GET /me removed: replaced by GET /users/me.\n`,
     );
     git('commit', '--quiet', '--amend', '-a', '--no-edit');
-    const { status, output } = check(dir);
+    const { status, output } = await check(dir);
     assert.equal(status, 0, output);
     assert.match(output, /accepted as intentional/);
   });

@@ -50,7 +50,6 @@ module.exports = {
       roots: ['<rootDir>/test'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       setupFiles: ['<rootDir>/test/support/setup-worker-database.ts'],
-      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
   ],
 };

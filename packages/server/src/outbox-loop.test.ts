@@ -1,40 +1,49 @@
 import { OutboxLoop } from './outbox-loop';
 
-const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** Waits until `check` holds (a loaded machine may take a while), failing after 5 s. */
-async function until(check: () => boolean): Promise<void> {
-  for (const started = Date.now(); !check(); await tick(5)) {
-    if (Date.now() - started > 5000) throw new Error(`still not true: ${check.toString()}`);
-  }
-}
+// The loop's sleeps, nudge delays, stop timeouts and Date.now run on Jest's fake clock: each test moves time itself,
+// so "not yet" and "at once" are exact (a minute's poll interval is a minute, not "still asleep after 20 ms") on any
+// machine, however loaded, and no test waits real time.
+beforeEach(() => jest.useFakeTimers());
+afterEach(() => jest.useRealTimers());
+
+/** Moves the clock by `ms`, running what falls due and every promise that settles meanwhile. */
+const advance = (ms: number) => jest.advanceTimersByTimeAsync(ms);
+/** Lets what is ready now run, without moving the clock. */
+const settle = () => advance(0);
 
 function loopWith(
   round: (loop: OutboxLoop) => Promise<boolean>,
   options: { nudgeDelayMs?: number; pollIntervalMs?: number } = {},
 ) {
-  const errors: unknown[] = [];
+  const errors: Array<{ error: unknown; rounds: number; forMs: number }> = [];
   const resumed: Array<{ rounds: number; forMs: number }> = [];
   const loop: OutboxLoop = new OutboxLoop({
     pollIntervalMs: 60_000,
     maxInFlight: 2,
     ...options,
     round: () => round(loop),
-    onRoundError: (error) => errors.push(error),
+    onRoundError: (error, failing) => errors.push({ error, ...failing }),
     onResumed: (failed) => resumed.push(failed),
   });
   return { loop, errors, resumed };
 }
 
 describe('OutboxLoop', () => {
-  it('runs a round, sleeps until nudged, and runs again at once after a busy round', async () => {
+  it('runs a round, sleeps until nudged or the poll interval is over, and runs again at once after a busy round', async () => {
     let rounds = 0;
     const { loop } = loopWith(async () => ++rounds < 3); // busy twice, then idle
     loop.start();
-    await until(() => rounds === 3);
-    await tick(20);
+    await settle();
+    expect(rounds).toBe(3); // no sleep after a busy round
+    await advance(59_999);
     expect(rounds).toBe(3); // asleep: the poll interval is a minute
     loop.nudge();
-    await until(() => rounds === 4);
+    await settle();
+    expect(rounds).toBe(4); // a nudge wakes it at once
+    await advance(59_999);
+    expect(rounds).toBe(4);
+    await advance(1);
+    expect(rounds).toBe(5); // and so does the end of the poll interval
     expect(await loop.stop(1000)).toBe(true);
   });
 
@@ -42,11 +51,14 @@ describe('OutboxLoop', () => {
     let rounds = 0;
     const { loop } = loopWith(async () => (rounds++, false), { nudgeDelayMs: 30 });
     loop.start();
-    await until(() => rounds === 1);
-    await tick(5); // into its sleep
+    await settle();
+    expect(rounds).toBe(1); // and now asleep
     for (let i = 0; i < 5; i++) loop.nudge();
-    await until(() => rounds === 2);
-    await tick(60);
+    await advance(29);
+    expect(rounds).toBe(1); // the delay
+    await advance(1);
+    expect(rounds).toBe(2); // one round for the burst
+    await advance(59_999);
     expect(rounds).toBe(2);
     await loop.stop(1000);
   });
@@ -61,16 +73,20 @@ describe('OutboxLoop', () => {
       return false;
     });
     loop.start();
-    await until(() => free.length === 1);
+    await settle();
+    expect(free).toEqual([2]);
     expect(loop.free).toBe(1);
     release();
-    await until(() => free.length === 2);
+    await settle();
     expect(free).toEqual([2, 2]); // the work ended: a nudge, and room again
     const pending = new Promise<void>(() => undefined);
     loop.track(pending);
     expect(loop.free).toBe(1);
-    expect(await loop.stop(30)).toBe(false); // what never ends is reported, not waited for forever
+    const stopped = loop.stop(30);
+    await advance(29);
     expect(loop.stopped).toBe(true);
+    await advance(1);
+    expect(await stopped).toBe(false); // what never ends is reported after the timeout, not waited for forever
   });
 
   it('reports a failed round and keeps going', async () => {
@@ -81,29 +97,38 @@ describe('OutboxLoop', () => {
       return false;
     });
     loop.start();
-    await until(() => errors.length === 1);
+    await settle();
+    expect(errors).toEqual([{ error: new Error('database away'), rounds: 1, forMs: 0 }]);
     loop.nudge();
-    await until(() => rounds === 2);
-    expect(errors).toEqual([new Error('database away')]);
+    await settle();
+    expect(rounds).toBe(2);
     await loop.stop(1000);
   });
 
-  it('reports a run of failed rounds once, polls on through it, and says when it resumed', async () => {
-    // A failover: the database refuses five rounds in a row, then answers again.
+  it('reports a run of failed rounds once a minute, polls on through it, and says when it resumed', async () => {
+    // A failover: the database refuses every round for two and a half minutes, then answers again.
     let rounds = 0;
     const { loop, errors, resumed } = loopWith(
       async () => {
         rounds++;
-        if (rounds <= 5) throw new Error(`database away (${rounds})`);
+        if (Date.now() - started < 150_000) throw new Error(`database away (${rounds})`);
         return false;
       },
-      { pollIntervalMs: 5 },
+      { pollIntervalMs: 10_000 },
     );
+    const started = Date.now();
     loop.start();
-    await until(() => resumed.length === 1);
-    expect(rounds).toBe(6);
-    expect(errors).toEqual([new Error('database away (1)')]);
-    expect(resumed).toEqual([{ rounds: 5, forMs: expect.any(Number) }]);
+    await advance(149_999);
+    expect(rounds).toBe(15); // one every poll interval: at 0, 10 s, …, 140 s
+    expect(resumed).toEqual([]);
+    expect(errors).toEqual([
+      { error: new Error('database away (1)'), rounds: 1, forMs: 0 },
+      { error: new Error('database away (7)'), rounds: 7, forMs: 60_000 },
+      { error: new Error('database away (13)'), rounds: 13, forMs: 120_000 },
+    ]);
+    await advance(1);
+    expect(rounds).toBe(16); // at 150 s, the first that succeeds
+    expect(resumed).toEqual([{ rounds: 15, forMs: 150_000 }]);
     await loop.stop(1000);
   });
 });

@@ -1,9 +1,21 @@
-import { writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { Config } from 'jest';
-import { applyMigrations, PGLITE_EXTENSIONS, pgliteSession, withPgSession } from '@works-api/prisma';
+import { applyMigrations, PGLITE_EXTENSIONS, pgliteSession, readMigrations, withPgSession } from '@works-api/prisma';
 import { perWorkerDatabases, workerDatabaseUrl } from './worker-database';
 
 /**
@@ -30,11 +42,39 @@ export default async function globalSetup(globalConfig: { maxWorkers: number } &
     await withPgSession(url, (session) => applyMigrations(session));
     return;
   }
+  process.env.WORKS_API_PGLITE_TEMPLATE = await pgliteTemplate();
+}
+
+/**
+ * The migrated PGlite, dumped: made once for what makes it (the migrations, the migrator, PGlite and its extensions)
+ * and kept in the temporary folder, so that the next run (`pnpm test:long`, a developer's next `jest` of one file)
+ * starts its workers at once instead of after ten seconds of migrations. A change to any of those makes another.
+ */
+async function pgliteTemplate(): Promise<string> {
+  const hash = createHash('sha256');
+  for (const migration of readMigrations()) hash.update(`${migration.name}\0${migration.checksum}\0`);
+  hash.update(readFileSync(path.resolve(__dirname, '../../../../prisma/src/migrate.ts')));
+  // PGlite's real path names its version (pnpm's store).
+  hash.update(realpathSync(require.resolve('@electric-sql/pglite')));
+  hash.update(Object.keys(PGLITE_EXTENSIONS).join(','));
+  const folder = path.join(tmpdir(), 'works-api-pglite-templates');
+  const file = path.join(folder, `${hash.digest('hex').slice(0, 16)}.tar`);
+  if (existsSync(file)) {
+    utimesSync(file, new Date(), new Date()); // in use: see below
+    return file;
+  }
+
   const pglite = new PGlite({ extensions: PGLITE_EXTENSIONS });
   await applyMigrations(pgliteSession(pglite));
   const dump = await pglite.dumpDataDir('none');
   await pglite.close();
-  const file = path.join(tmpdir(), `works-api-template-${process.pid}.tar`);
-  writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
-  process.env.WORKS_API_PGLITE_TEMPLATE = file;
+  mkdirSync(folder, { recursive: true });
+  // Templates of other migrations (other branches, the past) go after a day unused. Written whole, then renamed, so
+  // that a run started meanwhile never reads half a file.
+  for (const other of readdirSync(folder).map((name) => path.join(folder, name)))
+    if (Date.now() - statSync(other).mtimeMs > 24 * 60 * 60 * 1000) rmSync(other, { force: true });
+  const partial = `${file}.${process.pid}.partial`;
+  writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
+  renameSync(partial, file);
+  return file;
 }

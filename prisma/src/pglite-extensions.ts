@@ -7,7 +7,8 @@ const { btree_gin } = require('@electric-sql/pglite/contrib/btree_gin') as { btr
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /**
- * The extensions the migrations create (search indexes: trigrams, with the tenant in the same GIN index). PGlite
+ * The extensions the migrations create (pg_trgm, which the first search indexes used; btree_gin, which puts the tenant
+ * into the GIN index of search prefixes). PGlite
  * loads an extension only when it is given here, so every PGlite that opens our database must be made with them.
  */
 export const PGLITE_EXTENSIONS = { pg_trgm, btree_gin };

@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   const { server, lifecycle } = await serveApp(config, { logger, telemetry, database, redis, mail });
 
   const { startIdempotencyJanitor } = await import('./http/idempotency.js');
-  const { startSearchRefold } = await import('./domain/search/refold.js');
+  const { startSearchRefold } = await import('./search-refold.js');
   const resources: ProcessResources = {
     logger,
     telemetry,

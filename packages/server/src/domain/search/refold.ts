@@ -47,9 +47,11 @@ async function foldedRows(
  * is done.
  */
 export async function refoldBatch(db: Db, table: RefoldTable): Promise<number | undefined> {
+  // No row yet: not started.
   const state = await db.searchRefold.findUnique({ where: { tableName: table } });
-  if (!state || state.doneAt) return undefined;
-  const read = await foldedRows(db, table, state.afterId);
+  if (state?.doneAt) return undefined;
+  const afterId = state?.afterId ?? null;
+  const read = await foldedRows(db, table, afterId);
   const stale = read.filter((row) => row.folded !== row.search);
   const changed =
     stale.length === 0
@@ -62,10 +64,11 @@ export async function refoldBatch(db: Db, table: RefoldTable): Promise<number | 
           stale.map((row) => row.search),
           stale.map((row) => row.folded),
         );
-  const last = read.at(-1)?.id ?? state.afterId;
-  await db.searchRefold.update({
+  const progress = { afterId: read.at(-1)?.id ?? afterId, doneAt: read.length < REFOLD_BATCH ? new Date() : null };
+  await db.searchRefold.upsert({
     where: { tableName: table },
-    data: { afterId: last, ...(read.length < REFOLD_BATCH && { doneAt: new Date() }) },
+    create: { tableName: table, ...progress },
+    update: progress,
   });
   return changed;
 }

@@ -74,7 +74,7 @@ function badQuery(rule: string): ProblemError {
 }
 
 /**
- * The longest prefix of a word the database keeps (migration 20261127010000_search_prefixes: the generated column
+ * The longest prefix of a word the database keeps (migration 20261127020000_search_prefixes: the generated column
  * `search_prefixes` holds every prefix of every word of `search`, up to this length).
  */
 export const MAX_PREFIX_LENGTH = 16;

@@ -65,8 +65,8 @@ export function diffMigrationsToSchema({
     writeFileSync(
       migrated,
       readFileSync(migrated, 'utf8').replace(
-        /@@index\(\[(\w+), (\w+\(ops: raw\("gin_trgm_ops"\)\))\]/g,
-        '@@index([$1(ops: raw("uuid_ops")), $2]',
+        /@@index\(\[(tenant_id), (\w+(?:\(ops: raw\("gin_trgm_ops"\)\))?)\](.*type: Gin)/g,
+        '@@index([$1(ops: raw("uuid_ops")), $2]$3',
       ),
     );
     const target = path.join(scratch, 'schema.prisma');

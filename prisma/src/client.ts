@@ -133,8 +133,14 @@ export const QUERY_PLAN_CACHE_SIZE = 1_000;
 
 // Errors are turned into problem+json, never printed: 'minimal' also spares the stack trace Prisma 7 still captures
 // on every call to point at the caller's line (its default outside NODE_ENV=production).
+// The search prefixes (a generated column, dozens of strings a row) are for the index only: no read returns them.
 const newClient = (adapter: SqlDriverAdapterFactory): PrismaClient =>
-  new PrismaClient({ adapter, errorFormat: 'minimal', queryPlanCacheMaxSize: QUERY_PLAN_CACHE_SIZE });
+  new PrismaClient({
+    adapter,
+    errorFormat: 'minimal',
+    queryPlanCacheMaxSize: QUERY_PLAN_CACHE_SIZE,
+    omit: { work: { searchPrefixes: true }, request: { searchPrefixes: true } },
+  }) as unknown as PrismaClient;
 
 interface HandleParts {
   prisma: Db;

@@ -696,15 +696,33 @@ describe('finding things and catching up', () => {
     await expectVisible(page.getByText('No overdue requests.'));
     await page.getByLabel('Show').selectOption({ label: 'Pending' });
     await expectVisible(page.getByRole('link', { name: 'Confirm the figures' }));
+    // The search box narrows the view it is in: every status, then the recipient's name.
+    await page.getByLabel('Show').selectOption({ label: 'All' });
+    await page.getByLabel('Search requests').fill('ALAN');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await expectVisible(page.getByText('Showing 1 of 1 requests'));
+    await expectVisible(page.getByRole('link', { name: 'Sign the contract' }));
+    expect(await page.getByRole('link', { name: 'Confirm the figures' }).count()).toBe(0);
     await checkPage(page, 'tenant requests');
+    await page.getByLabel('Search requests').fill('nobody');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await expectVisible(page.getByText('No request matches.'));
 
+    // A fourth event of another type, so that two types chosen are not every type.
+    unwrap(await ada.api.discardWork({ params: { path: { ...path, work_id: other.id } } }));
     await page.goto(`${server.baseUrl}/console/tenants/${tenant.id}/events`);
     await expectVisible(heading(page, 'Events'));
     await expectVisible(page.getByText('Request confirmed ·'));
-    await expectVisible(page.getByText('Showing 3 of 3 events'));
-    await page.getByLabel('Type').selectOption({ label: 'Request sent' });
+    await expectVisible(page.getByText('Showing 4 of 4 events'));
+    await page.getByLabel('Request sent').check();
     await expectVisible(page.getByText('Showing 2 of 2 events'));
+    await page.getByLabel('Request confirmed').check();
+    await expectVisible(page.getByText('Showing 3 of 3 events'));
+    expect(await page.getByText('Work discarded ·').count()).toBe(0);
     await checkPage(page, 'events');
+    await page.getByLabel('Request sent').uncheck();
+    await page.getByLabel('Request confirmed').uncheck();
+    await expectVisible(page.getByText('Showing 4 of 4 events'));
   });
 });
 

@@ -42,12 +42,14 @@ async function main(): Promise<void> {
   const { server, lifecycle } = await serveApp(config, { logger, telemetry, database, redis, mail });
 
   const { startIdempotencyJanitor } = await import('./http/idempotency.js');
+  const { startSearchRefold } = await import('./search-refold.js');
   const resources: ProcessResources = {
     logger,
     telemetry,
     database,
     redis,
     janitor: startIdempotencyJanitor(database.prisma, logger, config.idempotencyCleanupIntervalMs),
+    refold: startSearchRefold(database.prisma, logger),
     dispatcher: config.webhooks.dispatcher ? await startDispatcher(config, database, logger, telemetry) : undefined,
     mail,
   };

@@ -110,6 +110,8 @@ export interface ProcessResources {
   /** The mail sender (MAIL_SENDER) and, without SMTP_URL, the dev mailbox. */
   mail?: RunningMail | undefined;
   janitor?: { stop(): Promise<void> } | undefined;
+  /** The one-off re-fold of search texts (domain/search/refold.ts), while it runs. */
+  refold?: { stop(): Promise<void> } | undefined;
   redis?: { close(): Promise<void> } | undefined;
 }
 
@@ -118,7 +120,7 @@ export interface ProcessResources {
  * be recorded; resolves false when some had to be cut off.
  */
 export async function closeResources(
-  { logger, telemetry, database, dispatcher, mail, janitor, redis }: ProcessResources,
+  { logger, telemetry, database, dispatcher, mail, janitor, refold, redis }: ProcessResources,
   deliveriesTimeoutMs = 0,
 ): Promise<boolean> {
   const [delivered, mailed] = await Promise.all([
@@ -128,6 +130,7 @@ export async function closeResources(
   if (!delivered) logger.warn('webhook deliveries still in flight were cut off; they are sent again after their lease');
   if (!mailed) logger.warn('emails still being sent were cut off; they are sent again after their lease');
   await janitor?.stop();
+  await refold?.stop();
   await redis?.close();
   await telemetry.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'traces: the last export failed'));
   // Always last, and always awaited: PGlite flushes and closes its files here.

@@ -169,34 +169,41 @@ function inboxQuery(view: InboxView, now: string) {
   return { status: view };
 }
 
-/** Every request of the tenant's kept works, in one view (GET /tenants/{tenant_id}/requests). */
-export function useTenantRequests(tenantId: string, view: InboxView, now: string) {
+/**
+ * Every request of the tenant's kept works, in one view (GET /tenants/{tenant_id}/requests), searched with `q`
+ * when it is not empty.
+ */
+export function useTenantRequests(tenantId: string, view: InboxView, now: string, q = '') {
   const { api } = useSession();
   return usePaged(
-    [...keys.tenantRequests(tenantId, view), now],
+    [...keys.tenantRequests(tenantId, view), now, q],
     async (after) =>
       (
         await dataOf(
           api.listTenantRequests({
-            params: { path: { tenant_id: tenantId }, query: { limit: PAGE_SIZE, after, ...inboxQuery(view, now) } },
+            params: {
+              path: { tenant_id: tenantId },
+              query: { limit: PAGE_SIZE, after, ...inboxQuery(view, now), ...(q !== '' && { q }) },
+            },
           }),
         )
       ).requests,
   );
 }
 
-/** The tenant's events feed, all types or one (GET /tenants/{tenant_id}/events). */
-export function useTenantEvents(tenantId: string, type: string) {
+/** The tenant's events feed, of the given types, or of every type when none is given (GET /tenants/{tenant_id}/events). */
+export function useTenantEvents(tenantId: string, types: readonly string[]) {
   const { api } = useSession();
+  const type = [...types].sort().join(',');
   return usePaged(
-    keys.tenantEvents(tenantId, type),
+    keys.tenantEvents(tenantId, type || 'all'),
     async (after) =>
       (
         await dataOf(
           api.listEvents({
             params: {
               path: { tenant_id: tenantId },
-              query: { limit: PAGE_SIZE, after, ...(type === 'all' ? {} : { type }) },
+              query: { limit: PAGE_SIZE, after, ...(type !== '' && { type }) },
             },
           }),
         )

@@ -2,14 +2,12 @@ import { useState } from 'react';
 import { Link, useParams } from 'wouter';
 import { useTenant, useTenantEvents } from '../api/queries';
 import type { TenantEvent } from '../api/types';
-import { SelectField } from '../components/fields';
 import { formatTime, personName } from '../components/format';
 import { Loading, PagedList } from '../components/lists';
 import { Page, Section } from '../components/page';
 import { ProblemAlert } from '../components/problem';
 
 const types = [
-  { value: 'all', label: 'All events' },
   { value: 'request.created', label: 'Request sent' },
   { value: 'request.confirmed', label: 'Request confirmed' },
   { value: 'request.validated', label: 'Request validated' },
@@ -20,8 +18,6 @@ const types = [
   { value: 'member.role_changed', label: 'Member role changed' },
   { value: 'member.removed', label: 'Member removed' },
 ] as const;
-
-type TypeFilter = (typeof types)[number]['value'];
 
 /** What an event is about, in words, with a link to it where it still can be opened. */
 function Summary({ tenantId, event }: { tenantId: string; event: TenantEvent }) {
@@ -59,8 +55,9 @@ function Summary({ tenantId, event }: { tenantId: string; event: TenantEvent }) 
 export function EventsPage() {
   const { tenantId } = useParams<{ tenantId: string }>();
   const tenant = useTenant(tenantId);
-  const [type, setType] = useState<TypeFilter>('all');
-  const events = useTenantEvents(tenantId, type);
+  // The types chosen; none is every type.
+  const [chosen, setChosen] = useState<readonly string[]>([]);
+  const events = useTenantEvents(tenantId, chosen);
   if (tenant.isPending) return <Loading what="the tenant" />;
   if (tenant.isError) return <ProblemAlert error={tenant.error} />;
   const label = (value: string) => types.find((t) => t.value === value)?.label ?? value;
@@ -75,9 +72,26 @@ export function EventsPage() {
     >
       <p className="subtitle muted">What the tenant’s webhooks are sent, newest first. Events are kept for 30 days.</p>
       <Section title="Feed" id="events">
-        <div className="filter">
-          <SelectField label="Type" value={type} options={types} onChange={setType} />
-        </div>
+        <fieldset className="filter checks">
+          <legend>Types</legend>
+          <p className="hint">None chosen: every type.</p>
+          <div className="check-list">
+            {types.map((t) => (
+              <label key={t.value} className="check">
+                <input
+                  type="checkbox"
+                  checked={chosen.includes(t.value)}
+                  onChange={(event) =>
+                    setChosen((current) =>
+                      event.target.checked ? [...current, t.value] : current.filter((value) => value !== t.value),
+                    )
+                  }
+                />
+                {t.label}
+              </label>
+            ))}
+          </div>
+        </fieldset>
         <PagedList query={events} noun="events" empty="No events in the last 30 days.">
           {(nodes) => (
             <ul className="rows">

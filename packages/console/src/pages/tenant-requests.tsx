@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link, useParams } from 'wouter';
 import { type InboxView, useTenant, useTenantRequests } from '../api/queries';
-import { SelectField } from '../components/fields';
+import { SelectField, TextField } from '../components/fields';
 import { Loading, PagedList } from '../components/lists';
 import { Page, Section } from '../components/page';
 import { ProblemAlert } from '../components/problem';
@@ -25,14 +25,16 @@ const emptyText: Record<InboxView, string> = {
   cancelled: 'No cancelled requests.',
 };
 
-/** The tenant's requests across all its kept works, by status, newest first. */
+/** The tenant's requests across all its kept works, by status, newest first; searched by title, message, recipient. */
 export function TenantRequestsPage() {
   const { tenantId } = useParams<{ tenantId: string }>();
   const tenant = useTenant(tenantId);
   const [view, setView] = useState<InboxView>('all');
   // "Overdue" is as of when the view was chosen, so the list does not move while it is read.
   const [now, setNow] = useState(() => new Date().toISOString());
-  const requests = useTenantRequests(tenantId, view, now);
+  const [text, setText] = useState('');
+  const [q, setQ] = useState('');
+  const requests = useTenantRequests(tenantId, view, now, q);
   if (tenant.isPending) return <Loading what="the tenant" />;
   if (tenant.isError) return <ProblemAlert error={tenant.error} />;
   return (
@@ -46,7 +48,7 @@ export function TenantRequestsPage() {
     >
       <p className="subtitle muted">Every request in the tenant’s works, newest first.</p>
       <Section title="All works" id="tenant-requests">
-        <div className="filter">
+        <div className="filter filter-row">
           <SelectField
             label="Show"
             value={view}
@@ -56,8 +58,29 @@ export function TenantRequestsPage() {
               setNow(new Date().toISOString());
             }}
           />
+          <form
+            role="search"
+            aria-label="Search the requests"
+            className="filter-search"
+            onSubmit={(event) => {
+              event.preventDefault();
+              setQ(text.trim());
+              setNow(new Date().toISOString());
+            }}
+          >
+            <TextField
+              label="Search requests"
+              type="search"
+              value={text}
+              onChange={(event) => setText(event.target.value)}
+              hint="Title, message or recipient; words match from their start."
+            />
+            <button type="submit" className="button">
+              Search
+            </button>
+          </form>
         </div>
-        <PagedList query={requests} noun="requests" empty={emptyText[view]}>
+        <PagedList query={requests} noun="requests" empty={q === '' ? emptyText[view] : 'No request matches.'}>
           {(nodes) => <RequestRows tenantId={tenantId} requests={nodes} />}
         </PagedList>
       </Section>

@@ -258,6 +258,8 @@ describe('reads and lists touch O(page size) rows', () => {
     await expectBoundedPlans(() => listWorks(db(), actor, bigTenant(), { q: 'work 1234' }));
     await expectBoundedPlans(() => listWorks(db(), actor, bigTenant(), { q: 'large data' }), undefined, COUNTED_ROWS);
     await expectBoundedPlans(() => listWorks(db(), actor, bigTenant(), { q: 'work 4321', discarded: 'all' }));
+    // A word longer than the prefixes kept: looked up by its first 16 characters, checked against the text.
+    await expectBoundedPlans(() => listWorks(db(), actor, bigTenant(), { q: 'work 1234 internationalisation' }));
   });
 
   test('search the requests of the big work (20,000): a rare word and a word every request has', async () => {
@@ -280,6 +282,8 @@ describe('reads and lists touch O(page size) rows', () => {
     await expectBoundedPlans(list({ recipient: 'recipient-42@example.com' }));
     await expectBoundedPlans(list({ workId: data.bigWorkId, status: 'validated' }), undefined, COUNTED_ROWS);
     await expectBoundedPlans(list({ q: 'request 1234' }));
+    await expectBoundedPlans(list({ q: 'request 1234', status: 'confirmed' }));
+    await expectBoundedPlans(list({ q: 'grace' }), undefined, COUNTED_ROWS);
     const deep = await nthNewestRequestId(session, data.bigWorkId, 15_000);
     await expectBoundedPlans(list({ after: deep }), undefined, COUNTED_ROWS);
   });

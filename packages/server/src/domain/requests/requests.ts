@@ -31,7 +31,8 @@ import {
 const withOwner = { owner: userRecord } as const;
 
 /** A request as read with its owner; also what a request written in this module is presented from. */
-type RequestRow = Prisma.RequestGetPayload<{ include: typeof withOwner }>;
+// Without the search prefixes, which no read returns (see the client's `omit`).
+type RequestRow = Omit<Prisma.RequestGetPayload<{ include: typeof withOwner }>, 'searchPrefixes'>;
 
 const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
 
@@ -208,7 +209,7 @@ export async function listRequests(
   await authorize(db, actor, tenantId, 'readTenant');
   await findWork(db, tenantId, workId);
   const { status } = request;
-  // With a search, the tenant too: the trigram index is (tenant_id, search).
+  // With a search, the tenant too: the prefix index is (tenant_id, search_prefixes).
   const filter = { workId, ...(status && { status }), ...(search && { tenantId, ...search }) };
   return readPage(request, {
     // By (work_id, id), or (work_id, status, id) with a status.
@@ -217,7 +218,8 @@ export async function listRequests(
       return db.request.findMany({ where: { ...filter, ...where }, include: withOwner, ...window });
     },
     ...(search
-      ? { capped: (take: number) => db.request.count({ where: filter, orderBy: indexOrder('tenantId', 'id'), take }) }
+      ? // Newest first, like the page: the same choice between the work's index and the prefix index.
+        { capped: (take: number) => db.request.count({ where: filter, orderBy: { id: 'desc' }, take }) }
       : { totalCount: () => countRequestsOf(db, workId, status) }),
     present: presentRequest,
   });
@@ -236,23 +238,28 @@ export interface TenantRequestsQuery extends PageRequest {
 /**
  * Every request in the tenant's kept works, newest first: what any member may read request by request, in one
  * list. Read by the tenant's own indexes on requests ((tenant_id, id), (tenant_id, status, id), (tenant_id,
- * recipient_email, id), the trigram index (tenant_id, search), and (tenant_id, id) of the requests with a due
+ * recipient_email, id), the prefix index (tenant_id, search_prefixes), and (tenant_id, id) of the requests with a due
  * date), each row checked against its work
  * (kept) by primary key; its count is capped (COUNT_CAP), since no count of it is kept.
  */
 export async function listTenantRequests(db: Db, actor: Actor, tenantId: string, query: TenantRequestsQuery) {
   const filter = tenantRequestsFilter(tenantId, query);
-  const byStatus = query.status !== undefined;
+  // One status: its index gives the order. Several: a walk newest first that filters them (an IN list on the
+  // status index would come in status order, and read the statuses not asked for before the first it finds).
+  const byStatus = query.status !== undefined && !query.status.includes(',');
   const countOrder =
-    query.workId !== undefined
-      ? byStatus
-        ? indexOrder('workId', 'status', 'id')
-        : indexOrder('workId', 'id')
-      : query.recipient !== undefined
-        ? indexOrder('tenantId', 'recipientEmail', 'id')
-        : byStatus
-          ? indexOrder('tenantId', 'status', 'id')
-          : indexOrder('tenantId', 'id');
+    query.q !== undefined
+      ? // A search counts newest first, like its page: PostgreSQL chooses the prefix index or a walk for both.
+        [{ id: 'desc' as const }]
+      : query.workId !== undefined
+        ? byStatus
+          ? indexOrder('workId', 'status', 'id')
+          : indexOrder('workId', 'id')
+        : query.recipient !== undefined
+          ? indexOrder('tenantId', 'recipientEmail', 'id')
+          : byStatus
+            ? indexOrder('tenantId', 'status', 'id')
+            : indexOrder('tenantId', 'id');
   await authorize(db, actor, tenantId, 'readTenant');
   return readPage(query, {
     rows: (page: Page) => {

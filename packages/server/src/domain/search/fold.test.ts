@@ -1,4 +1,13 @@
-import { foldedWords, MAX_QUERY_WORDS, queryWords, requestSearchText, searchText, workSearchText } from './fold';
+import {
+  foldedWords,
+  MAX_PREFIX_LENGTH,
+  MAX_QUERY_WORDS,
+  queryWords,
+  requestSearchText,
+  searchText,
+  searchWhere,
+  workSearchText,
+} from './fold';
 
 describe('search folding', () => {
   it('drops accents and case, and splits on anything but letters and digits', () => {
@@ -30,5 +39,15 @@ describe('search folding', () => {
     expect(queryWords(Array.from({ length: MAX_QUERY_WORDS }, (_, i) => `w${i}`).join(' '))).toHaveLength(
       MAX_QUERY_WORDS,
     );
+  });
+
+  it('looks each word up as one prefix key, and a word longer than the keys kept by its first ones and the text', () => {
+    expect(searchWhere('Rapport ÉTÉ rapport')).toEqual({ searchPrefixes: { hasEvery: ['rapport', 'ete'] } });
+    const long = 'internationalisation';
+    expect(long.length).toBeGreaterThan(MAX_PREFIX_LENGTH);
+    expect(searchWhere(`${long} q3`)).toEqual({
+      searchPrefixes: { hasEvery: [long.slice(0, MAX_PREFIX_LENGTH), 'q3'] },
+      AND: [{ search: { contains: ` ${long}` } }],
+    });
   });
 });

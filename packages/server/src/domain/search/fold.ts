@@ -5,11 +5,11 @@ import { aboutField, boundMessages, ruleMessages } from '../validation-messages'
  * Search text, folded the same way when it is stored and when it is searched: accents removed (NFKD, then the
  * combining marks dropped; compatibility forms such as ligatures and full-width letters become plain ones), lower
  * case, and every run of characters that are neither letters nor digits made one
- * space. PGlite has no `unaccent`, so the application folds, into a column both databases index (pg_trgm).
+ * space. PGlite has no `unaccent`, so the application folds, into a column both databases index.
  *
- * A stored search text starts with a space and has one space between words (` rapport financier ete`), so a word
- * of a query matches the start of a stored word as `LIKE '% word%'`: what a person typing expects ("rap" finds
- * "Rapport", "grace" finds grace@example.com), and what a trigram index answers even for one or two letters.
+ * A stored search text starts with a space and has one space between words (` rapport financier ete`); the database
+ * keeps every prefix of its words (`search_prefixes`), so a word of a query matches the start of a stored word:
+ * what a person typing expects ("rap" finds "Rapport", "grace" finds grace@example.com).
  */
 const COMBINING_MARKS = /\p{M}+/gu;
 const NOT_A_WORD = /[^\p{L}\p{N}]+/gu;
@@ -74,9 +74,22 @@ function badQuery(rule: string): ProblemError {
 }
 
 /**
- * Prisma's condition that the stored search text has a word starting with each word of `q`: `LIKE '% word%'`
- * (the words are letters and digits only, nothing LIKE reads as a wildcard), which the trigram index answers.
+ * The longest prefix of a word the database keeps (migration 20261127020000_search_prefixes: the generated column
+ * `search_prefixes` holds every prefix of every word of `search`, up to this length).
  */
-export const searchWhere = (q: string) => ({
-  AND: queryWords(q).map((word) => ({ search: { contains: ` ${word}` } })),
-});
+export const MAX_PREFIX_LENGTH = 16;
+
+/**
+ * Prisma's condition that the stored search text has a word starting with each word of `q`: each word is one key
+ * of the GIN index on (tenant_id, search_prefixes), the array of every prefix of every stored word. A word longer
+ * than the prefixes kept is looked up by its first MAX_PREFIX_LENGTH characters and checked against the text itself
+ * (`LIKE '% word%'`: the words are letters and digits only, nothing LIKE reads as a wildcard).
+ */
+export function searchWhere(q: string) {
+  const words = queryWords(q);
+  const long = words.filter((word) => word.length > MAX_PREFIX_LENGTH);
+  return {
+    searchPrefixes: { hasEvery: [...new Set(words.map((word) => word.slice(0, MAX_PREFIX_LENGTH)))] },
+    ...(long.length > 0 && { AND: long.map((word) => ({ search: { contains: ` ${word}` } })) }),
+  };
+}

@@ -9,7 +9,6 @@ import { namedQuery } from '@works-api/prisma';
 import { type Actor, authorize, memberMaySql } from '../access';
 import { notFound, ProblemError } from '../errors';
 import {
-  indexOrder,
   DEFAULT_PAGE_SIZE,
   newestFirst,
   type Page,
@@ -29,7 +28,8 @@ import { OUTBOX_COLUMNS, OUTBOX_PARAMS, outboxParams, outboxRow } from '../webho
 const withOwner = { owner: userRecord } as const;
 
 /** A work as read with its owner; also what a work written in this module is presented from. */
-type WorkRow = Prisma.WorkGetPayload<{ include: typeof withOwner }>;
+// Without the search prefixes, which no read returns (see the client's `omit`).
+type WorkRow = Omit<Prisma.WorkGetPayload<{ include: typeof withOwner }>, 'searchPrefixes'>;
 
 export const presentWork = (work: WorkRow): Schemas['Work'] => ({
   id: work.id,
@@ -85,13 +85,15 @@ export async function listWorks(
   const filter = { tenantId, ...discardedWhere(discarded), ...search };
   return readPage(request, {
     // By (tenant_id, id); the kept and the discarded works each have a partial index in that order. A search
-    // reads the trigram index (tenant_id, search) or walks that order, whichever PostgreSQL finds cheaper.
+    // reads the prefix index (tenant_id, search_prefixes) or walks that order, whichever PostgreSQL finds cheaper
+    // (it knows how common each word is: statistics on the array's elements).
     rows: (page: Page) => {
       const { where, ...window } = newestFirst(page, 'id');
       return db.work.findMany({ where: { ...filter, ...where }, include: withOwner, ...window });
     },
     ...(search
-      ? { capped: (take: number) => db.work.count({ where: filter, orderBy: indexOrder('tenantId', 'id'), take }) }
+      ? // The same choice for the count: newest first, like the page, so that it is the page's plan.
+        { capped: (take: number) => db.work.count({ where: filter, orderBy: { id: 'desc' }, take }) }
       : { totalCount: () => countWorksOf(db, tenantId, discarded) }),
     present: presentWork,
   });

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { Cursors, type ListBinding } from './cursors';
 
 const id = '0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b';
@@ -46,6 +46,14 @@ describe('cursors: opaque, tamper-evident, bound to their list', () => {
       cursor.slice(0, -1),
     ])
       expect(() => cursors.read(works, bad)).toThrow(refused);
+  });
+
+  it.each([32, 64, 65, 100])('carry the HMAC-SHA256 of the list and the id, with a key of %i bytes', (length) => {
+    const someKey = randomBytes(length);
+    const bytes = Buffer.from(new Cursors([someKey]).issue(works, id), 'base64url');
+    const list = JSON.stringify(['works-api cursor', 1, 'listWorks', [['tenant_id', id]], [['discarded', 'false']]]);
+    const expected = createHmac('sha256', someKey).update(list).update('\0').update(bytes.subarray(1, 17)).digest();
+    expect(bytes.subarray(17)).toEqual(expected.subarray(0, 16));
   });
 
   it('keep working through a key rotation: the new key signs, the old one still verifies', () => {

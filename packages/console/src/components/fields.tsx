@@ -125,3 +125,46 @@ export function useFormState<T extends Record<string, string>>(initial: T) {
   });
   return { form, setForm, bind, reset: () => setForm(initial) };
 }
+
+/**
+ * A search box and its button: `onSearch` gets the trimmed text when the form is sent (not at every key, so that a
+ * list does not reload while a word is typed).
+ */
+export function SearchForm({
+  label,
+  hint,
+  formLabel,
+  className,
+  onSearch,
+}: {
+  label: string;
+  hint: string;
+  /** The search landmark's name, where a page has more than one form. */
+  formLabel?: string;
+  className?: string;
+  onSearch: (q: string) => void;
+}) {
+  const [text, setText] = useState('');
+  return (
+    <form
+      role="search"
+      aria-label={formLabel}
+      className={className}
+      onSubmit={(event) => {
+        event.preventDefault();
+        onSearch(text.trim());
+      }}
+    >
+      <TextField
+        label={label}
+        type="search"
+        value={text}
+        onChange={(event) => setText(event.target.value)}
+        hint={hint}
+      />
+      <button type="submit" className="button">
+        Search
+      </button>
+    </form>
+  );
+}

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link, useParams } from 'wouter';
 import { type InboxView, useTenant, useTenantRequests } from '../api/queries';
-import { SelectField, TextField } from '../components/fields';
+import { SearchForm, SelectField } from '../components/fields';
 import { Loading, PagedList } from '../components/lists';
 import { Page, Section } from '../components/page';
 import { ProblemAlert } from '../components/problem';
@@ -32,7 +32,6 @@ export function TenantRequestsPage() {
   const [view, setView] = useState<InboxView>('all');
   // "Overdue" is as of when the view was chosen, so the list does not move while it is read.
   const [now, setNow] = useState(() => new Date().toISOString());
-  const [text, setText] = useState('');
   const [q, setQ] = useState('');
   const requests = useTenantRequests(tenantId, view, now, q);
   if (tenant.isPending) return <Loading what="the tenant" />;
@@ -58,27 +57,16 @@ export function TenantRequestsPage() {
               setNow(new Date().toISOString());
             }}
           />
-          <form
-            role="search"
-            aria-label="Search the requests"
+          <SearchForm
+            formLabel="Search the requests"
             className="filter-search"
-            onSubmit={(event) => {
-              event.preventDefault();
-              setQ(text.trim());
+            label="Search requests"
+            hint="Title, message or recipient; words match from their start."
+            onSearch={(next) => {
+              setQ(next);
               setNow(new Date().toISOString());
             }}
-          >
-            <TextField
-              label="Search requests"
-              type="search"
-              value={text}
-              onChange={(event) => setText(event.target.value)}
-              hint="Title, message or recipient; words match from their start."
-            />
-            <button type="submit" className="button">
-              Search
-            </button>
-          </form>
+          />
         </div>
         <PagedList query={requests} noun="requests" empty={q === '' ? emptyText[view] : 'No request matches.'}>
           {(nodes) => <RequestRows tenantId={tenantId} requests={nodes} />}

@@ -8,7 +8,15 @@ import { ChangedElsewhere, dataOf, fieldErrors, toProblem, withTag } from '../ap
 import { keys, useMembers, useRequestSearch, useTenant, useWorkSearch, useWorks } from '../api/queries';
 import type { DiscardedFilter, Member, Role, Tenant } from '../api/types';
 import { ConfirmButton } from '../components/confirm';
-import { SelectField, SubForm, SubmitButton, TextArea, TextField, useFormState } from '../components/fields';
+import {
+  SearchForm,
+  SelectField,
+  SubForm,
+  SubmitButton,
+  TextArea,
+  TextField,
+  useFormState,
+} from '../components/fields';
 import { Loading, PagedList } from '../components/lists';
 import { Page, Section } from '../components/page';
 import { MutationError, ProblemAlert } from '../components/problem';
@@ -60,30 +68,16 @@ export function TenantPage() {
  * a request's title, message or recipient; accents and case do not matter.
  */
 function SearchSection({ tenantId }: { tenantId: string }) {
-  const [text, setText] = useState('');
   const [q, setQ] = useState('');
   const works = useWorkSearch(tenantId, q);
   const requests = useRequestSearch(tenantId, q);
   return (
     <Section title="Search" id="search">
-      <form
-        role="search"
-        onSubmit={(event) => {
-          event.preventDefault();
-          setQ(text.trim());
-        }}
-      >
-        <TextField
-          label="Search works and requests"
-          type="search"
-          value={text}
-          onChange={(event) => setText(event.target.value)}
-          hint="Words match from their start: “rap ete” finds “Rapport d’été”."
-        />
-        <button type="submit" className="button">
-          Search
-        </button>
-      </form>
+      <SearchForm
+        label="Search works and requests"
+        hint="Words match from their start: “rap ete” finds “Rapport d’été”."
+        onSearch={setQ}
+      />
       {q !== '' && (
         <div aria-live="polite">
           <h3>Works</h3>

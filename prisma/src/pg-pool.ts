@@ -32,13 +32,6 @@ const CANCEL_AFTER_TIMEOUT_MS = 1_000;
 const CUT_AFTER_MS = 2_000;
 
 /**
- * A connection that follows what the server tells it about itself. PostgreSQL 14+ reports `in_hot_standby` and
- * `default_transaction_read_only` when the session starts and again whenever they change (a promotion, a reload),
- * which is how libpq's `target_session_attrs=read-write` works without a query; node-postgres has no such option.
- * It turns a commit acknowledged by the leader alone (the warning above) into an error, bounds every query to the
- * statement timeout and a little more, and marks itself unusable when the pool should close it rather than keep it.
- */
-/**
  * The striped counters (work and tenant counts, a tenant's emails of the day) add to the row of the session's slot,
  * `counter_slot()` in SQL: by default the backend's pid modulo 16, so two connections of one pool often shared a
  * slot, and their writes into one parent queued on each other's counter row. Each connection this process opens
@@ -52,6 +45,13 @@ function withCounterSlot(config: pg.ClientConfig | undefined): pg.ClientConfig {
   return { ...config, options };
 }
 
+/**
+ * A connection that follows what the server tells it about itself. PostgreSQL 14+ reports `in_hot_standby` and
+ * `default_transaction_read_only` when the session starts and again whenever they change (a promotion, a reload),
+ * which is how libpq's `target_session_attrs=read-write` works without a query; node-postgres has no such option.
+ * It turns a commit acknowledged by the leader alone (the warning above) into an error, bounds every query to the
+ * statement timeout and a little more, and marks itself unusable when the pool should close it rather than keep it.
+ */
 class WatchedClient extends pg.Client {
   private readonly reported = new Map<string, string>();
   private syncWaitCancelled: string | undefined | null = null;

@@ -1,4 +1,5 @@
 import type { Db } from '@works-api/prisma';
+import { namedQuery } from '@works-api/prisma';
 import { requestSearchText, workSearchText } from './fold';
 
 /** Rows read per statement: each batch is one read and at most one update. */
@@ -56,14 +57,20 @@ export async function refoldBatch(db: Db, table: RefoldTable): Promise<number | 
   const changed =
     stale.length === 0
       ? 0
-      : await db.$executeRawUnsafe(
-          `UPDATE ${table} t SET search = v.folded
-           FROM unnest($1::uuid[], $2::text[], $3::text[]) AS v (id, old, folded)
-           WHERE t.id = v.id AND t.search = v.old`,
-          stale.map((row) => row.id),
-          stale.map((row) => row.search),
-          stale.map((row) => row.folded),
-        );
+      : (
+          await namedQuery(
+            db,
+            `UPDATE ${table} t SET search = v.folded
+             FROM unnest(:ids::uuid[], :read::text[], :folded::text[]) AS v (id, old, folded)
+             WHERE t.id = v.id AND t.search = v.old
+             RETURNING t.id`,
+            {
+              ids: stale.map((row) => row.id),
+              read: stale.map((row) => row.search),
+              folded: stale.map((row) => row.folded),
+            },
+          )
+        ).length;
   const progress = { afterId: read.at(-1)?.id ?? afterId, doneAt: read.length < REFOLD_BATCH ? new Date() : null };
   await db.searchRefold.upsert({
     where: { tableName: table },

@@ -11,6 +11,7 @@ import { createPgPool } from './pg-pool';
 import { lockPgliteFolder } from './pglite-lock';
 import { type Database, type Db, registerDatabase } from './handle';
 import { outboxSignal } from './outbox-signal';
+import { loadQueryCompilerFromFile } from './query-compiler';
 import type { PlainStatement } from './plain-statement';
 import { sealAtRest } from './seal-at-rest';
 import { type SecretBox, secretBoxFor } from './secret-box';
@@ -134,13 +135,16 @@ export const QUERY_PLAN_CACHE_SIZE = 1_000;
 // Errors are turned into problem+json, never printed: 'minimal' also spares the stack trace Prisma 7 still captures
 // on every call to point at the caller's line (its default outside NODE_ENV=production).
 // The search prefixes (a generated column, dozens of strings a row) are for the index only: no read returns them.
-const newClient = (adapter: SqlDriverAdapterFactory): PrismaClient =>
-  new PrismaClient({
+function newClient(adapter: SqlDriverAdapterFactory): PrismaClient {
+  const client = new PrismaClient({
     adapter,
     errorFormat: 'minimal',
     queryPlanCacheMaxSize: QUERY_PLAN_CACHE_SIZE,
     omit: { work: { searchPrefixes: true }, request: { searchPrefixes: true } },
   }) as unknown as PrismaClient;
+  loadQueryCompilerFromFile(client);
+  return client;
+}
 
 interface HandleParts {
   prisma: Db;

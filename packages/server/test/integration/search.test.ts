@@ -201,6 +201,8 @@ describe('the tenant-wide request list', () => {
     expect(first).toMatchObject({ totalCount: 2, totalCountCapped: false });
     const second = await inbox(owner, { limit: '1', after: first.pageInfo.endCursor! });
     expect(titles(second)).toEqual(['Confirm the figures']);
+    // A page after a cursor is counted too, over the whole list (not from the cursor on).
+    expect(second).toMatchObject({ totalCount: 2, totalCountCapped: false });
     const otherFilter = await owner.client.GET('/tenants/{tenant_id}/requests', {
       params: { path: { tenant_id: tenant.id }, query: { status: 'pending', after: first.pageInfo.endCursor! } },
     });

@@ -8,6 +8,10 @@
  *    (3 rounds: lower in all 18 scenario-rounds, 10-30% of a request's CPU); or
  * 2. it needs SQL that Prisma cannot send as one statement: a data-modifying CTE that writes a change and its
  *    webhook outbox row atomically, INSERT ... SELECT ... FOR SHARE, or a FOR UPDATE SKIP LOCKED claim.
+ * 3. it folds several round trips of a read into one that Prisma cannot send: the capped lists of a tenant (a search,
+ *    the tenant-wide request list, the events feed) read the caller's membership, the page and its capped count in
+ *    one statement (packages/server/src/domain/member-page.ts). Same-run A/B on the production-shape data set,
+ *    8 connections: 24-38% fewer server CPU ms per request on each of the five scale scenarios.
  * Its row type is picked from the generated model types (`Pick<ApiKey, ...>`), never written by hand, so a schema
  * change that breaks the statement breaks the build.
  */

@@ -141,6 +141,20 @@ test("the big work's requests: counts by status, full pages, and a page deep in 
   for (const { node } of deepPending.requests.edges) expect(node.status).toBe('pending');
 });
 
+test("the tenant's inbox past the count's cap: a capped count on the first page and on the pages after it", async () => {
+  type Counted = Connection<Request> & { totalCountCapped: boolean };
+  const base = `/v1/tenants/${data.bigTenantId}/requests?status=confirmed`;
+  expect(data.counts.bigWorkByStatus.confirmed).toBeGreaterThan(1_000);
+  const first = (await get<{ requests: Counted }>(base)).requests;
+  expect(first).toMatchObject({ totalCount: 1_000, totalCountCapped: true });
+  expect(first.edges).toHaveLength(20);
+  const second = (await get<{ requests: Counted }>(`${base}&after=${first.pageInfo.endCursor}`)).requests;
+  expect(second).toMatchObject({ totalCount: 1_000, totalCountCapped: true });
+  expect(second.edges).toHaveLength(20);
+  for (const { node } of [...first.edges, ...second.edges]) expect(node.status).toBe('confirmed');
+  expect(timeOfId(second.edges[0]!.node.id)).toBeLessThanOrEqual(timeOfId(first.edges.at(-1)!.node.id));
+});
+
 test('a validated request carries the events of its transitions, in order', async () => {
   const { requests } = await get<{ requests: Connection<Request> }>(
     `/v1/tenants/${data.bigTenantId}/works/${data.bigWorkId}/requests?status=validated`,

@@ -129,6 +129,21 @@ describe('q on the works list', () => {
     expect((await worksFound(owner, 'rapport', 'all')).sort()).toEqual(['Rapport annuel', 'Rapport financier Été']);
   });
 
+  it('a word longer than the prefixes kept matches by its whole start; discarded works alone when asked', async () => {
+    await work(owner, tenant.id, 'Internationalisation Plan');
+    expect(await worksFound(owner, 'internationalisation')).toEqual(['Internationalisation Plan']);
+    expect(await worksFound(owner, 'internationalisat plan')).toEqual(['Internationalisation Plan']);
+    // The same first 16 letters (what the index keeps), another ending: checked against the text itself.
+    expect(await worksFound(owner, 'internationalisatxon')).toEqual([]);
+    const discardedOnly = ok(
+      await owner.client.GET('/tenants/{tenant_id}/works', {
+        params: { path: { tenant_id: tenant.id }, query: { q: 'rapport', discarded: 'true' } },
+      }),
+    ).works;
+    expect(discardedOnly.edges.map((edge) => edge.node.name)).toEqual(['Rapport annuel']);
+    expect(discardedOnly).toMatchObject({ totalCount: 1, totalCountCapped: false });
+  });
+
   it('a renamed work is found by its new name, not its old one', async () => {
     const renamed = await work(owner, tenant.id, 'Brouillon');
     ok(
@@ -201,6 +216,8 @@ describe('the tenant-wide request list', () => {
     expect(first).toMatchObject({ totalCount: 2, totalCountCapped: false });
     const second = await inbox(owner, { limit: '1', after: first.pageInfo.endCursor! });
     expect(titles(second)).toEqual(['Confirm the figures']);
+    // A page after a cursor is counted too, over the whole list (not from the cursor on).
+    expect(second).toMatchObject({ totalCount: 2, totalCountCapped: false });
     const otherFilter = await owner.client.GET('/tenants/{tenant_id}/requests', {
       params: { path: { tenant_id: tenant.id }, query: { status: 'pending', after: first.pageInfo.endCursor! } },
     });

@@ -1,6 +1,7 @@
 import type { Db } from '@works-api/prisma';
-import { type Actor, authorize } from '../access';
-import { indexOrder, newestFirst, type Page, type PageRequest, readPage } from '../paging';
+import type { Actor } from '../access';
+import { readMemberPage } from '../member-page';
+import type { PageRequest } from '../paging';
 import { firstIdAt, HISTORY_RETENTION_MS, type WebhookEvent } from '../webhooks/events';
 
 /**
@@ -14,22 +15,27 @@ import { firstIdAt, HISTORY_RETENTION_MS, type WebhookEvent } from '../webhooks/
  */
 export async function listEvents(db: Db, actor: Actor, tenantId: string, query: PageRequest & { type?: string }) {
   const types = query.type === undefined ? undefined : [...new Set(query.type.split(','))];
-  await authorize(db, actor, tenantId, 'readTenant');
   // By the feed's partial index (tenant_id, id) WHERE endpoint_id IS NULL; events past the retention are out of
-  // the feed at once, whenever the clean-up deletes them.
+  // the feed at once, whenever the clean-up deletes them. One statement with the caller's membership.
   const keptSince = firstIdAt(new Date(Date.now() - HISTORY_RETENTION_MS));
-  const filter = {
+  const where = [
+    'e.tenant_id = :tenantId::uuid',
+    'e.endpoint_id IS NULL',
+    ...(types === undefined ? [] : [types.length === 1 ? 'e.type = :type' : 'e.type = ANY(:types::text[])']),
+    'e.id >= :keptSince::uuid',
+  ].join(' AND ');
+  return readMemberPage(db, actor, query, {
     tenantId,
-    endpointId: null,
-    ...(types && { type: types.length === 1 ? types[0]! : { in: types } }),
-    AND: [{ id: { gte: keptSince } }],
-  };
-  return readPage(query, {
-    rows: (page: Page) => {
-      const { where, ...window } = newestFirst(page, 'id');
-      return db.webhookEvent.findMany({ where: { ...filter, ...where }, select: { id: true, body: true }, ...window });
+    permission: 'readTenant',
+    columns: 'e.id, e.body',
+    from: 'webhook_events e',
+    key: 'e.id',
+    where,
+    params: {
+      keptSince,
+      ...(types !== undefined && (types.length === 1 ? { type: types[0] } : { types })),
     },
-    capped: (take) => db.webhookEvent.count({ where: filter, orderBy: indexOrder('tenantId', 'id'), take }),
-    present: (row) => JSON.parse(row.body) as WebhookEvent,
+    countOrder: 'e.tenant_id DESC, e.id DESC',
+    present: (row: { id: string; body: string }) => JSON.parse(row.body) as WebhookEvent,
   });
 }

@@ -8,13 +8,14 @@ import { signalOutboxWrite } from '@works-api/prisma';
 import { namedQuery } from '@works-api/prisma';
 import { type Actor, authorize, memberMaySql } from '../access';
 import { notFound, ProblemError } from '../errors';
-import { indexOrder, newestFirst, type Page, type PageRequest, readPage } from '../paging';
+import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import { checkPrecondition, type Precondition } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { normalizeEmail, normalizeName, presentUserRecord, userRecord } from '../users/present';
 import { OUTBOX_COLUMNS, OUTBOX_PARAMS, outboxParams, outboxParamsWith, outboxRow } from '../webhooks/events';
 import { findWork, workDiscarded } from '../works/works';
-import { requestSearchText, searchWhere } from '../search/fold';
+import { requestSearchText, searchSql, searchWhere } from '../search/fold';
+import { readMemberPage } from '../member-page';
 import { signalMailQueued } from '@works-api/prisma';
 import { MAIL_COLUMNS } from '../mail-outbox';
 import { DEFAULT_LIMITS, type Limits } from '../limits';
@@ -36,7 +37,36 @@ type RequestRow = Omit<Prisma.RequestGetPayload<{ include: typeof withOwner }>, 
 
 const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
 
-export const presentRequest = (request: RequestRow): Schemas['Request'] => ({
+/** What `presentRequest` reads of a request. */
+type PresentedRequestRow = Pick<
+  RequestRow,
+  | 'id'
+  | 'workId'
+  | 'status'
+  | 'title'
+  | 'message'
+  | 'recipientEmail'
+  | 'recipientFirstName'
+  | 'recipientLastName'
+  | 'answer'
+  | 'validation'
+  | 'cancelReason'
+  | 'dueAt'
+  | 'owner'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'confirmedAt'
+  | 'validatedAt'
+  | 'cancelledAt'
+  | 'emailStatus'
+  | 'emailSentAt'
+  | 'emailFailure'
+  | 'emailsStopped'
+  | 'confirmedThroughDevMailbox'
+>;
+
+// (Partial<RequestRow>: a caller may pass a whole row, and name fields this does not read.)
+export const presentRequest = (request: PresentedRequestRow & Partial<RequestRow>): Schemas['Request'] => ({
   id: request.id,
   workId: request.workId,
   status: request.status,
@@ -62,7 +92,7 @@ export const presentRequest = (request: RequestRow): Schemas['Request'] => ({
   confirmedThroughDevMailbox: request.confirmedThroughDevMailbox,
 });
 
-function presentEmailDelivery(request: RequestRow): Schemas['EmailDelivery'] | null {
+function presentEmailDelivery(request: PresentedRequestRow): Schemas['EmailDelivery'] | null {
   if (request.emailStatus === null) return null;
   return {
     status: request.emailStatus,
@@ -239,57 +269,107 @@ export interface TenantRequestsQuery extends PageRequest {
  * Every request in the tenant's kept works, newest first: what any member may read request by request, in one
  * list. Read by the tenant's own indexes on requests ((tenant_id, id), (tenant_id, status, id), (tenant_id,
  * recipient_email, id), the prefix index (tenant_id, search_prefixes), and (tenant_id, id) of the requests with a due
- * date), each row checked against its work
- * (kept) by primary key; its count is capped (COUNT_CAP), since no count of it is kept.
+ * date), each row checked against its work (kept) by primary key; its count is capped (COUNT_CAP), since no count of
+ * it is kept. One statement with the caller's membership and the count (see `readMemberPage`).
  */
 export async function listTenantRequests(db: Db, actor: Actor, tenantId: string, query: TenantRequestsQuery) {
-  const filter = tenantRequestsFilter(tenantId, query);
+  const filter = tenantRequestsFilter(query);
   // One status: its index gives the order. Several: a walk newest first that filters them (an IN list on the
   // status index would come in status order, and read the statuses not asked for before the first it finds).
   const byStatus = query.status !== undefined && !query.status.includes(',');
   const countOrder =
     query.q !== undefined
       ? // A search counts newest first, like its page: PostgreSQL chooses the prefix index or a walk for both.
-        [{ id: 'desc' as const }]
+        'r.id DESC'
       : query.workId !== undefined
         ? byStatus
-          ? indexOrder('workId', 'status', 'id')
-          : indexOrder('workId', 'id')
+          ? 'r.work_id DESC, r.status DESC, r.id DESC'
+          : 'r.work_id DESC, r.id DESC'
         : query.recipient !== undefined
-          ? indexOrder('tenantId', 'recipientEmail', 'id')
+          ? 'r.tenant_id DESC, r.recipient_email DESC, r.id DESC'
           : byStatus
-            ? indexOrder('tenantId', 'status', 'id')
-            : indexOrder('tenantId', 'id');
-  await authorize(db, actor, tenantId, 'readTenant');
-  return readPage(query, {
-    rows: (page: Page) => {
-      const { where, ...window } = newestFirst(page, 'id');
-      return db.request.findMany({ where: { ...filter, ...where }, include: withOwner, ...window });
-    },
-    capped: (take) => db.request.count({ where: filter, orderBy: countOrder, take }),
-    present: presentRequest,
+            ? 'r.tenant_id DESC, r.status DESC, r.id DESC'
+            : 'r.tenant_id DESC, r.id DESC';
+  return readMemberPage(db, actor, query, {
+    tenantId,
+    permission: 'readTenant',
+    columns: REQUEST_COLUMNS,
+    from: 'requests r JOIN works w ON w.id = r.work_id JOIN users u ON u.id = r.owner_id',
+    countFrom: 'requests r JOIN works w ON w.id = r.work_id',
+    key: 'r.id',
+    where: filter.where,
+    params: filter.params,
+    countOrder,
+    present: presentRequestColumns,
   });
 }
 
-/** Prisma's filter of the tenant-wide request list; bad input is a 400 naming the parameter. */
-function tenantRequestsFilter(tenantId: string, query: TenantRequestsQuery): Prisma.RequestWhereInput {
+/** A request with its owner as `REQUEST_COLUMNS` reads it (r: the request, u: its owner). */
+const REQUEST_COLUMNS = `r.id, r.work_id AS "workId", r.status::text AS status, r.title, r.message,
+  r.recipient_email AS "recipientEmail", r.recipient_first_name AS "recipientFirstName",
+  r.recipient_last_name AS "recipientLastName", r.answer, r.validation::text AS validation,
+  r.cancel_reason AS "cancelReason", r.due_at AS "dueAt", r.created_at AS "createdAt", r.updated_at AS "updatedAt",
+  r.confirmed_at AS "confirmedAt", r.validated_at AS "validatedAt", r.cancelled_at AS "cancelledAt",
+  r.email_status::text AS "emailStatus", r.email_sent_at AS "emailSentAt", r.email_failure AS "emailFailure",
+  r.emails_stopped AS "emailsStopped", r.confirmed_through_dev_mailbox AS "confirmedThroughDevMailbox",
+  u.email AS "ownerEmail", u.first_name AS "ownerFirstName", u.last_name AS "ownerLastName"`;
+
+type RequestColumns = Omit<PresentedRequestRow, 'owner'> & {
+  ownerEmail: string;
+  ownerFirstName: string;
+  ownerLastName: string;
+};
+
+const presentRequestColumns = (row: RequestColumns): Schemas['Request'] =>
+  presentRequest({
+    ...row,
+    owner: { email: row.ownerEmail, firstName: row.ownerFirstName, lastName: row.ownerLastName },
+  });
+
+/**
+ * The tenant-wide request list's filter, SQL over `r` (the request) and `w` (its work); bad input is a 400 naming
+ * the parameter.
+ */
+function tenantRequestsFilter(query: TenantRequestsQuery): { where: string; params: Record<string, unknown> } {
   const statuses = query.status === undefined ? undefined : ([...new Set(query.status.split(','))] as RequestStatus[]);
   const recipient = query.recipient === undefined ? undefined : normalizeEmail(query.recipient);
   // Checked by the validator (format date-time is `isRealDateTime`, which reads what parseDateTime reads).
   const dueBefore = query.dueBefore === undefined ? undefined : parseDateTime(query.dueBefore);
   const dueAfter = query.dueAfter === undefined ? undefined : parseDateTime(query.dueAfter);
-  return {
-    tenantId,
-    work: { discardedAt: null },
-    ...(statuses && { status: statuses.length === 1 ? statuses[0]! : { in: statuses } }),
-    ...(recipient !== undefined && { recipientEmail: recipient }),
+  const search = query.q === undefined ? undefined : searchSql(query.q, 'r');
+  const where = ['r.tenant_id = :tenantId::uuid', 'w.discarded_at IS NULL'];
+  const params: Record<string, unknown> = {};
+  if (statuses?.length === 1) {
+    where.push('r.status = :status::request_status');
+    params.status = statuses[0];
+  } else if (statuses) {
+    where.push('r.status = ANY(:statuses::request_status[])');
+    params.statuses = statuses;
+  }
+  if (recipient !== undefined) {
+    where.push('r.recipient_email = :recipient');
+    params.recipient = recipient;
+  }
+  if (query.workId !== undefined) {
     // An id we never issue names no work (and must not reach the uuid column).
-    ...(query.workId !== undefined && (isId(query.workId) ? { workId: query.workId } : { id: { in: [] } })),
-    ...((dueBefore || dueAfter) && {
-      dueAt: { ...(dueBefore && { lt: dueBefore }), ...(dueAfter && { gt: dueAfter }) },
-    }),
-    ...(query.q !== undefined && searchWhere(query.q)),
-  };
+    if (isId(query.workId)) {
+      where.push('r.work_id = :workId::uuid');
+      params.workId = query.workId;
+    } else where.push('FALSE');
+  }
+  if (dueBefore) {
+    where.push('r.due_at < :dueBefore::timestamptz');
+    params.dueBefore = dueBefore.toISOString();
+  }
+  if (dueAfter) {
+    where.push('r.due_at > :dueAfter::timestamptz');
+    params.dueAfter = dueAfter.toISOString();
+  }
+  if (search) {
+    where.push(search.where);
+    Object.assign(params, search.params);
+  }
+  return { where: where.join(' AND '), params };
 }
 
 /**

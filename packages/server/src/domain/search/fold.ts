@@ -93,3 +93,21 @@ export function searchWhere(q: string) {
     ...(long.length > 0 && { AND: long.map((word) => ({ search: { contains: ` ${word}` } })) }),
   };
 }
+
+/**
+ * `searchWhere` as SQL over the table aliased `alias` (its `search_prefixes @>` the words' prefixes, the words longer
+ * than the prefixes kept checked against the text itself), for the lists read by one plain statement.
+ */
+export function searchSql(q: string, alias: string): { where: string; params: Record<string, unknown> } {
+  const words = queryWords(q);
+  const long = words.filter((word) => word.length > MAX_PREFIX_LENGTH);
+  const where = [`${alias}.search_prefixes @> :searchPrefixes::text[]`];
+  const params: Record<string, unknown> = {
+    searchPrefixes: [...new Set(words.map((word) => word.slice(0, MAX_PREFIX_LENGTH)))],
+  };
+  long.forEach((word, i) => {
+    where.push(`${alias}.search LIKE :searchWord${i}`);
+    params[`searchWord${i}`] = `% ${word}%`;
+  });
+  return { where: where.join(' AND '), params };
+}

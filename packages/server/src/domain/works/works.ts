@@ -22,7 +22,8 @@ import { checkPrecondition, type Precondition, preconditionFailed } from '../pre
 import type { Schemas } from '../schemas';
 import { createWithUniqueSlug } from '../unique';
 import { normalizeName, presentUserRecord, userRecord } from '../users/present';
-import { searchWhere, workSearchText } from '../search/fold';
+import { searchSql, workSearchText } from '../search/fold';
+import { readMemberPage } from '../member-page';
 import { OUTBOX_COLUMNS, OUTBOX_PARAMS, outboxParams, outboxRow } from '../webhooks/events';
 
 const withOwner = { owner: userRecord } as const;
@@ -31,7 +32,7 @@ const withOwner = { owner: userRecord } as const;
 // Without the search prefixes, which no read returns (see the client's `omit`).
 type WorkRow = Omit<Prisma.WorkGetPayload<{ include: typeof withOwner }>, 'searchPrefixes'>;
 
-export const presentWork = (work: WorkRow): Schemas['Work'] => ({
+export const presentWork = (work: PresentedWorkRow): Schemas['Work'] => ({
   id: work.id,
   slug: work.slug,
   name: work.name,
@@ -79,25 +80,69 @@ export async function listWorks(
   tenantId: string,
   request: PageRequest & { discarded?: DiscardedFilter; q?: string },
 ) {
-  const search = request.q === undefined ? undefined : searchWhere(request.q);
-  await authorize(db, actor, tenantId, 'readTenant');
   const discarded = request.discarded ?? 'false';
-  const filter = { tenantId, ...discardedWhere(discarded), ...search };
+  // A search reads the prefix index (tenant_id, search_prefixes) or walks (tenant_id, id), whichever PostgreSQL
+  // finds cheaper (it knows how common each word is: statistics on the array's elements); its count is capped, and
+  // read newest first like the page, so that it is the page's plan. One statement with the caller's membership.
+  if (request.q !== undefined) return searchWorks(db, actor, tenantId, request.q, discarded, request);
+  await authorize(db, actor, tenantId, 'readTenant');
+  const filter = { tenantId, ...discardedWhere(discarded) };
   return readPage(request, {
-    // By (tenant_id, id); the kept and the discarded works each have a partial index in that order. A search
-    // reads the prefix index (tenant_id, search_prefixes) or walks that order, whichever PostgreSQL finds cheaper
-    // (it knows how common each word is: statistics on the array's elements).
+    // By (tenant_id, id); the kept and the discarded works each have a partial index in that order.
     rows: (page: Page) => {
       const { where, ...window } = newestFirst(page, 'id');
       return db.work.findMany({ where: { ...filter, ...where }, include: withOwner, ...window });
     },
-    ...(search
-      ? // The same choice for the count: newest first, like the page, so that it is the page's plan.
-        { capped: (take: number) => db.work.count({ where: filter, orderBy: { id: 'desc' }, take }) }
-      : { totalCount: () => countWorksOf(db, tenantId, discarded) }),
+    totalCount: () => countWorksOf(db, tenantId, discarded),
     present: presentWork,
   });
 }
+
+function searchWorks(
+  db: Db,
+  actor: Actor,
+  tenantId: string,
+  q: string,
+  discarded: DiscardedFilter,
+  request: PageRequest,
+) {
+  const search = searchSql(q, 'w');
+  const where = [
+    'w.tenant_id = :tenantId::uuid',
+    ...(discarded === 'all' ? [] : [`w.discarded_at IS ${discarded === 'true' ? 'NOT NULL' : 'NULL'}`]),
+    search.where,
+  ].join(' AND ');
+  return readMemberPage(db, actor, request, {
+    tenantId,
+    permission: 'readTenant',
+    columns: `w.id, w.slug, w.name, w.description, w.created_at AS "createdAt", w.updated_at AS "updatedAt",
+              w.discarded_at AS "discardedAt", u.email AS "ownerEmail", u.first_name AS "ownerFirstName",
+              u.last_name AS "ownerLastName"`,
+    from: 'works w JOIN users u ON u.id = w.owner_id',
+    countFrom: 'works w',
+    key: 'w.id',
+    where,
+    params: search.params,
+    countOrder: 'w.id DESC',
+    present: (row: WorkColumns) =>
+      presentWork({
+        ...row,
+        owner: { email: row.ownerEmail, firstName: row.ownerFirstName, lastName: row.ownerLastName },
+      }),
+  });
+}
+
+/** What `presentWork` reads of a work. */
+type PresentedWorkRow = Pick<
+  WorkRow,
+  'id' | 'slug' | 'name' | 'description' | 'createdAt' | 'updatedAt' | 'discardedAt' | 'owner'
+>;
+
+type WorkColumns = Omit<PresentedWorkRow, 'owner'> & {
+  ownerEmail: string;
+  ownerFirstName: string;
+  ownerLastName: string;
+};
 
 /**
  * Creates a work in one statement: the caller's membership is its condition (see `memberMaySql`) and, with

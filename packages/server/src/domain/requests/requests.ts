@@ -12,7 +12,14 @@ import { indexOrder, newestFirst, type Page, type PageRequest, readPage } from '
 import { checkPrecondition, type Precondition } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { normalizeEmail, normalizeName, presentUserRecord, userRecord } from '../users/present';
-import { OUTBOX_COLUMNS, OUTBOX_PARAMS, outboxBody, outboxParams, outboxParamsWith, outboxRow } from '../webhooks/events';
+import {
+  OUTBOX_COLUMNS,
+  OUTBOX_PARAMS,
+  outboxBody,
+  outboxParams,
+  outboxParamsWith,
+  outboxRow,
+} from '../webhooks/events';
 import { findWork, workDiscarded } from '../works/works';
 import { requestSearchText, searchWhere } from '../search/fold';
 import { signalMailQueued } from '@works-api/prisma';

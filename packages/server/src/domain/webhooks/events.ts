@@ -36,7 +36,13 @@ export function outboxRow<T extends WebhookEventType>(
   createdAt: Date,
   route: { orderingKey?: string; endpointId?: string } = {},
 ): OutboxRow {
-  const row = { id: newId(), tenantId, type, orderingKey: route.orderingKey ?? null, endpointId: route.endpointId ?? null };
+  const row = {
+    id: newId(),
+    tenantId,
+    type,
+    orderingKey: route.orderingKey ?? null,
+    endpointId: route.endpointId ?? null,
+  };
   return { ...row, body: outboxBody({ ...row, createdAt }, data), createdAt };
 }
 
@@ -48,7 +54,13 @@ export function outboxBody<T extends WebhookEventType>(
   row: Pick<OutboxRow, 'id' | 'tenantId' | 'createdAt'> & { type: T },
   data: EventOf<T>['data'],
 ): string {
-  return JSON.stringify({ id: row.id, type: row.type, createdAt: row.createdAt.toISOString(), tenantId: row.tenantId, data });
+  return JSON.stringify({
+    id: row.id,
+    type: row.type,
+    createdAt: row.createdAt.toISOString(),
+    tenantId: row.tenantId,
+    data,
+  });
 }
 
 /** The columns of an outbox INSERT, for statements that write it together with the change. */

@@ -1,19 +1,17 @@
 -- Hand-written: `take_mail_allowance` (migration striped_tenant_mail_days) with the same caps and answers, for less
--- work per email (it runs in every create request's statement):
--- - the address's row is counted by one upsert, where an INSERT … DO NOTHING and an UPDATE wrote a first email's
---   row twice. ON CONFLICT DO UPDATE locks the existing row and checks its WHERE on the latest version, as the
---   UPDATE did; a cap under 1 inserts nothing, so a new address is refused as before;
--- - the far-from-budget way no longer runs in a subtransaction (a BEGIN … EXCEPTION block, entered on every email:
---   a subtransaction and its own transaction id for the slot's write). When the second read finds the budget too
---   near after all, the email is taken back out of its slot (this transaction holds that row) and goes the near way.
---   Only today's count matters to the budget: a slot its write moved to today holds 0 for today once taken back.
+-- work per email (it runs in every create request's statement): the address's row is counted by one upsert, where
+-- an INSERT … DO NOTHING and an UPDATE wrote a first email's row twice. ON CONFLICT DO UPDATE locks the existing row
+-- and checks its WHERE on the latest version, as the UPDATE did; a cap under 1 inserts nothing, so a new address is
+-- refused as before (it also locks a stopped or capped address's row until commit, where the UPDATE did not: only
+-- emails to that one address wait on it). The tenant's budget is counted exactly as before, the far-from-budget way still in its
+-- subtransaction: rolling it back is what gives the session's slot back before the near way locks every slot in
+-- order (a slot kept locked there could deadlock with another email on the near way).
 CREATE OR REPLACE FUNCTION take_mail_allowance(
   p_tenant uuid, p_email text, p_day date, p_new_id uuid, p_per_recipient int, p_per_tenant int
 ) RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE
   v_stopped boolean;
   v_sent bigint;
-  v_slot smallint;
   v_sessions int := current_setting('max_connections')::int;
 BEGIN
   INSERT INTO mail_recipients AS r (tenant_id, email, id, day, sent)
@@ -33,17 +31,20 @@ BEGIN
   SELECT coalesce(sum(sent) FILTER (WHERE day = p_day), 0) INTO v_sent
   FROM tenant_mail_days WHERE tenant_id = p_tenant;
   IF v_sent + 2 * v_sessions <= p_per_tenant THEN
-    v_slot := (counter_slot() % 15 + 1)::smallint;
-    INSERT INTO tenant_mail_days AS t (tenant_id, slot, day, sent)
-    VALUES (p_tenant, v_slot, p_day, 1)
-    ON CONFLICT (tenant_id, slot) DO UPDATE
-    SET day = EXCLUDED.day, sent = CASE WHEN t.day = EXCLUDED.day THEN t.sent + 1 ELSE 1 END;
-    SELECT coalesce(sum(sent) FILTER (WHERE day = p_day), 0) INTO v_sent
-    FROM tenant_mail_days WHERE tenant_id = p_tenant;
-    IF v_sent + v_sessions - 1 <= p_per_tenant THEN
-      RETURN false;
-    END IF;
-    UPDATE tenant_mail_days SET sent = sent - 1 WHERE tenant_id = p_tenant AND slot = v_slot;
+    BEGIN
+      INSERT INTO tenant_mail_days AS t (tenant_id, slot, day, sent)
+      VALUES (p_tenant, (counter_slot() % 15 + 1)::smallint, p_day, 1)
+      ON CONFLICT (tenant_id, slot) DO UPDATE
+      SET day = EXCLUDED.day, sent = CASE WHEN t.day = EXCLUDED.day THEN t.sent + 1 ELSE 1 END;
+      SELECT coalesce(sum(sent) FILTER (WHERE day = p_day), 0) INTO v_sent
+      FROM tenant_mail_days WHERE tenant_id = p_tenant;
+      IF v_sent + v_sessions - 1 <= p_per_tenant THEN
+        RETURN false;
+      END IF;
+      RAISE EXCEPTION 'near the tenant email budget' USING ERRCODE = 'WA009';
+    EXCEPTION WHEN SQLSTATE 'WA009' THEN
+      NULL;
+    END;
   END IF;
 
   INSERT INTO tenant_mail_days (tenant_id, slot, day, sent)

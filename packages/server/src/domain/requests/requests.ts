@@ -6,13 +6,20 @@ import { isId, newId } from '@works-api/prisma';
 import { type KeyOutcome, KeyHoldLost, outcomeStatement } from '@works-api/prisma';
 import { signalOutboxWrite } from '@works-api/prisma';
 import { namedQuery } from '@works-api/prisma';
-import { type Actor, authorize, memberMaySql } from '../access';
+import { type Actor, authorize, memberMaySql, type Permission, requirePermission, type Role } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import { checkPrecondition, type Precondition } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { normalizeEmail, normalizeName, presentUserRecord, userRecord } from '../users/present';
-import { OUTBOX_COLUMNS, OUTBOX_PARAMS, outboxParams, outboxParamsWith, outboxRow } from '../webhooks/events';
+import {
+  OUTBOX_COLUMNS,
+  OUTBOX_PARAMS,
+  outboxBody,
+  outboxParams,
+  outboxParamsWith,
+  outboxRow,
+} from '../webhooks/events';
 import { findWork, workDiscarded } from '../works/works';
 import { requestSearchText, searchSql, searchWhere } from '../search/fold';
 import { readMemberPage } from '../member-page';
@@ -167,11 +174,19 @@ export async function createRequest(
     owner: actor.user,
   } satisfies RequestRow;
   request.search = requestSearchText(request);
-  // And as it is written when the address stopped the tenant's emails: the statement picks one by the allowance.
-  const stopped = { ...request, emailStatus: 'dropped', emailFailure: EMAILS_STOPPED, emailsStopped: true } as const;
-  const presented = { taking: presentRequest(request), stopped: presentRequest(stopped) };
+  const taking = presentRequest(request);
+  // And as it is written when the address stopped the tenant's emails (emailStatus `dropped` with EMAILS_STOPPED,
+  // emailsStopped): the statement picks one by the allowance. Presented once, the other one its two fields changed.
+  const presented = {
+    taking,
+    stopped: {
+      ...taking,
+      emailDelivery: { status: 'dropped', lastSentAt: null, failure: EMAILS_STOPPED },
+      emailsStopped: true,
+    } satisfies Schemas['Request'],
+  };
   const event = outboxRow('request.created', tenantId, { request: presented.taking }, now, { orderingKey: request.id });
-  const stoppedBody = JSON.stringify({ ...JSON.parse(event.body), data: { request: presented.stopped } });
+  const stoppedBody = outboxBody(event as typeof event & { type: 'request.created' }, { request: presented.stopped });
   const key = outcomeStatement(outcome, presented.taking, { when: 'emails_stopped', created: presented.stopped });
   let inserted: Array<{ stopped: boolean }>;
   try {
@@ -389,14 +404,71 @@ export async function findRequest(db: Db, { tenantId, workId, requestId }: Reque
   throw notFound('request');
 }
 
+/** A request as `findRequest` reads it: with its owner and whether its work is discarded. */
+export type FoundRequest = RequestRow & { work: { discardedAt: Date | null } };
+
+/** The columns of a request row as `RequestRow` names them (`r` is requests, `o` its owner). */
+const REQUEST_ROW_COLUMNS = `r.id, r.work_id AS "workId", r.status::text AS status, r.title, r.message,
+  r.recipient_email AS "recipientEmail", r.recipient_first_name AS "recipientFirstName",
+  r.recipient_last_name AS "recipientLastName", r.answer, r.validation::text AS validation,
+  r.cancel_reason AS "cancelReason", r.due_at AS "dueAt", r.owner_id AS "ownerId", r.created_at AS "createdAt",
+  r.updated_at AS "updatedAt", r.confirmed_at AS "confirmedAt", r.validated_at AS "validatedAt",
+  r.cancelled_at AS "cancelledAt", r.email_status::text AS "emailStatus", r.email_sent_at AS "emailSentAt",
+  r.email_failure AS "emailFailure", r.reminded_at AS "remindedAt", r.link_generation AS "linkGeneration",
+  r.resend_count AS "resendCount", r.last_resent_at AS "lastResentAt", r.emails_stopped AS "emailsStopped",
+  r.confirmed_through_dev_mailbox AS "confirmedThroughDevMailbox", r.tenant_id AS "tenantId", r.search,
+  o.first_name AS "ownerFirstName", o.last_name AS "ownerLastName", o.email AS "ownerEmail",
+  w.discarded_at AS "workDiscardedAt"`;
+
+type RequestReadRow = Omit<FoundRequest, 'owner' | 'work'> & {
+  callerRole: Role | null;
+  ownerFirstName: string;
+  ownerLastName: string;
+  ownerEmail: string;
+  workDiscardedAt: Date | null;
+};
+
+/**
+ * `authorize` and `findRequest` in one statement, one round trip instead of two: the caller's membership and the
+ * request (with its owner and its work's discard), each on its own side of a join that always returns one row. The
+ * answers are those of the two in turn: 404 for the tenant (not a member), 403 (role too low), then 404 for the work
+ * or the request.
+ */
+export async function findRequestAs(db: Db, actor: Actor, permission: Permission, ref: RequestRef) {
+  const { tenantId, workId, requestId } = ref;
+  if (!isId(tenantId) || !isId(workId) || !isId(requestId)) {
+    await authorize(db, actor, tenantId, permission);
+    return findRequest(db, ref);
+  }
+  const [row] = await namedQuery<RequestReadRow>(
+    db,
+    `SELECT m.role::text AS "callerRole", ${REQUEST_ROW_COLUMNS}
+     FROM (SELECT) AS one
+     LEFT JOIN memberships m ON m.tenant_id = :tenantId::uuid AND m.user_id = :userId::uuid
+     LEFT JOIN (requests r JOIN works w ON w.id = r.work_id JOIN users o ON o.id = r.owner_id)
+       ON r.id = :requestId::uuid AND r.work_id = :workId::uuid AND w.tenant_id = :tenantId::uuid`,
+    { tenantId, userId: actor.userId, requestId, workId },
+  );
+  if (!row?.callerRole) throw notFound('tenant');
+  requirePermission({ tenantId, role: row.callerRole }, permission);
+  if (row.id === null) {
+    await findWork(db, tenantId, workId);
+    throw notFound('request');
+  }
+  const { callerRole: _role, ownerFirstName, ownerLastName, ownerEmail, workDiscardedAt, ...request } = row;
+  return {
+    ...request,
+    owner: { firstName: ownerFirstName, lastName: ownerLastName, email: ownerEmail },
+    work: { discardedAt: workDiscardedAt },
+  } as FoundRequest;
+}
+
 export async function getRequest(db: Db, actor: Actor, ref: RequestRef) {
-  await authorize(db, actor, ref.tenantId, 'readTenant');
-  return presentRequest(await findRequest(db, ref));
+  return presentRequest(await findRequestAs(db, actor, 'readTenant', ref));
 }
 
 export async function listRequestEvents(db: Db, actor: Actor, ref: RequestRef, pageRequest: PageRequest) {
-  await authorize(db, actor, ref.tenantId, 'readTenant');
-  const request = await findRequest(db, ref);
+  const request = await findRequestAs(db, actor, 'readTenant', ref);
   const where = { requestId: ref.requestId };
   // The recipient has no user: their events show the request's recipient.
   const recipient = {
@@ -469,8 +541,8 @@ const MAX_TRANSITION_ATTEMPTS = 4;
  * that same read, so it holds for the row the update applies to (or the loser gets 412).
  */
 export async function actOnRequest(db: Db, actor: Actor, transition: Transition) {
-  await authorize(db, actor, transition.ref.tenantId, 'actOnRequest');
-  return applyAction(db, { ...transition, by: { type: 'user', userId: actor.userId } });
+  const current = await findRequestAs(db, actor, 'actOnRequest', transition.ref);
+  return applyAction(db, { ...transition, by: { type: 'user', userId: actor.userId } }, current);
 }
 
 /** One action on one request: its answer or reason (`note`), and the caller's `If-Match` if any. */
@@ -499,10 +571,12 @@ export async function applyAction(
     /** A repeat of the action answers 409 instead of 200 unchanged (the recipient's link acts once). */
     repeatIsConflict?: boolean;
   },
+  /** The request as the caller just read it (`findRequestAs`), for the first attempt. */
+  read?: FoundRequest,
 ) {
   const { ref, action, by: eventActor, note, precondition } = transition;
   for (let attempt = 1; attempt <= MAX_TRANSITION_ATTEMPTS; attempt++) {
-    const current = await findRequest(db, ref);
+    const current = attempt === 1 && read ? read : await findRequest(db, ref);
     checkPrecondition(precondition, () => presentRequest(current));
     if (current.work.discardedAt) throw workDiscarded();
     const decision = decide(action, current);
@@ -589,8 +663,7 @@ export async function resendRequest(
   ref: RequestRef,
   limits: MailCaps & Pick<Limits, 'resendCooldownMs' | 'resendsPerRequest'> = DEFAULT_LIMITS,
 ): Promise<Schemas['Request']> {
-  await authorize(db, actor, ref.tenantId, 'actOnRequest');
-  const current = await findRequest(db, ref);
+  const current = await findRequestAs(db, actor, 'actOnRequest', ref);
   const now = new Date();
   checkResendable(current, limits, now);
   let resent: Array<{ stopped: boolean; queued: number }>;
@@ -651,7 +724,7 @@ export async function resendRequest(
 
 /** Why a request cannot be resent now, if it cannot: its state, its work, or the resend limits. */
 function checkResendable(
-  current: Awaited<ReturnType<typeof findRequest>>,
+  current: FoundRequest,
   limits: Pick<Limits, 'resendCooldownMs' | 'resendsPerRequest'>,
   now: Date,
 ): void {

@@ -36,17 +36,31 @@ export function outboxRow<T extends WebhookEventType>(
   createdAt: Date,
   route: { orderingKey?: string; endpointId?: string } = {},
 ): OutboxRow {
-  const id = newId();
-  const event = { id, type, createdAt: createdAt.toISOString(), tenantId, data };
-  return {
-    id,
+  const row = {
+    id: newId(),
     tenantId,
     type,
     orderingKey: route.orderingKey ?? null,
     endpointId: route.endpointId ?? null,
-    body: JSON.stringify(event),
-    createdAt,
   };
+  return { ...row, body: outboxBody({ ...row, createdAt }, data), createdAt };
+}
+
+/**
+ * The body of the outbox row `row` with other `data` (of the same event type): for a statement that picks one of
+ * two outcomes itself, with no second row made, nor the first body parsed again.
+ */
+export function outboxBody<T extends WebhookEventType>(
+  row: Pick<OutboxRow, 'id' | 'tenantId' | 'createdAt'> & { type: T },
+  data: EventOf<T>['data'],
+): string {
+  return JSON.stringify({
+    id: row.id,
+    type: row.type,
+    createdAt: row.createdAt.toISOString(),
+    tenantId: row.tenantId,
+    data,
+  });
 }
 
 /** The columns of an outbox INSERT, for statements that write it together with the change. */

@@ -4,8 +4,10 @@ import {
   isDatabaseReadOnly,
   isStatementTimeout,
   mayBeDatabaseOutage,
+  OutageMonitor,
   outageDetail,
 } from './outage';
+import { connect, createServer, type Server } from 'node:net';
 
 /**
  * The shapes an outage has been seen to take (pg, @prisma/adapter-pg, Prisma's client), and errors that are not
@@ -132,5 +134,67 @@ describe('a database that takes no writes (a standby, mid-failover)', () => {
     expect(outageDetail(socketError('ECONNREFUSED'))).toBe(
       'The database is unreachable right now; retry after 5 seconds.',
     );
+  });
+});
+
+describe('OutageMonitor', () => {
+  /**
+   * The database's reachability at the socket: a ping connects to a port that a server listens on (it answers) or
+   * that nothing listens on (ECONNREFUSED, what a stopped PostgreSQL gives).
+   */
+  const listen = () =>
+    new Promise<Server>((resolve) => {
+      const server = createServer((socket) => socket.end());
+      server.listen(0, '127.0.0.1', () => resolve(server));
+    });
+  const portOf = (server: Server) => (server.address() as { port: number }).port;
+  const pingPort = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.destroy();
+        resolve();
+      });
+      socket.on('error', reject);
+    });
+
+  it('logs an outage once, its end once, and no new outage for a connection it broke that fails afterwards', async () => {
+    const up = await listen();
+    const gone = await listen();
+    const refusedPort = portOf(gone);
+    await new Promise((resolve) => gone.close(resolve));
+    let port = refusedPort;
+    const errors: string[] = [];
+    let reachable: (fields: object) => void = () => undefined;
+    const back = new Promise<object>((resolve) => (reachable = resolve));
+    const monitor = new OutageMonitor(() => pingPort(port), {
+      error: (_fields, message) => errors.push(message),
+      info: (fields, message) => message === 'database reachable again' && reachable(fields),
+    });
+    try {
+      // Away: two requests meet it, one outage is logged.
+      monitor.report(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+      monitor.report(new Error('Connection terminated unexpectedly'));
+      await monitor.settled();
+      expect([monitor.down, errors]).toEqual([true, [expect.stringMatching(/^database unreachable/)]]);
+
+      // Back: the probe notices.
+      port = portOf(up);
+      expect(await back).toMatchObject({ requestsAffected: 2 });
+      expect(monitor.down).toBe(false);
+
+      // A pooled connection the outage broke fails now, while the database answers: no second outage.
+      monitor.report(new Error('Connection terminated unexpectedly'));
+      await monitor.settled();
+      expect([monitor.down, errors.length, monitor.staleConnectionErrors]).toEqual([false, 1, 1]);
+
+      // The next real outage is logged again.
+      port = refusedPort;
+      monitor.report(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+      await monitor.settled();
+      expect([monitor.down, errors.length]).toEqual([true, 2]);
+    } finally {
+      monitor.stop();
+      await new Promise((resolve) => up.close(resolve));
+    }
   });
 });

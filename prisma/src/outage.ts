@@ -139,22 +139,32 @@ export function mayBeDatabaseOutage(error: unknown): boolean {
 export const OUTAGE_RETRY_AFTER_SECONDS = 5;
 const PROBE_EVERY_MS = 500;
 
-/**
- * Logs an outage once, when the first request hits it, and its end once, with how long it lasted and how many
- * requests were refused meanwhile: never a line per request. While the database is away it pings it every
- * PROBE_EVERY_MS to notice the end. It only watches: requests go to the database as usual, so the service
- * recovers on the first request after the database is back, whatever this says.
- */
 /** The two levels the monitor writes at (a pino logger has them). */
 export interface OutageLogger {
   error(fields: object, message: string): void;
   info(fields: object, message: string): void;
 }
 
+/**
+ * Logs an outage once, when the first request hits it, and its end once, with how long it lasted and how many
+ * requests were refused meanwhile: never a line per request. While the database is away it pings it every
+ * PROBE_EVERY_MS to notice the end. It only watches: requests go to the database as usual, so the service
+ * recovers on the first request after the database is back, whatever this says.
+ *
+ * An outage error alone does not open an outage: the database must also fail a ping. After an outage, requests
+ * still meet connections it broke (a pooled connection whose server went away, a request sent before the end was
+ * noticed): their errors look like the outage's, but the database answers. They are answered 503 like any outage
+ * error, and counted, not logged as a new outage.
+ */
 export class OutageMonitor {
   private since: number | undefined;
   private affected = 0;
   private probe: NodeJS.Timeout | undefined;
+  /** A ping under way to confirm an outage (at most one: the errors that meet it wait for its answer). */
+  private confirming: Promise<void> | undefined;
+  /** Outage errors met while the database answered pings: connections an earlier outage broke. */
+  private stale = 0;
+  private stopped = false;
 
   constructor(
     private readonly ping: () => Promise<void>,
@@ -173,23 +183,47 @@ export class OutageMonitor {
     return isDatabaseOutage(error) || (mayBeDatabaseOutage(error) && (await this.isDown()));
   }
 
-  /** Called for every request that met an outage (with an error `isDatabaseOutage` accepted). */
+  /**
+   * Called for every request that met an outage (with an error `explains` accepted). The first one while no outage is
+   * under way pings the database: if it does not answer, the outage starts (at that first error) and is logged;
+   * if it answers, the error came from a connection an earlier outage broke, and no outage is logged.
+   */
   report(error: unknown): void {
     this.affected++;
-    if (this.since !== undefined) return;
-    this.since = Date.now();
-    this.logger.error(
-      { err: error },
-      `${isDatabaseReadOnly(error) ? 'database read-only (a standby: failing over?)' : 'database unreachable'}: ` +
-        `answering 503 with Retry-After: ${OUTAGE_RETRY_AFTER_SECONDS} until it is back`,
-    );
-    this.probe = setInterval(() => {
-      this.ping().then(
-        () => this.recovered(),
-        () => undefined,
+    if (this.since !== undefined || this.confirming) return;
+    const at = Date.now();
+    this.confirming = this.isDown().then((down) => {
+      this.confirming = undefined;
+      if (this.since !== undefined || this.stopped) return;
+      if (!down) {
+        this.stale += this.affected;
+        this.affected = 0;
+        return;
+      }
+      this.since = at;
+      this.logger.error(
+        { err: error },
+        `${isDatabaseReadOnly(error) ? 'database read-only (a standby: failing over?)' : 'database unreachable'}: ` +
+          `answering 503 with Retry-After: ${OUTAGE_RETRY_AFTER_SECONDS} until it is back`,
       );
-    }, PROBE_EVERY_MS);
-    this.probe.unref();
+      this.probe = setInterval(() => {
+        this.ping().then(
+          () => this.recovered(),
+          () => undefined,
+        );
+      }, PROBE_EVERY_MS);
+      this.probe.unref();
+    });
+  }
+
+  /** Outage errors met while the database answered (connections an earlier outage broke), since the start. */
+  get staleConnectionErrors(): number {
+    return this.stale;
+  }
+
+  /** Settles once the ping that confirms or dismisses a reported outage has answered (for tests). */
+  async settled(): Promise<void> {
+    await this.confirming;
   }
 
   /**
@@ -214,6 +248,11 @@ export class OutageMonitor {
 
   /** Stops probing (the app is closing). */
   stop(): void {
+    this.stopped = true;
+    this.stopProbe();
+  }
+
+  private stopProbe(): void {
     clearInterval(this.probe);
     this.probe = undefined;
   }
@@ -221,7 +260,7 @@ export class OutageMonitor {
   private recovered(): void {
     if (this.since === undefined) return;
     this.logger.info({ downMs: Date.now() - this.since, requestsAffected: this.affected }, 'database reachable again');
-    this.stop();
+    this.stopProbe();
     this.since = undefined;
     this.affected = 0;
   }

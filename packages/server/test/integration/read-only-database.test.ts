@@ -60,6 +60,10 @@ onPostgres('a database that takes no writes (a standby, mid-failover)', () => {
         code: 'service_unavailable',
         detail: 'The database takes no writes right now (it is failing over); retry after 5 seconds.',
       });
+      // Logged once the monitor's own ping has confirmed it (prisma/src/outage.ts), before it is promoted again.
+      await eventually(async () =>
+        expect(server.logs.filter((line) => String(line.msg).startsWith('database read-only'))).toHaveLength(1),
+      );
       const ready = await server.call('/readyz');
       expect(ready.status).toBe(503);
       expect(await ready.json()).toMatchObject({

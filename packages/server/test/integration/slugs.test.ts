@@ -34,6 +34,17 @@ describe('slugs', () => {
     expect(second.slug).toBe(`${first.slug}-6`);
   });
 
+  it('numbers a colliding work slug past the highest number a work of its base in the tenant already took', async () => {
+    const tenant = await createTenant(ada, 'Numbered works');
+    const other = await createTenant(ada, 'Numbered works elsewhere');
+    expect((await createWork(ada, tenant.id, 'Part 7')).slug).toBe('part-7');
+    expect((await createWork(ada, tenant.id, 'Part')).slug).toBe('part');
+    expect((await createWork(ada, tenant.id, 'part')).slug).toBe('part-8');
+    // Another tenant's counter for the same base is its own.
+    expect((await createWork(ada, other.id, 'Part')).slug).toBe('part');
+    expect((await createWork(ada, other.id, 'Part')).slug).toBe('part-2');
+  });
+
   it('gives concurrent creations with the same name distinct slugs', async () => {
     const name = `Race ${Date.now()}`;
     const tenants = await Promise.all(Array.from({ length: 5 }, () => createTenant(ada, name)));

@@ -374,6 +374,7 @@ async function loadTenants({
   ];
   for (const group of tenantGroups) {
     if (group.count === 0) continue;
+    await step(`${group.step}: slug counters`, raiseSlugCounters('tenant_slug_counters', '', group.slug, group.count));
     await step(
       group.step,
       `WITH tenant AS (
@@ -391,6 +392,23 @@ async function loadTenants({
     );
   }
 }
+/**
+ * Raises the slug counters to the highest number each base takes in a bulk insert of `count` rows (n = 1 to count)
+ * whose slugs are `slug`, before the insert: the triggers that raise a counter run once per numbered row
+ * (migrations 20261129030000 and 20261129030100) and write only when they raise it, so they then write nothing;
+ * raised row by row in ascending order, one counter row would be rewritten once per row, in one transaction.
+ * `tenant` is the works' tenant ('' for tenants); `$1`, the seed, is in every statement (see `step`).
+ */
+function raiseSlugCounters(table: string, tenant: string, slug: string, count: number): string {
+  const key = tenant ? 'tenant_id, base' : 'base';
+  return `INSERT INTO ${table} AS c (${key}, last_number)
+    SELECT ${tenant ? `${tenant}, ` : ''}m[1], max(m[2]::int)
+    FROM generate_series(1, ${int(count)}) n, regexp_match(${slug}, '^(.+)-([0-9]{1,9})$') AS m
+    WHERE m[2]::int >= 2 AND $1::text IS NOT NULL
+    GROUP BY m[1]
+    ON CONFLICT (${key}) DO UPDATE SET last_number = greatest(c.last_number, excluded.last_number)`;
+}
+
 /** The big tenant's members and works (the last of them the big work). */
 async function loadBigTenant({ step, s, shape, ids, otherUserId }: Load): Promise<void> {
   await step(
@@ -403,11 +421,17 @@ async function loadBigTenant({ step, s, shape, ids, otherUserId }: Load): Promis
     [ids.big_tenant],
   );
 
+  const workSlug = `CASE WHEN n = ${int(shape.bigTenantWorks)} THEN 'big-work' ELSE 'work-' || n END`;
+  await step(
+    'works: slug counters',
+    raiseSlugCounters('work_slug_counters', '$2::uuid', workSlug, shape.bigTenantWorks),
+    [ids.big_tenant],
+  );
   await step(
     'works',
     `INSERT INTO works (id, tenant_id, slug, name, description, owner_id, created_at, updated_at, discarded_at, search)
      SELECT ${uuid7('t.ms', `'${s.works.salt}:' || n`)}, $2::uuid,
-            CASE WHEN n = ${int(shape.bigTenantWorks)} THEN 'big-work' ELSE 'work-' || n END,
+            ${workSlug},
             CASE WHEN n = ${int(shape.bigTenantWorks)} THEN 'Big work' ELSE 'Work ' || n END,
             'A work of the large data set.', $3::uuid, ${timeOf('t.ms')},
             ${timeOf('t.ms')} + CASE WHEN t.discarded THEN interval '1 day' ELSE interval '0' END,

@@ -23,6 +23,28 @@ describe('slugs', () => {
     expect([first.slug, second.slug, third.slug]).toEqual([base, `${base}-2`, `${base}-3`]);
   });
 
+  it('numbers a colliding tenant slug past the highest number a tenant of its base already took', async () => {
+    const name = `Numbered ${Date.now().toString(36)} x`;
+    // A slug that ends in a number raises its base's counter (a trigger on tenants), so the base's next collision
+    // takes 6, not 2.
+    const five = await createTenant(ada, `${name} 5`);
+    const first = await createTenant(bob, name);
+    expect(five.slug).toBe(`${first.slug}-5`);
+    const second = await createTenant(ada, name);
+    expect(second.slug).toBe(`${first.slug}-6`);
+  });
+
+  it('numbers a colliding work slug past the highest number a work of its base in the tenant already took', async () => {
+    const tenant = await createTenant(ada, 'Numbered works');
+    const other = await createTenant(ada, 'Numbered works elsewhere');
+    expect((await createWork(ada, tenant.id, 'Part 7')).slug).toBe('part-7');
+    expect((await createWork(ada, tenant.id, 'Part')).slug).toBe('part');
+    expect((await createWork(ada, tenant.id, 'part')).slug).toBe('part-8');
+    // Another tenant's counter for the same base is its own.
+    expect((await createWork(ada, other.id, 'Part')).slug).toBe('part');
+    expect((await createWork(ada, other.id, 'Part')).slug).toBe('part-2');
+  });
+
   it('gives concurrent creations with the same name distinct slugs', async () => {
     const name = `Race ${Date.now()}`;
     const tenants = await Promise.all(Array.from({ length: 5 }, () => createTenant(ada, name)));

@@ -11,7 +11,15 @@ import { notFound, ProblemError } from '../errors';
 import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import { checkPrecondition, type Precondition } from '../preconditions';
 import type { Schemas } from '../schemas';
-import { normalizeEmail, normalizeName, presentUserRecord, userRecord } from '../users/present';
+import {
+  normalizeEmail,
+  normalizeName,
+  type OwnerColumns,
+  ownerColumns,
+  ownerRecord,
+  presentUserRecord,
+  userRecord,
+} from '../users/present';
 import {
   OUTBOX_COLUMNS,
   OUTBOX_PARAMS,
@@ -327,19 +335,12 @@ const REQUEST_COLUMNS = `r.id, r.work_id AS "workId", r.status::text AS status, 
   r.confirmed_at AS "confirmedAt", r.validated_at AS "validatedAt", r.cancelled_at AS "cancelledAt",
   r.email_status::text AS "emailStatus", r.email_sent_at AS "emailSentAt", r.email_failure AS "emailFailure",
   r.emails_stopped AS "emailsStopped", r.confirmed_through_dev_mailbox AS "confirmedThroughDevMailbox",
-  u.email AS "ownerEmail", u.first_name AS "ownerFirstName", u.last_name AS "ownerLastName"`;
+  ${ownerColumns('u')}`;
 
-type RequestColumns = Omit<PresentedRequestRow, 'owner'> & {
-  ownerEmail: string;
-  ownerFirstName: string;
-  ownerLastName: string;
-};
+type RequestColumns = Omit<PresentedRequestRow, 'owner'> & OwnerColumns;
 
 const presentRequestColumns = (row: RequestColumns): Schemas['Request'] =>
-  presentRequest({
-    ...row,
-    owner: { email: row.ownerEmail, firstName: row.ownerFirstName, lastName: row.ownerLastName },
-  });
+  presentRequest({ ...row, owner: ownerRecord(row) });
 
 /**
  * The tenant-wide request list's filter, SQL over `r` (the request) and `w` (its work); bad input is a 400 naming
@@ -417,16 +418,13 @@ const REQUEST_ROW_COLUMNS = `r.id, r.work_id AS "workId", r.status::text AS stat
   r.email_failure AS "emailFailure", r.reminded_at AS "remindedAt", r.link_generation AS "linkGeneration",
   r.resend_count AS "resendCount", r.last_resent_at AS "lastResentAt", r.emails_stopped AS "emailsStopped",
   r.confirmed_through_dev_mailbox AS "confirmedThroughDevMailbox", r.tenant_id AS "tenantId", r.search,
-  o.first_name AS "ownerFirstName", o.last_name AS "ownerLastName", o.email AS "ownerEmail",
-  w.discarded_at AS "workDiscardedAt"`;
+  ${ownerColumns('o')}, w.discarded_at AS "workDiscardedAt"`;
 
-type RequestReadRow = Omit<FoundRequest, 'owner' | 'work'> & {
-  callerRole: Role | null;
-  ownerFirstName: string;
-  ownerLastName: string;
-  ownerEmail: string;
-  workDiscardedAt: Date | null;
-};
+type RequestReadRow = Omit<FoundRequest, 'owner' | 'work'> &
+  OwnerColumns & {
+    callerRole: Role | null;
+    workDiscardedAt: Date | null;
+  };
 
 /**
  * `authorize` and `findRequest` in one statement, one round trip instead of two: the caller's membership and the
@@ -455,10 +453,10 @@ export async function findRequestAs(db: Db, actor: Actor, permission: Permission
     await findWork(db, tenantId, workId);
     throw notFound('request');
   }
-  const { callerRole: _role, ownerFirstName, ownerLastName, ownerEmail, workDiscardedAt, ...request } = row;
+  const { callerRole: _role, ownerFirstName: _f, ownerLastName: _l, ownerEmail: _e, workDiscardedAt, ...request } = row;
   return {
     ...request,
-    owner: { firstName: ownerFirstName, lastName: ownerLastName, email: ownerEmail },
+    owner: ownerRecord(row),
     work: { discardedAt: workDiscardedAt },
   } as FoundRequest;
 }

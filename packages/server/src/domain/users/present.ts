@@ -7,6 +7,20 @@ export const userRecord = { select: { firstName: true, lastName: true, email: tr
 /** A user read through `userRecord`. */
 export type UserRecordRow = Prisma.UserGetPayload<typeof userRecord>;
 
+/** `userRecord` for a plain statement: the owner's columns, `alias` naming the users table, and back to a record. */
+export const ownerColumns = (alias: string): string =>
+  `${alias}.email AS "ownerEmail", ${alias}.first_name AS "ownerFirstName", ${alias}.last_name AS "ownerLastName"`;
+export interface OwnerColumns {
+  ownerEmail: string;
+  ownerFirstName: string;
+  ownerLastName: string;
+}
+export const ownerRecord = (row: OwnerColumns): UserRecordRow => ({
+  email: row.ownerEmail,
+  firstName: row.ownerFirstName,
+  lastName: row.ownerLastName,
+});
+
 /** The seed's "user record": how a user appears inside other resources. */
 export const presentUserRecord = (user: UserRecordRow): Schemas['UserRecord'] => ({
   firstName: user.firstName,

@@ -21,7 +21,14 @@ import {
 import { checkPrecondition, type Precondition, preconditionFailed } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { createWithUniqueSlug } from '../unique';
-import { normalizeName, presentUserRecord, userRecord } from '../users/present';
+import {
+  normalizeName,
+  type OwnerColumns,
+  ownerColumns,
+  ownerRecord,
+  presentUserRecord,
+  userRecord,
+} from '../users/present';
 import { searchSql, workSearchText } from '../search/fold';
 import { readMemberPage } from '../member-page';
 import { OUTBOX_COLUMNS, OUTBOX_PARAMS, outboxParams, outboxRow } from '../webhooks/events';
@@ -116,19 +123,14 @@ function searchWorks(
     tenantId,
     permission: 'readTenant',
     columns: `w.id, w.slug, w.name, w.description, w.created_at AS "createdAt", w.updated_at AS "updatedAt",
-              w.discarded_at AS "discardedAt", u.email AS "ownerEmail", u.first_name AS "ownerFirstName",
-              u.last_name AS "ownerLastName"`,
+              w.discarded_at AS "discardedAt", ${ownerColumns('u')}`,
     from: 'works w JOIN users u ON u.id = w.owner_id',
     countFrom: 'works w',
     key: 'w.id',
     where,
     params: search.params,
     countOrder: 'w.id DESC',
-    present: (row: WorkColumns) =>
-      presentWork({
-        ...row,
-        owner: { email: row.ownerEmail, firstName: row.ownerFirstName, lastName: row.ownerLastName },
-      }),
+    present: (row: WorkColumns) => presentWork({ ...row, owner: ownerRecord(row) }),
   });
 }
 
@@ -138,11 +140,7 @@ type PresentedWorkRow = Pick<
   'id' | 'slug' | 'name' | 'description' | 'createdAt' | 'updatedAt' | 'discardedAt' | 'owner'
 >;
 
-type WorkColumns = Omit<PresentedWorkRow, 'owner'> & {
-  ownerEmail: string;
-  ownerFirstName: string;
-  ownerLastName: string;
-};
+type WorkColumns = Omit<PresentedWorkRow, 'owner'> & OwnerColumns;
 
 /**
  * Creates a work in one statement: the caller's membership is its condition (see `memberMaySql`) and, with

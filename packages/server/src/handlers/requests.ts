@@ -9,13 +9,26 @@ import {
   resendRequest,
 } from '../domain/requests/requests';
 import type { Schemas } from '../domain/schemas';
-import type { HandlerMap } from '../http/handler';
+import type { RequestAction } from '../domain/requests/state-machine';
+import type { HandlerContext, HandlerMap } from '../http/handler';
+
+/** What the four action operations share: their path, their If-Match, and who calls. */
+type ActionContext = Pick<
+  HandlerContext<'cancelRequest' | 'confirmRequest' | 'earlyValidateRequest' | 'validateRequest'>,
+  'db' | 'actor' | 'params' | 'ifMatch'
+>;
 
 /** The path parameters every operation on one request shares. */
 const requestRef = (params: { tenant_id: string; work_id: string; id: string }): RequestRef => ({
   tenantId: params.tenant_id,
   workId: params.work_id,
   requestId: params.id,
+});
+
+/** An action on one request: the four action operations differ only in the action and in where the note is. */
+const act = async ({ db, actor, params, ifMatch }: ActionContext, action: RequestAction, note?: string) => ({
+  status: 200 as const,
+  body: await actOnRequest(db, actor, { ref: requestRef(params), action, note, precondition: ifMatch }),
 });
 
 /** The operations tagged Requests in openapi/api.yaml, in the spec's order. */
@@ -50,35 +63,10 @@ export const requests = {
     body: { events: await listRequestEvents(db, actor, requestRef(params), query) },
   }),
 
-  cancelRequest: async ({ db, actor, params, body, ifMatch }) => ({
-    status: 200,
-    body: await actOnRequest(db, actor, {
-      ref: requestRef(params),
-      action: 'cancel',
-      note: body?.reason,
-      precondition: ifMatch,
-    }),
-  }),
-
-  confirmRequest: async ({ db, actor, params, body, ifMatch }) => ({
-    status: 200,
-    body: await actOnRequest(db, actor, {
-      ref: requestRef(params),
-      action: 'confirm',
-      note: body?.answer,
-      precondition: ifMatch,
-    }),
-  }),
-
-  earlyValidateRequest: async ({ db, actor, params, ifMatch }) => ({
-    status: 200,
-    body: await actOnRequest(db, actor, { ref: requestRef(params), action: 'early_validate', precondition: ifMatch }),
-  }),
-
-  validateRequest: async ({ db, actor, params, ifMatch }) => ({
-    status: 200,
-    body: await actOnRequest(db, actor, { ref: requestRef(params), action: 'validate', precondition: ifMatch }),
-  }),
+  cancelRequest: async (context) => act(context, 'cancel', context.body?.reason),
+  confirmRequest: async (context) => act(context, 'confirm', context.body?.answer),
+  earlyValidateRequest: async (context) => act(context, 'early_validate'),
+  validateRequest: async (context) => act(context, 'validate'),
 
   resendRequest: async ({ db, actor, params, limits }) => ({
     status: 200,

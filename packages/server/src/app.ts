@@ -6,7 +6,7 @@ import type { Db } from '@works-api/prisma';
 import type { WebhookSettings } from './domain/webhooks/endpoints';
 import { systemLookup } from './webhooks/resolver';
 import { OutageMonitor } from '@works-api/prisma';
-import { httpProblem } from './http/problem-codes';
+import { ProblemError } from './domain/errors';
 import { DEFAULT_LIMITS, type Limits } from './domain/limits';
 import { handlers } from './handlers';
 import { accessLog } from './http/access-log';
@@ -48,8 +48,8 @@ import type { Telemetry } from './observability/telemetry';
  */
 const refuseInvalidUtf8 = (_req: unknown, _res: unknown, body: Buffer, encoding: string): void => {
   if (encoding.toLowerCase() !== 'utf-8')
-    throw httpProblem('unsupported_media_type', 'Send the body as UTF-8 application/json.');
-  if (!isUtf8(body)) throw httpProblem('malformed_json', 'The body is not valid UTF-8.');
+    throw new ProblemError('unsupported_media_type', 'Send the body as UTF-8 application/json.');
+  if (!isUtf8(body)) throw new ProblemError('malformed_json', 'The body is not valid UTF-8.');
 };
 
 export interface AppOptions {

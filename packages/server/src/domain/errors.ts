@@ -1,9 +1,11 @@
 /**
- * The errors the domain raises, in one table: a stable `code` for clients to switch on, the HTTP status it maps
- * to, and a title. Domain code throws `ProblemError`s and knows nothing of Express; the codes only the transport
- * raises (a malformed body, a rate limit, an unknown method...) are http/problem-codes.ts's.
+ * Every error the service answers with, in one table: the closed set of codes the contract declares, each with
+ * the HTTP status it maps to and a title; clients switch on the `code`. Domain code throws `ProblemError`s with
+ * the first group and knows nothing of Express; the transport (the body parser, the router, the limiters, the
+ * idempotency store, a bug) raises the second.
  */
-export const domainProblemCodes = {
+export const problemCodes = {
+  // Raised by the domain.
   validation_failed: { status: 400, title: 'Invalid request' },
   invalid_cursor: { status: 400, title: 'Invalid cursor' },
   webhook_url_not_allowed: { status: 400, title: 'Webhook URL not allowed' },
@@ -25,12 +27,24 @@ export const domainProblemCodes = {
   recipient_email_limit_reached: { status: 429, title: 'Too many emails' },
   tenant_email_budget_exhausted: { status: 429, title: 'Too many emails' },
   resend_too_soon: { status: 429, title: 'Too many emails' },
-} as const satisfies ProblemTable;
+  // Raised only by the transport.
+  malformed_json: { status: 400, title: 'Malformed JSON' },
+  malformed_request: { status: 400, title: 'Malformed request' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  idempotency_key_in_use: { status: 409, title: 'Idempotency key in use' },
+  payload_too_large: { status: 413, title: 'Payload too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  idempotency_key_reused: { status: 422, title: 'Idempotency key reused' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  headers_too_large: { status: 431, title: 'Request header fields too large' },
+  internal_error: { status: 500, title: 'Internal server error' },
+  not_ready: { status: 503, title: 'Service unavailable' },
+  service_unavailable: { status: 503, title: 'Service unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
 
-/** Problem codes with their HTTP status and title. */
-export type ProblemTable = Record<string, { status: number; title: string }>;
+export type ProblemCode = keyof typeof problemCodes;
 
-export type DomainProblemCode = keyof typeof domainProblemCodes;
+export const isProblemCode = (code: string): code is ProblemCode => Object.hasOwn(problemCodes, code);
 
 export interface FieldError {
   path: string;
@@ -46,11 +60,8 @@ export interface ProblemExtensions {
   requestId?: string;
 }
 
-/**
- * An error to answer with a problem body. The domain raises its own codes; the HTTP layer raises its codes
- * through the same class (`Code` widened), so that one handler sends them all.
- */
-export class ProblemError<Code extends string = DomainProblemCode> extends Error {
+/** An error to answer with a problem body: the domain and the HTTP layer raise them, and one handler sends them all. */
+export class ProblemError<Code extends string = ProblemCode> extends Error {
   constructor(
     readonly code: Code,
     readonly detail: string,

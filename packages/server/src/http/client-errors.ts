@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { type ProblemCode, problemCodes } from './problem-codes';
+import { type ProblemCode, problemCodes } from '../domain/errors';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './problems';
 import { REQUEST_ID_HEADER } from './request-id';
 

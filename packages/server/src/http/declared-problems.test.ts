@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { problemCodes } from './problem-codes';
+import { problemCodes } from '../domain/errors';
 import { declaredProblemCheck, declaredProblems, problemTypes } from './declared-problems';
 import { operationIdentifier } from './operation';
 import { loadSpec } from './spec';
@@ -10,7 +10,7 @@ const spec = loadSpec();
 // (405, for a method a path does not take, has its problem type: the spec's x-responses-outside-operations.)
 const OUTSIDE_OPERATIONS = ['not_ready'];
 
-describe('the problem types of openapi/api.yaml and the error table (http/problem-codes.ts)', () => {
+describe('the problem types of openapi/api.yaml and the error table (domain/errors.ts)', () => {
   const types = [...problemTypes(spec).values()];
 
   it('has one problem type, with the same status, for every code an operation can answer', () => {

@@ -15,7 +15,7 @@ import {
 import type { OutageMonitor } from '@works-api/prisma';
 import { authorize, type Permission } from '../domain/access';
 import type { OperationId } from './handler';
-import { httpProblem } from './problem-codes';
+import { ProblemError } from '../domain/errors';
 import { entityTag, resourceOf } from './etag';
 import type { Logger } from '../observability/logger';
 
@@ -166,12 +166,12 @@ export function idempotentCreation(
     });
     switch (claim.kind) {
       case 'in_use':
-        throw httpProblem(
+        throw new ProblemError(
           'idempotency_key_in_use',
           'A request with this Idempotency-Key is still being processed; retry once it has finished.',
         );
       case 'reused':
-        throw httpProblem(
+        throw new ProblemError(
           'idempotency_key_reused',
           claim.sameRequest
             ? 'This Idempotency-Key was first used with a different request body.'

@@ -7,8 +7,14 @@ import {
   type OutageMonitor,
 } from '@works-api/prisma';
 import { KeyHoldLost } from '@works-api/prisma';
-import { type FieldError, ProblemError, type ProblemExtensions } from '../domain/errors';
-import { isProblemCode, type ProblemCode, problemCodes } from './problem-codes';
+import {
+  type FieldError,
+  ProblemError,
+  type ProblemExtensions,
+  isProblemCode,
+  type ProblemCode,
+  problemCodes,
+} from '../domain/errors';
 
 /** Problem details (RFC 9457) for every error, whoever raised it: our domain, the validator or the body parser. */
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';

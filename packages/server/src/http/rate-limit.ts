@@ -3,7 +3,6 @@ import type { Request, RequestHandler, Response } from 'express';
 import { type ClientRateLimitInfo, ipKeyGenerator, MemoryStore, rateLimit, type Store } from 'express-rate-limit';
 import type { RedisStore, RedisReply } from 'rate-limit-redis';
 import { ProblemError } from '../domain/errors';
-import { httpProblem } from './problem-codes';
 import type { Logger } from '../observability/logger';
 
 export interface RateLimitOptions {
@@ -52,7 +51,7 @@ export function rateLimitPerUser({
       onRejected?.(budget);
       const who = budget === 'user' ? 'You have' : 'The operator token has';
       next(
-        httpProblem(
+        new ProblemError(
           'rate_limited',
           `${who} used the ${perMinute} requests of this minute; retry after ${String(res.getHeader('Retry-After'))} seconds.`,
         ),
@@ -180,7 +179,7 @@ export class FailedAuthentications {
     const seconds = Math.max(1, Math.ceil((until - Date.now()) / 1000));
     this.options.onRejected?.('unauthenticated');
     res.setHeader('Retry-After', String(seconds));
-    return httpProblem(
+    return new ProblemError(
       'rate_limited',
       `Too many requests from your address failed authentication (${this.options.perMinute} a minute); retry after ${seconds} seconds.`,
     );

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { rateLimit, type Store } from 'express-rate-limit';
 import { hashAnswerToken } from '../domain/recipients/tokens';
-import { httpProblem } from './problem-codes';
+import { ProblemError } from '../domain/errors';
 import { bearerToken } from './bearer';
 import type { Logger } from '../observability/logger';
 import { clientAddress } from './rate-limit';
@@ -46,7 +46,7 @@ export function recipientRateLimits(options: RecipientRateLimitOptions): Request
       handler: (_req, res, next) => {
         options.onRejected?.();
         next(
-          httpProblem(
+          new ProblemError(
             'rate_limited',
             `Too many requests ${name === 'per-token' ? 'for this link' : 'from this address'}; retry after ${String(res.getHeader('Retry-After'))} seconds.`,
           ),

@@ -32,7 +32,7 @@ describe('judgeTakenKey', () => {
     ...changes,
   });
   const judge = (existing: ExistingKey, request = 'POST /v1/tenants', bodyHash = 'a') =>
-    judgeTakenKey(existing, request, bodyHash, now);
+    judgeTakenKey(existing, { request, bodyHash, now });
 
   it('replays a finished key for the same request and body', () => {
     expect(judge(taken())).toEqual({ kind: 'done', response });

@@ -51,16 +51,24 @@ export type Claim =
   /** The first request finished: replay its response. */
   | { kind: 'done'; response: StoredResponse };
 
+/** One request's attempt at a key: its request line and body, when, and how long a holder may run. */
+export interface KeyAttempt {
+  /** The method and path (`POST /v1/tenants`). */
+  request: string;
+  /** The hash of the canonical JSON body. */
+  bodyHash: string;
+  now: Date;
+  /** IDEMPOTENCY_LOCK_TIMEOUT_MS unless configured. */
+  lockTimeoutMs?: number | undefined;
+}
+
 /**
  * What a request with a key that is already taken gets: an expired key, or one whose holder died while running
  * the same request, is taken over; another request line or body is a misuse; a finished one is replayed.
  */
 export function judgeTakenKey(
   existing: ExistingKey,
-  request: string,
-  bodyHash: string,
-  now: Date,
-  lockTimeoutMs = IDEMPOTENCY_LOCK_TIMEOUT_MS,
+  { request, bodyHash, now, lockTimeoutMs = IDEMPOTENCY_LOCK_TIMEOUT_MS }: KeyAttempt,
 ): 'retake' | Claim {
   const sameRequest = existing.request === request;
   const sameBody = sameRequest && existing.bodyHash === bodyHash;
@@ -72,23 +80,14 @@ export function judgeTakenKey(
   return { kind: 'done', response: existing.storedResponse() };
 }
 
-/** Takes `key` for this request line and body, or says why not (the rules above). */
-export async function claimKey(
-  db: Db,
-  id: IdempotencyKeyId,
-  request: string,
-  bodyHash: string,
-  now = new Date(),
-  lockTimeoutMs = IDEMPOTENCY_LOCK_TIMEOUT_MS,
-): Promise<Claim> {
-  const hold = { request, bodyHash, expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS) };
-  const claim = await claimIdempotencyKey(
-    db,
-    id,
-    hold,
-    (existing) => judgeTakenKey(existing, request, bodyHash, now, lockTimeoutMs),
-    now,
-  );
+/** Takes `id` for this request line and body, or says why not (the rules above). */
+export async function claimKey(db: Db, id: IdempotencyKeyId, attempt: KeyAttempt): Promise<Claim> {
+  const hold = {
+    request: attempt.request,
+    bodyHash: attempt.bodyHash,
+    expiresAt: new Date(attempt.now.getTime() + IDEMPOTENCY_TTL_MS),
+  };
+  const claim = await claimIdempotencyKey(db, id, hold, (existing) => judgeTakenKey(existing, attempt), attempt.now);
   // Lost every race for it to other requests: as good as in use.
   return claim ?? { kind: 'in_use' };
 }
@@ -157,13 +156,15 @@ export function idempotentCreation(
     const request = `${req.method} ${req.originalUrl.split('?')[0]}`;
     const bodyHash = hash('sha256', canonicalJson(req.body ?? null), 'hex');
     const claimedAt = new Date();
-    const claim = await claimKey(db, id, request, bodyHash, claimedAt, lockTimeoutMs).catch(async (error: unknown) => {
-      // The claim may have committed with its answer lost (a failover): give back the hold it may have taken,
-      // once the database is back, so the retry is not refused as in use for a minute. Nothing ran under it.
-      if (await options.outage.explains(error))
-        saveWhileHeld(() => releaseIdempotencyKey(db, id, claimedAt), claimedAt, lockTimeoutMs);
-      throw error;
-    });
+    const claim = await claimKey(db, id, { request, bodyHash, now: claimedAt, lockTimeoutMs }).catch(
+      async (error: unknown) => {
+        // The claim may have committed with its answer lost (a failover): give back the hold it may have taken,
+        // once the database is back, so the retry is not refused as in use for a minute. Nothing ran under it.
+        if (await options.outage.explains(error))
+          saveWhileHeld(() => releaseIdempotencyKey(db, id, claimedAt), claimedAt, lockTimeoutMs);
+        throw error;
+      },
+    );
     switch (claim.kind) {
       case 'in_use':
         throw new ProblemError(

@@ -217,7 +217,11 @@ describe('concurrent use', () => {
     const path = `/v1/tenants/${tenant.id}/works`;
     const body = { name: 'In flight' };
     // The first request, still running in some server process, holds the key.
-    const claim = await claimKey(db(), { scope: ada.id, key }, `POST ${path}`, bodyHash(body));
+    const claim = await claimKey(
+      db(),
+      { scope: ada.id, key },
+      { request: `POST ${path}`, bodyHash: bodyHash(body), now: new Date() },
+    );
     expect(claim.kind).toBe('claimed');
 
     const second = await post(path, ada, body, key);
@@ -312,20 +316,24 @@ describe('expiry and the key store', () => {
   it('claims, completes, releases, and retakes abandoned or expired keys, each with a conditional write', async () => {
     const id = { scope: bob.id, key: newKey() };
     const now = new Date();
-    const claim = await claimKey(db(), id, 'POST /v1/tenants', 'a'.repeat(64), now);
+    const claim = await claimKey(db(), id, { request: 'POST /v1/tenants', bodyHash: 'a'.repeat(64), now });
     if (claim.kind !== 'claimed') throw new Error(claim.kind);
-    expect((await claimKey(db(), id, 'POST /v1/tenants', 'a'.repeat(64), now)).kind).toBe('in_use');
-    expect(await claimKey(db(), id, 'POST /v1/tenants', 'b'.repeat(64), now)).toMatchObject({
+    expect((await claimKey(db(), id, { request: 'POST /v1/tenants', bodyHash: 'a'.repeat(64), now })).kind).toBe(
+      'in_use',
+    );
+    expect(await claimKey(db(), id, { request: 'POST /v1/tenants', bodyHash: 'b'.repeat(64), now })).toMatchObject({
       kind: 'reused',
       sameRequest: true,
     });
 
     // A lock older than the timeout belongs to a dead request: the same request may take it over...
     const later = new Date(now.getTime() + IDEMPOTENCY_LOCK_TIMEOUT_MS + 1);
-    expect(await claimKey(db(), id, 'POST /v1/tenants', 'b'.repeat(64), later)).toMatchObject({
+    expect(
+      await claimKey(db(), id, { request: 'POST /v1/tenants', bodyHash: 'b'.repeat(64), now: later }),
+    ).toMatchObject({
       kind: 'reused',
     });
-    const retaken = await claimKey(db(), id, 'POST /v1/tenants', 'a'.repeat(64), later);
+    const retaken = await claimKey(db(), id, { request: 'POST /v1/tenants', bodyHash: 'a'.repeat(64), now: later });
     expect(retaken.kind).toBe('claimed');
     // ...and the dead request's late completion no longer lands.
     await completeIdempotencyKey(db(), id, claim.lockedAt, {
@@ -334,12 +342,14 @@ describe('expiry and the key store', () => {
       location: null,
       body: '{"late":true}',
     });
-    expect((await claimKey(db(), id, 'POST /v1/tenants', 'a'.repeat(64), later)).kind).toBe('in_use');
+    expect((await claimKey(db(), id, { request: 'POST /v1/tenants', bodyHash: 'a'.repeat(64), now: later })).kind).toBe(
+      'in_use',
+    );
 
     // A 5xx gives the key back.
     if (retaken.kind !== 'claimed') throw new Error(retaken.kind);
     await releaseIdempotencyKey(db(), id, retaken.lockedAt);
-    const fresh = await claimKey(db(), id, 'POST /v1/tenants', 'a'.repeat(64), later);
+    const fresh = await claimKey(db(), id, { request: 'POST /v1/tenants', bodyHash: 'a'.repeat(64), now: later });
     if (fresh.kind !== 'claimed') throw new Error(fresh.kind);
     await completeIdempotencyKey(db(), id, fresh.lockedAt, {
       status: 201,
@@ -347,7 +357,7 @@ describe('expiry and the key store', () => {
       location: '/v1/x',
       body: '{}',
     });
-    expect(await claimKey(db(), id, 'POST /v1/tenants', 'a'.repeat(64), later)).toEqual({
+    expect(await claimKey(db(), id, { request: 'POST /v1/tenants', bodyHash: 'a'.repeat(64), now: later })).toEqual({
       kind: 'done',
       response: { status: 201, contentType: 'application/json', location: '/v1/x', body: '{}' },
     });

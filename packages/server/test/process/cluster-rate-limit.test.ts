@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
+import { eventually } from '../support/load';
 import { parseScrape, total } from '../support/prometheus';
 import { ADMIN_TOKEN } from '../support/server';
 import { databaseEnv, type ServerProcess, spawnServer } from '../support/process';
@@ -58,13 +59,13 @@ onPostgres('rate limits under WEB_CONCURRENCY=2 without Redis', () => {
       METRICS_TOKEN,
     });
     // Both workers listen before the first request (the first one's line resolves spawnServer).
-    await new Promise<void>((resolve) => {
-      const check = () =>
-        new Set(server.lines.filter((line) => typeof line.url === 'string').map((line) => line.pid)).size >= 2
-          ? resolve()
-          : setTimeout(check, 50);
-      check();
-    });
+    await eventually(
+      () =>
+        expect(new Set(server.lines.filter((line) => typeof line.url === 'string').map((line) => line.pid)).size).toBe(
+          2,
+        ),
+      { timeoutMs: 20_000 },
+    );
   });
   afterAll(async () => {
     server.child.kill('SIGCONT');
@@ -73,15 +74,14 @@ onPostgres('rate limits under WEB_CONCURRENCY=2 without Redis', () => {
   });
 
   /** The pids of the workers whose access lines match. */
-  const answeredBy = async (route: string, status: number, count: number) => {
-    await waitFor(() => accessLines(route, status).length >= count);
-    return new Set(accessLines(route, status).map((line) => line.pid));
-  };
+  const answeredBy = (route: string, status: number, count: number) =>
+    eventually(() => {
+      const lines = accessLines(route, status);
+      expect(lines.length).toBeGreaterThanOrEqual(count);
+      return new Set(lines.map((line) => line.pid));
+    });
   const accessLines = (route: string, status: number) =>
     server.lines.filter((line) => line.msg === 'request' && line.route === route && line.status === status);
-  const waitFor = async (done: () => boolean) => {
-    for (let i = 0; i < 100 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
-  };
 
   it('says where it counts', () => {
     const starting = server.lines.filter((line) => line.msg === 'works-api starting');

@@ -5,7 +5,7 @@ import type { Prisma, WebhookEvent } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
 import { type KeyOutcome, KeyHoldLost, outcomeStatement } from '@works-api/prisma';
 import { signalOutboxWrite } from '@works-api/prisma';
-import { namedQuery } from '@works-api/prisma';
+import { namedQuery, preparedQuery } from '@works-api/prisma';
 import { type Actor, authorize, memberMaySql, type Permission, requirePermission, type Role } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
@@ -198,7 +198,8 @@ export async function createRequest(
   const key = outcomeStatement(outcome, presented.taking, { when: 'emails_stopped', created: presented.stopped });
   let inserted: Array<{ stopped: boolean }>;
   try {
-    inserted = await namedQuery<{ stopped: boolean }>(
+    // Prepared: the same statement on every call, by keys only, whose planning was a third of its cost.
+    inserted = await preparedQuery<{ stopped: boolean }>(
       db,
       `WITH ${key.first}
        work AS (

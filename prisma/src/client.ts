@@ -48,8 +48,11 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
     }
     const prisma = newClient(new PrismaPg(pool));
     const statement: PlainStatement = async <Row>(text: string, values: readonly unknown[], prepared?: boolean) =>
-      (await (prepared ? pool.query({ name: preparedName(text), text, values: [...values] }) : pool.query(text, [...values])))
-        .rows as Row[];
+      (
+        await (prepared
+          ? pool.query({ name: preparedName(text), text, values: [...values] })
+          : pool.query(text, [...values]))
+      ).rows as Row[];
     await prisma.$connect();
     const box = secretBoxFor(target);
     if (box) {

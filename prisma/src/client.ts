@@ -12,7 +12,7 @@ import { lockPgliteFolder } from './pglite-lock';
 import { type Database, type Db, registerDatabase } from './handle';
 import { outboxSignal } from './outbox-signal';
 import { loadQueryCompilerFromFile } from './query-compiler';
-import type { PlainStatement } from './plain-statement';
+import { type PlainStatement, preparedName } from './plain-statement';
 import { sealAtRest } from './seal-at-rest';
 import { type SecretBox, secretBoxFor } from './secret-box';
 import type { DatabaseTarget } from './target';
@@ -47,8 +47,12 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
       }) as typeof pool.query;
     }
     const prisma = newClient(new PrismaPg(pool));
-    const statement: PlainStatement = async <Row>(text: string, values: readonly unknown[]) =>
-      (await pool.query(text, [...values])).rows as Row[];
+    const statement: PlainStatement = async <Row>(text: string, values: readonly unknown[], prepared?: boolean) =>
+      (
+        await (prepared
+          ? pool.query({ name: preparedName(text), text, values: [...values] })
+          : pool.query(text, [...values]))
+      ).rows as Row[];
     await prisma.$connect();
     const box = secretBoxFor(target);
     if (box) {

@@ -48,15 +48,29 @@ export type Queryable = PrismaClient | Prisma.TransactionClient;
  * Runs a plain statement on the driver behind `db`. Falls back to `$queryRawUnsafe` (same result, Prisma's
  * cost) for a client `openDatabase` did not create, such as a transaction's.
  */
-export function plainQuery<Row>(db: Queryable, text: string, values: readonly unknown[]): Promise<Row[]> {
+export function plainQuery<Row>(
+  db: Queryable,
+  text: string,
+  values: readonly unknown[],
+  prepared = false,
+): Promise<Row[]> {
   const run = handles.get(db as PrismaClient)?.statement;
-  return traced(text, () => (run ? run<Row>(text, values) : db.$queryRawUnsafe<Row[]>(text, ...values)));
+  return traced(text, () => (run ? run<Row>(text, values, prepared) : db.$queryRawUnsafe<Row[]>(text, ...values)));
 }
 
 /** `plainQuery` for a statement with named parameters (`:name`, see named-statement.ts). */
 export function namedQuery<Row>(db: Queryable, text: string, params: StatementParams): Promise<Row[]> {
   const statement = namedStatement(text, params);
   return plainQuery<Row>(db, statement.text, statement.values);
+}
+
+/**
+ * `namedQuery`, prepared on each connection and planned once there (see plain-statement.ts for which statements
+ * may be).
+ */
+export function preparedQuery<Row>(db: Queryable, text: string, params: StatementParams): Promise<Row[]> {
+  const statement = namedStatement(text, params);
+  return plainQuery<Row>(db, statement.text, statement.values, true);
 }
 
 /** The keys of the database behind `db` (the client `openDatabase` made, not a transaction's). */

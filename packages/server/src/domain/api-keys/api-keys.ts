@@ -3,7 +3,7 @@ import { countApiKeysOf } from '@works-api/prisma';
 import type { ApiKey, User } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
 import { type KeyOutcome } from '@works-api/prisma';
-import { namedQuery } from '@works-api/prisma';
+import { preparedQuery } from '@works-api/prisma';
 import type { Actor } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { apiKeyLimitReached, createWithinCap } from '../limits';
@@ -38,9 +38,9 @@ type KeyForAuth = Pick<ApiKey, 'id' | 'userId' | 'secretHash' | 'revokedAt' | 'l
 export async function authenticate(db: Db, presented: string | undefined, now = new Date()): Promise<Actor> {
   const prefix = presented === undefined ? undefined : prefixOf(presented);
   if (presented === undefined || prefix === undefined) throw unauthenticated('A valid API key is required.');
-  // Every request runs this: a plain statement (see prisma/src/plain-statement.ts). The owner's fields come along, so that
-  // what the caller creates can be answered without reading the user back.
-  const [key] = await namedQuery<KeyForAuth>(
+  // Every request runs this: a plain statement, prepared (see prisma/src/plain-statement.ts). The owner's fields come
+  // along, so that what the caller creates can be answered without reading the user back.
+  const [key] = await preparedQuery<KeyForAuth>(
     db,
     `SELECT k.id, k.user_id AS "userId", k.secret_hash AS "secretHash", k.revoked_at AS "revokedAt",
             k.last_used_at AS "lastUsedAt", u.email, u.first_name AS "firstName", u.last_name AS "lastName"

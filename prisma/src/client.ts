@@ -9,7 +9,7 @@ import { applyMigrations, pgliteSession, withPgSession } from './migrate';
 import { DatabaseReadOnlyError } from './outage';
 import { createPgPool } from './pg-pool';
 import { lockPgliteFolder } from './pglite-lock';
-import { type Database, type Db, registerDatabase } from './handle';
+import type { Database } from './handle';
 import { outboxSignal } from './outbox-signal';
 import { loadQueryCompilerFromFile } from './query-compiler';
 import { type PlainStatement, preparedName } from './plain-statement';
@@ -151,7 +151,7 @@ function newClient(adapter: SqlDriverAdapterFactory): PrismaClient {
 }
 
 interface HandleParts {
-  prisma: Db;
+  prisma: PrismaClient;
   kind: DatabaseTarget['kind'];
   statement: PlainStatement;
   secrets: SecretBox | undefined;
@@ -175,6 +175,5 @@ function handleOf({ close, ...parts }: HandleParts): Database {
     },
     close: () => (closing ??= close()),
   };
-  registerDatabase(database);
   return database;
 }

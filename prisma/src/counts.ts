@@ -13,18 +13,18 @@ const orZero = (n: number | undefined): number => n ?? 0;
 
 /** The tenants a user is a member of. */
 export async function countTenantsOf(db: Db, userId: string): Promise<number> {
-  const row = await db.userCounts.findUnique({ where: { userId }, select: { memberships: true } });
+  const row = await db.prisma.userCounts.findUnique({ where: { userId }, select: { memberships: true } });
   return orZero(row?.memberships);
 }
 
 export async function countApiKeysOf(db: Db, userId: string): Promise<number> {
-  const row = await db.userCounts.findUnique({ where: { userId }, select: { apiKeys: true } });
+  const row = await db.prisma.userCounts.findUnique({ where: { userId }, select: { apiKeys: true } });
   return orZero(row?.apiKeys);
 }
 
 /** A tenant's counts: the sum of its striped counter rows (16 at most). */
 async function tenantCountsOf(db: Db, tenantId: string) {
-  const { _sum: sum } = await db.tenantCounts.aggregate({
+  const { _sum: sum } = await db.prisma.tenantCounts.aggregate({
     where: { tenantId },
     _sum: { keptWorks: true, discardedWorks: true, members: true, webhookEndpoints: true },
   });
@@ -57,7 +57,7 @@ export const keptWorksIn = (counts: ReadonlyArray<{ keptWorks: number }>): numbe
 
 /** A work's requests, all of them or those of one status: the sum of its striped counter rows (16 at most). */
 export async function countRequestsOf(db: Db, workId: string, status?: RequestStatusCount): Promise<number> {
-  const { _sum: sum } = await db.workCounts.aggregate({
+  const { _sum: sum } = await db.prisma.workCounts.aggregate({
     where: { workId },
     _sum: { pending: true, confirmed: true, validated: true, cancelled: true },
   });
@@ -68,7 +68,7 @@ export async function countRequestsOf(db: Db, workId: string, status?: RequestSt
 }
 
 export async function countDeliveriesOf(db: Db, endpointId: string): Promise<number> {
-  const row = await db.webhookEndpointCounts.findUnique({ where: { endpointId }, select: { deliveries: true } });
+  const row = await db.prisma.webhookEndpointCounts.findUnique({ where: { endpointId }, select: { deliveries: true } });
   return orZero(row?.deliveries);
 }
 

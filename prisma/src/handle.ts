@@ -5,18 +5,23 @@ import { type PlainStatement, traced } from './plain-statement';
 import { type SecretBox, SecretKeyError } from './secret-box';
 import type { DatabaseTarget } from './target';
 
-export type Db = PrismaClient;
-
-/** What `openDatabase` returns: one handle on one database, with everything that belongs to it. */
-export interface Database {
-  readonly prisma: Db;
-  readonly kind: DatabaseTarget['kind'];
+/**
+ * One database as the code that reads and writes it sees it: the Prisma client, plain statements on the driver
+ * Prisma uses, the keys that seal its secrets, and the signals that wake its outbox workers.
+ */
+export interface Db {
+  readonly prisma: PrismaClient;
   /** Plain statements on the driver Prisma itself uses (plain-statement.ts says when a query takes this path). */
   readonly statement: PlainStatement;
   /** The keys that seal this database's secrets; undefined on PostgreSQL without ENCRYPTION_KEYS. */
   readonly secrets: SecretBox | undefined;
   /** Wakes this process's outbox workers when a write queued something for them. */
   readonly outbox: OutboxSignals;
+}
+
+/** What `openDatabase` returns: one handle on one database, with everything that belongs to it. */
+export interface Database extends Db {
+  readonly kind: DatabaseTarget['kind'];
   /** The migrations this start applied. */
   readonly migrated: string[];
   /** The pg pool's connections (PostgreSQL only: PGlite is one connection in this process). */
@@ -31,22 +36,14 @@ export interface Database {
 }
 
 /**
- * The domain's functions take a Prisma client (or a transaction's) and reach the rest of its database through it:
- * one lookup from the client `openDatabase` made to its handle.
+ * Where a plain statement runs: a handle, or inside an interactive transaction its transaction client (the
+ * statement must run in the transaction; secrets and outbox signals are used on the handle, after the commit).
  */
-const handles = new WeakMap<PrismaClient, Database>();
-
-/** Called by `openDatabase` for the handle it returns. */
-export function registerDatabase(database: Database): void {
-  handles.set(database.prisma, database);
-}
-
-/** A client `openDatabase` made, or a transaction's (which runs its statements through Prisma, in the transaction). */
-export type Queryable = PrismaClient | Prisma.TransactionClient;
+export type Queryable = Db | Prisma.TransactionClient;
 
 /**
- * Runs a plain statement on the driver behind `db`. Falls back to `$queryRawUnsafe` (same result, Prisma's
- * cost) for a client `openDatabase` did not create, such as a transaction's.
+ * Runs a plain statement: on the driver behind a handle, or through `$queryRawUnsafe` on a transaction client
+ * (same result, Prisma's cost, in the transaction).
  */
 export function plainQuery<Row>(
   db: Queryable,
@@ -54,8 +51,9 @@ export function plainQuery<Row>(
   values: readonly unknown[],
   prepared = false,
 ): Promise<Row[]> {
-  const run = handles.get(db as PrismaClient)?.statement;
-  return traced(text, () => (run ? run<Row>(text, values, prepared) : db.$queryRawUnsafe<Row[]>(text, ...values)));
+  return traced(text, () =>
+    'statement' in db ? db.statement<Row>(text, values, prepared) : db.$queryRawUnsafe<Row[]>(text, ...values),
+  );
 }
 
 /** `plainQuery` for a statement with named parameters (`:name`, see named-statement.ts). */
@@ -73,26 +71,11 @@ export function preparedQuery<Row>(db: Queryable, text: string, params: Statemen
   return plainQuery<Row>(db, statement.text, statement.values, true);
 }
 
-/** The keys of the database behind `db` (the client `openDatabase` made, not a transaction's). */
-export function secretBoxOf(db: PrismaClient): SecretBox {
-  const box = handles.get(db)?.secrets;
-  if (!box)
+/** The keys of `db`, or the error that says why there are none. */
+export function secretBoxOf(db: Db): SecretBox {
+  if (!db.secrets)
     throw new SecretKeyError(
       'ENCRYPTION_KEYS is not set: this database cannot seal or open secrets (see docs/configuration.md)',
     );
-  return box;
+  return db.secrets;
 }
-
-/** A write through `db` committed a webhook outbox row: wakes this process's dispatcher. */
-export const signalOutboxWrite = (db: PrismaClient): void => handles.get(db)?.outbox.webhooks.signal();
-
-/** A write through `db` queued an email: wakes this process's mail sender. */
-export const signalMailQueued = (db: PrismaClient): void => handles.get(db)?.outbox.mail.signal();
-
-/** Calls `listener` whenever a write through `db` signals its webhook outbox; returns how to stop. */
-export const onOutboxWrite = (db: PrismaClient, listener: () => void): (() => void) =>
-  handles.get(db)?.outbox.webhooks.on(listener) ?? (() => {});
-
-/** Calls `listener` whenever a write through `db` queues an email; returns how to stop. */
-export const onMailQueued = (db: PrismaClient, listener: () => void): (() => void) =>
-  handles.get(db)?.outbox.mail.on(listener) ?? (() => {});

@@ -59,9 +59,9 @@ export async function claimIdempotencyKey<Refusal>(
 ): Promise<{ kind: 'claimed'; lockedAt: Date } | Refusal | undefined> {
   const fresh = { ...hold, status: null, contentType: null, location: null, body: null, lockedAt: now, createdAt: now };
   for (let attempt = 1; attempt <= 3; attempt++) {
-    const { count } = await db.idempotencyKey.createMany({ data: [{ ...id, ...fresh }], skipDuplicates: true });
+    const { count } = await db.prisma.idempotencyKey.createMany({ data: [{ ...id, ...fresh }], skipDuplicates: true });
     if (count === 1) return { kind: 'claimed', lockedAt: now };
-    const row = await db.idempotencyKey.findUnique({ where: { scope_key: id } });
+    const row = await db.prisma.idempotencyKey.findUnique({ where: { scope_key: id } });
     if (!row) continue;
     const verdict = judge({
       request: row.request,
@@ -77,7 +77,7 @@ export async function claimIdempotencyKey<Refusal>(
       }),
     });
     if (verdict !== 'retake') return verdict;
-    const taken = await db.idempotencyKey.updateMany({
+    const taken = await db.prisma.idempotencyKey.updateMany({
       where: { ...id, lockedAt: row.lockedAt, status: row.status },
       data: fresh,
     });
@@ -89,7 +89,7 @@ export async function claimIdempotencyKey<Refusal>(
 
 /** Stores the response of the request holding the key (unless its hold was retaken meanwhile). */
 export async function completeIdempotencyKey(db: Db, id: IdempotencyKeyId, lockedAt: Date, response: StoredResponse) {
-  await db.idempotencyKey.updateMany({
+  await db.prisma.idempotencyKey.updateMany({
     where: { ...id, lockedAt, status: null },
     data: { ...response, body: secretBoxOf(db).seal(response.body, idempotencyKeySlot(id.scope, id.key)) },
   });
@@ -97,7 +97,7 @@ export async function completeIdempotencyKey(db: Db, id: IdempotencyKeyId, locke
 
 /** Gives the key back without a response (the request failed on our side), so a retry runs again. */
 export async function releaseIdempotencyKey(db: Db, id: IdempotencyKeyId, lockedAt: Date) {
-  await db.idempotencyKey.deleteMany({ where: { ...id, lockedAt, status: null } });
+  await db.prisma.idempotencyKey.deleteMany({ where: { ...id, lockedAt, status: null } });
 }
 
 /**
@@ -107,7 +107,7 @@ export async function releaseIdempotencyKey(db: Db, id: IdempotencyKeyId, locked
  * ctid, so the delete itself is a TID scan of the batch, not a join the planner may turn into a scan of the table.
  */
 export async function deleteExpiredIdempotencyKeys(db: Db, now = new Date(), batch = 1000): Promise<number> {
-  return db.$executeRaw`
+  return db.prisma.$executeRaw`
     DELETE FROM idempotency_keys WHERE ctid = ANY (ARRAY(
       SELECT ctid FROM idempotency_keys WHERE expires_at <= ${now} ORDER BY expires_at LIMIT ${batch}
     ))`;

@@ -145,7 +145,7 @@ export function createApp(options: AppOptions): express.Express {
     });
   });
   if (options.corsOrigins?.length) app.use(corsFor(options.corsOrigins));
-  const ping = options.ping ?? (async () => void (await db.$queryRaw`SELECT 1`));
+  const ping = options.ping ?? (async () => void (await db.prisma.$queryRaw`SELECT 1`));
   const outage = new OutageMonitor(ping, logger);
   metrics?.watchOutage(() => outage.down);
   app.use(healthRoutes(ping, lifecycle));

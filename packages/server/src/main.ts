@@ -48,8 +48,8 @@ async function main(): Promise<void> {
     telemetry,
     database,
     redis,
-    janitor: startIdempotencyJanitor(database.prisma, logger, config.idempotencyCleanupIntervalMs),
-    refold: startSearchRefold(database.prisma, logger),
+    janitor: startIdempotencyJanitor(database, logger, config.idempotencyCleanupIntervalMs),
+    refold: startSearchRefold(database, logger),
     dispatcher: config.webhooks.dispatcher ? await startDispatcher(config, database, logger, telemetry) : undefined,
     mail,
   };
@@ -130,7 +130,7 @@ async function serveApp(
   const lifecycle = new Lifecycle();
   const stores = await sharedRateLimitStores(config, redis, telemetry);
   const app = createApp({
-    db: database.prisma,
+    db: database,
     adminToken: config.adminToken,
     logger,
     lifecycle,

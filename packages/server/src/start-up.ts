@@ -84,7 +84,7 @@ export async function startDispatcher(
 ): Promise<Dispatcher> {
   const { Dispatcher } = await import('./webhooks/dispatcher.js');
   return new Dispatcher({
-    db: database.prisma,
+    db: database,
     logger,
     allowPrivateUrls: config.webhooks.allowPrivateUrls,
     pollIntervalMs: config.webhooks.pollIntervalMs,
@@ -98,7 +98,7 @@ export async function startDispatcher(
 /** The mail sender as configured (MAIL_SENDER), through SMTP_URL or, without it, the dev mailbox. */
 export async function startMailing(config: Config, database: Database, logger: Logger): Promise<RunningMail> {
   const { startMail } = await import('./mail/start.js');
-  return startMail(config, database.prisma, logger);
+  return startMail(config, database, logger);
 }
 
 /** What a process holds open until it exits. */

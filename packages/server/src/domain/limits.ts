@@ -99,7 +99,7 @@ export async function createWithinCap<T>(
   { lock, counted, cap, refusal }: CapCheck,
   create: (tx: Prisma.TransactionClient) => Promise<T>,
 ): Promise<T> {
-  return db.$transaction(async (tx) => {
+  return db.prisma.$transaction(async (tx) => {
     await namedQuery(tx, `SELECT 1 FROM ${lock.table} WHERE id = :ownerId::uuid FOR NO KEY UPDATE`, {
       ownerId: lock.id,
     });

@@ -22,7 +22,7 @@ export function devMailboxRoutes(mailbox: DevMailbox, db: Db, apiKeyAuth: Reques
       tenantIds.length === 0
         ? []
         : (
-            await db.membership.findMany({
+            await db.prisma.membership.findMany({
               where: { userId: actor.userId, tenantId: { in: tenantIds } },
               select: { tenantId: true, role: true },
             })

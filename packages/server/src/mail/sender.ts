@@ -11,7 +11,6 @@ import { newAnswerToken } from '../domain/recipients/tokens';
 import { userRecord } from '../domain/users/present';
 import { retryDelayMs } from '../domain/webhooks/backoff';
 import type { Logger } from '../observability/logger';
-import { onMailQueued } from '@works-api/prisma';
 import { MAIL_COLUMNS } from '../domain/mail-outbox';
 import { type RenderedMail, renderInvitationMail, renderRequestMail } from './render';
 import type { MailOrigin, MailTransport, SendOutcome } from './transport';
@@ -95,7 +94,7 @@ export class MailSender {
   }
 
   start(): this {
-    this.unsubscribe = onMailQueued(this.options.db, () => this.nudge());
+    this.unsubscribe = this.options.db.outbox.mail.on(() => this.nudge());
     this.loop.start();
     return this;
   }
@@ -258,7 +257,7 @@ export class MailSender {
    * `stopped` when its recipient stopped the tenant's emails (then no link is made).
    */
   private async renderRequestMail(mail: Claimed): Promise<Rendered | null | 'stopped'> {
-    const request = await this.options.db.request.findUnique({
+    const request = await this.options.db.prisma.request.findUnique({
       where: { id: mail.requestId! },
       include: {
         work: { select: { name: true, discardedAt: true, tenantId: true, tenant: { select: { name: true } } } },
@@ -306,7 +305,7 @@ export class MailSender {
    * the address stopped the tenant's emails since.
    */
   private async renderInvitationMail(invitationId: string): Promise<Rendered | null | 'stopped'> {
-    const invitation = await this.options.db.invitation.findUnique({
+    const invitation = await this.options.db.prisma.invitation.findUnique({
       where: { id: invitationId },
       include: { inviter: userRecord, tenant: { select: { name: true } } },
     });

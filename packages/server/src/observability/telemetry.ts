@@ -55,7 +55,7 @@ export async function startTelemetry(
     ...(endpoint && { endpoint }),
     watchDatabase(database, logger) {
       metrics?.watchDatabase({
-        db: database.prisma,
+        db: database,
         logger,
         ...(database.poolStats && { pool: database.poolStats }),
       });

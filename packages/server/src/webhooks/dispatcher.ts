@@ -1,6 +1,5 @@
 import type { Db } from '@works-api/prisma';
 import { OutboxLoop } from '../outbox-loop';
-import { onOutboxWrite } from '@works-api/prisma';
 import { namedQuery, type StatementParams } from '@works-api/prisma';
 import type { Lookup } from '../domain/webhooks/addresses';
 import { DISABLE_AFTER_FAILING_MS, retryDelayMs } from '../domain/webhooks/backoff';
@@ -148,7 +147,7 @@ export class Dispatcher {
 
   /** Runs until `stop`, waking at once when this process commits an outbox row. */
   start(): this {
-    this.unsubscribe = onOutboxWrite(this.db, () => this.nudge());
+    this.unsubscribe = this.db.outbox.webhooks.on(() => this.nudge());
     this.loop.start();
     return this;
   }

@@ -125,7 +125,7 @@ describe('the same race straight into the domain layer, all 20 started in one ti
   // database, so the conditional update is what keeps it to one transition.
   it('makes exactly one transition and one event', async () => {
     const requestId = await newRequest('confirmed');
-    const db = server.database.prisma;
+    const db = server.database;
     const users = [roles.owner, roles.admin, roles.member];
     const actors = await Promise.all(users.map((user) => authenticate(db, user.apiKey)));
     const ref = { tenantId: roles.tenant.id, workId, requestId };
@@ -134,7 +134,7 @@ describe('the same race straight into the domain layer, all 20 started in one ti
       actions.map((action, i) => actOnRequest(db, actors[i % 3]!, { ref, action })),
     );
 
-    const events = await db.requestEvent.findMany({ where: { requestId, fromStatus: 'confirmed' } });
+    const events = await db.prisma.requestEvent.findMany({ where: { requestId, fromStatus: 'confirmed' } });
     expect(events).toHaveLength(1);
     const winner = events[0]!.action as keyof typeof outcome;
     const final = await current(requestId);
@@ -149,7 +149,7 @@ describe('the same race straight into the domain layer, all 20 started in one ti
   });
 
   it('keeps one owner when two owners demote each other', async () => {
-    const db = server.database.prisma;
+    const db = server.database;
     const tenant = ok(await roles.owner.client.POST('/tenants', { body: { name: 'Two owners, no HTTP' } })).tenant;
     const second = await server.createUser('second-owner');
     await addMember(roles.owner, tenant.id, second, 'owner');
@@ -161,7 +161,7 @@ describe('the same race straight into the domain layer, all 20 started in one ti
     expect(settled.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
     const refused = settled.find((result) => result.status === 'rejected') as PromiseRejectedResult;
     expect(['last_owner', 'forbidden']).toContain(refused.reason.code);
-    expect(await db.membership.count({ where: { tenantId: tenant.id, role: 'owner' } })).toBe(1);
+    expect(await db.prisma.membership.count({ where: { tenantId: tenant.id, role: 'owner' } })).toBe(1);
   });
 });
 

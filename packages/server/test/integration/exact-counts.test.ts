@@ -36,10 +36,7 @@ async function totalCount(path: string, apiKey = owner.apiKey): Promise<number> 
 }
 
 async function countRows(sql: string, values: unknown[]): Promise<number> {
-  const [row] = await sessionOf(server.database.prisma).query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM ${sql}`,
-    values,
-  );
+  const [row] = await sessionOf(server.database).query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql}`, values);
   return Number(row!.n);
 }
 

@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const db = () => server.database.prisma;
+const db = () => server.database;
 const newKey = () => `key-${randomUUID()}`;
 
 function post<Url extends string>(path: Url, user: TestUser | null, json: unknown, key?: string) {
@@ -30,7 +30,7 @@ function post<Url extends string>(path: Url, user: TestUser | null, json: unknow
 }
 
 async function worksNamed(tenantId: string, name: string) {
-  return db().work.count({ where: { tenantId, name } });
+  return db().prisma.work.count({ where: { tenantId, name } });
 }
 
 describe('replay', () => {
@@ -82,7 +82,7 @@ describe('replay', () => {
     const removed = await post(path, carol, body, key);
     expect(removed.status).toBe(404);
     expect(await removed.text()).not.toContain(webhookEndpoint.secret);
-    expect(await db().webhookEndpoint.count({ where: { tenantId: tenant.id } })).toBe(1);
+    expect(await db().prisma.webhookEndpoint.count({ where: { tenantId: tenant.id } })).toBe(1);
   });
 
   it('treats the same JSON with its properties in another order as the same body', async () => {
@@ -120,10 +120,10 @@ describe('replay', () => {
       expect([path, retry.status, retry.headers.get('idempotent-replayed')]).toEqual([path, status, 'true']);
       expect(await retry.json()).toEqual(await first.json());
     }
-    expect(await db().tenant.count({ where: { name: 'Idempotent tenant', ownerId: ada.id } })).toBe(1);
-    expect(await db().request.count({ where: { workId: work.id, title: 'Once' } })).toBe(1);
-    expect(await db().apiKey.count({ where: { userId: ada.id, name: 'Idempotent key' } })).toBe(1);
-    expect(await db().invitation.count({ where: { email: invited } })).toBe(1);
+    expect(await db().prisma.tenant.count({ where: { name: 'Idempotent tenant', ownerId: ada.id } })).toBe(1);
+    expect(await db().prisma.request.count({ where: { workId: work.id, title: 'Once' } })).toBe(1);
+    expect(await db().prisma.apiKey.count({ where: { userId: ada.id, name: 'Idempotent key' } })).toBe(1);
+    expect(await db().prisma.invitation.count({ where: { email: invited } })).toBe(1);
   });
 
   it('is a typed header parameter of the client', async () => {
@@ -193,7 +193,7 @@ describe('mismatch', () => {
       const res = await post('/v1/tenants', ada, { name: 'Bad key' }, key);
       expect(res.status).toBe(400);
     }
-    expect(await db().tenant.count({ where: { name: 'Bad key' } })).toBe(0);
+    expect(await db().prisma.tenant.count({ where: { name: 'Bad key' } })).toBe(0);
   });
 });
 
@@ -206,7 +206,7 @@ describe('scope', () => {
     expect(bobs.status).toBe(201);
     expect(bobs.headers.get('idempotent-replayed')).toBeNull();
     expect((await bobs.json()).tenant.id).not.toBe((await adas.json()).tenant.id);
-    expect(await db().idempotencyKey.count({ where: { key } })).toBe(2);
+    expect(await db().prisma.idempotencyKey.count({ where: { key } })).toBe(2);
   });
 });
 
@@ -304,7 +304,7 @@ describe('expiry and the key store', () => {
     const key = newKey();
     const path = `/v1/tenants/${tenant.id}/works`;
     expect((await post(path, ada, { name: 'Expiring' }, key)).status).toBe(201);
-    await db().idempotencyKey.update({
+    await db().prisma.idempotencyKey.update({
       where: { scope_key: { scope: ada.id, key } },
       data: { expiresAt: new Date(Date.now() - 1000) },
     });
@@ -375,12 +375,12 @@ describe('expiry and the key store', () => {
       lockedAt: past,
       expiresAt,
     });
-    await db().idempotencyKey.createMany({
+    await db().prisma.idempotencyKey.createMany({
       data: [...['e1', 'e2', 'e3'].map((key) => row(key, past)), row('live', future)],
     });
     // Other test files share this database: count only what this test owns.
     const mine = () =>
-      db().idempotencyKey.findMany({ where: { scope }, select: { key: true }, orderBy: { key: 'asc' } });
+      db().prisma.idempotencyKey.findMany({ where: { scope }, select: { key: true }, orderBy: { key: 'asc' } });
     while ((await deleteExpiredIdempotencyKeys(db(), new Date(), 2)) === 2) {
       // Keep going while full batches come back.
     }

@@ -48,7 +48,7 @@ beforeAll(async () => {
   });
   // Unique per run: on PostgreSQL every test file, and every earlier run, shares one database.
   const namespace = `t${Date.now().toString(36)}${process.pid.toString(36)}`;
-  data = await loadLargeDataset(sessionOf(server.database.prisma), shape, { namespace });
+  data = await loadLargeDataset(sessionOf(server.database), shape, { namespace });
 }, 180_000);
 afterAll(() => server.close());
 
@@ -124,7 +124,7 @@ test("the big work's requests: counts by status, full pages, and a page deep in 
   }
 
   // The 500th page of 20: after the 9,980th request, newest first.
-  const session = sessionOf(server.database.prisma);
+  const session = sessionOf(server.database);
   const list = { operationId: 'listRequests', path: { tenant_id: data.bigTenantId, work_id: data.bigWorkId } };
   const after = cursorAt(server, list, await nthNewestRequestId(session, data.bigWorkId, 9_980));
   const deep = await get<{ requests: Connection<Request> }>(`${base}?after=${after}`);
@@ -173,7 +173,7 @@ test('a validated request carries the events of its transitions, in order', asyn
 });
 
 test('the heavy user, owning more tenants than the cap, is refused another by its count, not by counting them', async () => {
-  const [owner] = await sessionOf(server.database.prisma).query<{ owned_tenant_count: number }>(
+  const [owner] = await sessionOf(server.database).query<{ owned_tenant_count: number }>(
     'SELECT owned_tenant_count FROM users WHERE id = $1',
     [data.heavyUser.id],
   );
@@ -201,7 +201,7 @@ test('a tenant with the popular name takes a slug none of the loaded ones has', 
 });
 
 test('the expired idempotency keys and the webhook history are what the janitors delete', async () => {
-  const session = sessionOf(server.database.prisma);
+  const session = sessionOf(server.database);
   const expiredKeys = async () =>
     Number(
       (
@@ -212,7 +212,7 @@ test('the expired idempotency keys and the webhook history are what the janitors
       )[0]!.n,
     );
   expect(await expiredKeys()).toBe(shape.expiredIdempotencyKeys);
-  while ((await deleteExpiredIdempotencyKeys(server.database.prisma, new Date(), 1000)) === 1000);
+  while ((await deleteExpiredIdempotencyKeys(server.database, new Date(), 1000)) === 1000);
   expect(await expiredKeys()).toBe(0);
 
   const history = async () =>

@@ -33,11 +33,11 @@ let actor: Actor;
 beforeAll(async () => {
   server = await startTestServer();
   ada = await server.createUser('ada');
-  actor = await authenticate(server.database.prisma, ada.apiKey);
+  actor = await authenticate(server.database, ada.apiKey);
 });
 afterAll(() => server.close());
 
-const db = () => server.database.prisma;
+const db = () => server.database;
 
 /**
  * Discards the work as the discard operation does (one UPDATE), and, in the same transaction, while it still holds
@@ -45,7 +45,7 @@ const db = () => server.database.prisma;
  * after it makes the final count larger.
  */
 async function discardCountingRequests(workId: string): Promise<number> {
-  return db().$transaction(async (tx) => {
+  return db().prisma.$transaction(async (tx) => {
     await tx.$executeRaw`UPDATE works SET discarded_at = now(), updated_at = now() WHERE id = ${workId}::uuid AND discarded_at IS NULL`;
     return tx.request.count({ where: { workId } });
   });
@@ -75,7 +75,7 @@ describe('a request sent while its work is being discarded', () => {
       const beforeTheDiscard = await discard;
       for (const outcome of outcomes) tally.set(outcome, (tally.get(outcome) ?? 0) + 1);
       expect(outcomes.filter((o) => o !== 'created' && o !== 'work_discarded')).toEqual([]);
-      const stored = await db().request.count({ where: { workId: work.id } });
+      const stored = await db().prisma.request.count({ where: { workId: work.id } });
       expect({ stored, created: outcomes.filter((o) => o === 'created').length }).toEqual({
         stored: beforeTheDiscard,
         created: beforeTheDiscard,
@@ -102,7 +102,7 @@ describe('a request sent while its work is being discarded', () => {
         const outcomes = (await Promise.allSettled(sends)).map(outcomeOf);
         expect((await discard).discardedAt).not.toBeNull();
         expect(outcomes.filter((o) => o !== 'created' && o !== 'work_discarded')).toEqual([]);
-        const [row] = await db().$queryRaw<Array<{ after: number }>>`
+        const [row] = await db().prisma.$queryRaw<Array<{ after: number }>>`
         SELECT count(*)::int AS after FROM requests r JOIN works w ON w.id = r.work_id
         WHERE w.id = ${work.id}::uuid AND r.xmin::text::bigint > w.xmin::text::bigint`;
         expect(row!.after).toBe(0);
@@ -132,7 +132,7 @@ describe('a request sent while its work is being discarded', () => {
       expect(statuses[2]).toBe(200);
       expect(statuses.filter((status, i) => i !== 2 && status !== 201 && status !== 409)).toEqual([]);
       // Every send was answered for what it did: the 201s are exactly the requests stored.
-      expect(await db().request.count({ where: { workId: work.id } })).toBe(
+      expect(await db().prisma.request.count({ where: { workId: work.id } })).toBe(
         statuses.filter((status) => status === 201).length,
       );
       // The discard's answer is the discarded work, and nothing can be sent to it now.
@@ -153,8 +153,8 @@ describe('two additions of the same new email at once', () => {
         addMember(db(), actor, second.id, { email, role: 'admin' }),
       ]);
       expect([a.email, b.email]).toEqual([email, email]);
-      expect(await db().user.count({ where: { email } })).toBe(0);
-      expect(await db().invitation.count({ where: { email } })).toBe(2);
+      expect(await db().prisma.user.count({ where: { email } })).toBe(0);
+      expect(await db().prisma.invitation.count({ where: { email } })).toBe(2);
     }
   });
 
@@ -179,7 +179,7 @@ describe('two additions of the same new email at once', () => {
         )
       ).map(outcomeOf);
       expect(outcomes.sort()).toEqual(['already_invited', 'already_invited', 'created']);
-      expect(await db().membership.count({ where: { tenantId: tenant.id, userId: user.id } })).toBe(0);
+      expect(await db().prisma.membership.count({ where: { tenantId: tenant.id, userId: user.id } })).toBe(0);
     }
   });
 
@@ -193,8 +193,8 @@ describe('two additions of the same new email at once', () => {
         outcomeOf,
       );
       expect(outcomes.sort()).toEqual(['created', 'not_found']);
-      expect(await db().membership.count({ where: { tenantId: tenant.id, userId: created.user.id } })).toBe(1);
-      expect(await db().invitation.count({ where: { id: invitation.id } })).toBe(0);
+      expect(await db().prisma.membership.count({ where: { tenantId: tenant.id, userId: created.user.id } })).toBe(1);
+      expect(await db().prisma.invitation.count({ where: { id: invitation.id } })).toBe(0);
     }
   });
 
@@ -210,11 +210,11 @@ describe('two additions of the same new email at once', () => {
           deleteInvitation(db(), actor, tenant.id, invitation.id),
         ])
       ).map(outcomeOf);
-      const members = await db().membership.count({ where: { tenantId: tenant.id, userId: created.user.id } });
+      const members = await db().prisma.membership.count({ where: { tenantId: tenant.id, userId: created.user.id } });
       // Exactly one of the two took the invitation; the other found it gone.
       expect([accepted, withdrawn].sort()).toEqual(['created', 'not_found']);
       expect(members).toBe(accepted === 'created' ? 1 : 0);
-      expect(await db().invitation.count({ where: { id: invitation.id } })).toBe(0);
+      expect(await db().prisma.invitation.count({ where: { id: invitation.id } })).toBe(0);
     }
   });
 
@@ -232,7 +232,7 @@ describe('two additions of the same new email at once', () => {
       const [a, b, c] = await Promise.all([responses[0].json(), responses[1].json(), responses[2].json()]);
       expect(responses.map((res) => res.status).sort()).toEqual([202, 202, 409]);
       expect([a, b, c].find((body) => !body.invitation)!.code).toBe('already_invited');
-      expect(await db().user.count({ where: { email } })).toBe(0);
+      expect(await db().prisma.user.count({ where: { email } })).toBe(0);
     }
   });
 });

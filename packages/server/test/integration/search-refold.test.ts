@@ -18,7 +18,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 it('re-folds the texts the migration folded in SQL, once, leaving the others alone', async () => {
-  const db = server.database.prisma;
+  const db = server.database;
   const session = sessionOf(db);
   const tenant = await createTenant(owner, 'Refold Ltd');
   const create = async (name: string) =>

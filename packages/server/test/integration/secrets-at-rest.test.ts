@@ -29,12 +29,12 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const db = () => server.database.prisma;
+const db = () => server.database;
 
 /** Every text the database holds in the two tables that could carry a secret. */
 async function storedText(): Promise<string> {
-  const keys = await db().idempotencyKey.findMany({ select: { body: true } });
-  const endpoints = await db().webhookEndpoint.findMany({ select: { secret: true, previousSecret: true } });
+  const keys = await db().prisma.idempotencyKey.findMany({ select: { body: true } });
+  const endpoints = await db().prisma.webhookEndpoint.findMany({ select: { secret: true, previousSecret: true } });
   return JSON.stringify([keys, endpoints]);
 }
 
@@ -80,7 +80,7 @@ describe('secrets at rest', () => {
       const randomPart = secret.split('_').at(-1)!;
       if (randomPart.length >= 16) expect(stored).not.toContain(randomPart);
     }
-    const row = await db().webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+    const row = await db().prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
     expect(row.secret).toMatch(/^sealed:v2:[0-9a-f]{8}:/);
     expect(row.previousSecret).toMatch(/^sealed:v2:[0-9a-f]{8}:/);
     const box = secretBoxOf(db());
@@ -93,12 +93,12 @@ describe('secrets at rest', () => {
   it('seals at start-up what a release before sealing stored in plaintext', async () => {
     const tenant = await createTenant(ada, 'Legacy');
     const secret = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
-    const endpoint = await db().webhookEndpoint.create({
+    const endpoint = await db().prisma.webhookEndpoint.create({
       data: { id: newId(), tenantId: tenant.id, url: 'https://hooks.example.com/legacy', secret, enabled: false },
     });
     const now = new Date();
     const key = { scope: ada.id, key: `legacy-${randomUUID()}` };
-    await db().idempotencyKey.create({
+    await db().prisma.idempotencyKey.create({
       data: {
         ...key,
         request: 'POST /v1/api-keys',
@@ -113,7 +113,7 @@ describe('secrets at rest', () => {
     });
     // An expired one is the janitor's to delete, not rewritten at start-up (a backlog would hold the start).
     const expired = { scope: ada.id, key: `legacy-expired-${randomUUID()}` };
-    await db().idempotencyKey.create({
+    await db().prisma.idempotencyKey.create({
       data: {
         ...expired,
         request: 'POST /v1/api-keys',
@@ -126,11 +126,11 @@ describe('secrets at rest', () => {
         expiresAt: new Date(now.getTime() - 86_400_000),
       },
     });
-    await sealAtRest(db(), secretBoxOf(db()));
-    const left = await db().idempotencyKey.findUniqueOrThrow({ where: { scope_key: expired } });
+    await sealAtRest(db().prisma, secretBoxOf(db()));
+    const left = await db().prisma.idempotencyKey.findUniqueOrThrow({ where: { scope_key: expired } });
     expect(left.body).toBe('{"apiKey":{"secret":"wk_legacy_expired"}}');
-    const row = await db().webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
-    const replay = await db().idempotencyKey.findUniqueOrThrow({ where: { scope_key: key } });
+    const row = await db().prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+    const replay = await db().prisma.idempotencyKey.findUniqueOrThrow({ where: { scope_key: key } });
     expect(row.secret).toMatch(/^sealed:v2:/);
     expect(replay.body).toMatch(/^sealed:v2:/);
     expect(secretBoxOf(db()).open(row.secret, webhookSecretSlot(row.id, 'secret'))).toBe(secret);
@@ -162,8 +162,8 @@ describe('secrets at rest', () => {
     expect(own.status).toBe(201);
 
     // Someone who can write to the database, not read the key, puts Ada's sealed response under Bob's key.
-    const { body } = await db().idempotencyKey.findUniqueOrThrow({ where: { scope_key: adaKey } });
-    await db().idempotencyKey.update({ where: { scope_key: bobKey }, data: { body } });
+    const { body } = await db().prisma.idempotencyKey.findUniqueOrThrow({ where: { scope_key: adaKey } });
+    await db().prisma.idempotencyKey.update({ where: { scope_key: bobKey }, data: { body } });
     const replay = await server.call('/v1/api-keys', {
       method: 'POST',
       headers: headers(bob, bobKey.key),
@@ -199,13 +199,13 @@ describe('values sealed before they were bound to their row', () => {
     const user = await legacy.createUser('legacy');
     const tenant = await createTenant(user, 'Legacy Seal');
     tenants.push(tenant.id);
-    const ldb = legacy.database.prisma;
+    const ldb = legacy.database;
 
     // A replay the previous release stored: served as it was.
     const key = { scope: user.id, key: `legacy-${randomUUID()}` };
     const headers = { Authorization: `Bearer ${user.apiKey}`, 'Idempotency-Key': key.key };
     expect((await legacy.call('/v1/api-keys', { method: 'POST', headers, json: { name: 'Legacy' } })).status).toBe(201);
-    await ldb.idempotencyKey.update({ where: { scope_key: key }, data: { body: LEGACY.replay } });
+    await ldb.prisma.idempotencyKey.update({ where: { scope_key: key }, data: { body: LEGACY.replay } });
     const replay = await legacy.call('/v1/api-keys', { method: 'POST', headers, json: { name: 'Legacy' } });
     expect([replay.status, replay.headers.get('idempotent-replayed')]).toEqual([201, 'true']);
     expect(await replay.json()).toEqual(LEGACY_REPLAY_BODY);
@@ -217,7 +217,7 @@ describe('values sealed before they were bound to their row', () => {
         body: { url: receiver.url },
       }),
     ).webhookEndpoint;
-    await ldb.webhookEndpoint.update({ where: { id: endpoint.id }, data: { secret: LEGACY.webhookSecret } });
+    await ldb.prisma.webhookEndpoint.update({ where: { id: endpoint.id }, data: { secret: LEGACY.webhookSecret } });
     ok(
       await user.client.POST('/tenants/{tenant_id}/webhook-endpoints/{endpoint_id}/test', {
         params: { path: { tenant_id: tenant.id, endpoint_id: endpoint.id } },
@@ -231,11 +231,11 @@ describe('values sealed before they were bound to their row', () => {
 
     // The next start re-seals it, bound to its row, with the first key; the replay is left to expire.
     const box = secretBoxOf(ldb);
-    await sealAtRest(ldb, box);
-    const row = await ldb.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+    await sealAtRest(ldb.prisma, box);
+    const row = await ldb.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
     expect(row.secret).toMatch(new RegExp(`^sealed:v2:${box.sealingKeyId}:`));
     expect(box.open(row.secret, webhookSecretSlot(endpoint.id, 'secret'))).toBe(LEGACY_WEBHOOK_SECRET);
-    expect((await ldb.idempotencyKey.findUniqueOrThrow({ where: { scope_key: key } })).body).toBe(LEGACY.replay);
+    expect((await ldb.prisma.idempotencyKey.findUniqueOrThrow({ where: { scope_key: key } })).body).toBe(LEGACY.replay);
   });
 
   it("fails only the attempt whose secret was moved from another endpoint's row; the others are signed and sent", async () => {
@@ -250,9 +250,9 @@ describe('values sealed before they were bound to their row', () => {
         }),
       ).webhookEndpoint;
     const [victim, moved] = [await create(), await create()];
-    const ldb = legacy.database.prisma;
-    const { secret } = await ldb.webhookEndpoint.findUniqueOrThrow({ where: { id: victim.id } });
-    await ldb.webhookEndpoint.update({ where: { id: moved.id }, data: { secret } });
+    const ldb = legacy.database;
+    const { secret } = await ldb.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: victim.id } });
+    await ldb.prisma.webhookEndpoint.update({ where: { id: moved.id }, data: { secret } });
     const before = receiver.received.length;
     for (const endpoint of [moved, victim])
       ok(

@@ -84,10 +84,10 @@ beforeAll(async () => {
   database = await openDatabase(target, {
     observeStatement: (text, values) => recording?.push({ text, values: [...values] }),
   });
-  session = sessionOf(database.prisma);
+  session = sessionOf(database);
   const namespace = `p${Date.now().toString(36)}${process.pid.toString(36)}`;
   data = await loadLargeDataset(session, shape, { namespace });
-  actor = await authenticate(database.prisma, data.heavyUser.apiKey);
+  actor = await authenticate(database, data.heavyUser.apiKey);
 }, 300_000);
 afterAll(async () => {
   await database.close();
@@ -185,7 +185,7 @@ async function expectBoundedPlans(
   expect(found).toEqual([]);
 }
 
-const db = () => database.prisma;
+const db = () => database;
 const bigTenant = () => data.bigTenantId;
 const bigWork = () => ({ tenantId: data.bigTenantId, workId: data.bigWorkId });
 

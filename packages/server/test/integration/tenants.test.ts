@@ -123,7 +123,7 @@ describe('slugs', () => {
   it('stay unique when tenants of the same name are created at the same moment', async () => {
     // Straight into the domain, all started in one tick: every creation reads the taken slugs before any
     // inserts, so all but one collide on the unique index and must pick again.
-    const db = server.database.prisma;
+    const db = server.database;
     const actor = await authenticate(db, ada.apiKey);
     const name = `Same Moment ${tag}`;
     const tenants = await Promise.all(

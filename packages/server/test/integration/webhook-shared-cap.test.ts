@@ -25,7 +25,7 @@ beforeAll(async () => {
   // Another process's dispatcher, as far as the database can tell: its own instance, sharing nothing in memory.
   second = new Dispatcher({
     ...webhooks,
-    db: server.database.prisma,
+    db: server.database,
     logger: createLogger('silent'),
     allowPrivateUrls: true,
   });

@@ -294,7 +294,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   });
   const lifecycle = new Lifecycle();
   const app = createApp({
-    db: database.prisma,
+    db: database,
     adminToken: options.adminToken === null ? undefined : (options.adminToken ?? ADMIN_TOKEN),
     validateResponses: true,
     onBug: (error) => bugs.push(error),
@@ -325,7 +325,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         ...(options.telemetry?.metrics && { metrics: options.telemetry.metrics }),
         ...(options.telemetry?.tracing && { tracing: options.telemetry.tracing }),
         ...options.webhooks,
-        db: database.prisma,
+        db: database,
         logger: createLogger('debug', logStream),
       })
     : undefined;
@@ -337,7 +337,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         reminderBeforeMs: 24 * 60 * 60 * 1000,
         pollIntervalMs: 100,
         ...options.mail,
-        db: database.prisma,
+        db: database,
         logger: createLogger('debug', logStream),
       })
     : undefined;
@@ -402,6 +402,6 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
  * it (the cursors are signed with the server's database keys: http/cursors.ts).
  */
 export function cursorAt(server: TestServer, list: PagedList, id: string): string {
-  const cursors = new Cursors(secretBoxOf(server.database.prisma).derivedKeys('cursor'));
+  const cursors = new Cursors(secretBoxOf(server.database).derivedKeys('cursor'));
   return new CursorEdge(loadSpec(), cursors).cursorOf(list, id);
 }

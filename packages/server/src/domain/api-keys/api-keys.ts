@@ -50,7 +50,7 @@ export async function authenticate(db: Db, presented: string | undefined, now = 
   if (!key || !keyMatches(presented, key.secretHash)) throw unauthenticated('This API key is not valid.');
   if (key.revokedAt) throw unauthenticated('This API key has been revoked.');
   if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_PRECISION_MS) {
-    await db.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } });
+    await db.prisma.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } });
   }
   const { email, firstName, lastName } = key;
   return { userId: key.userId, apiKeyId: key.id, user: { email, firstName, lastName } };
@@ -62,7 +62,7 @@ export async function listApiKeys(db: Db, actor: Actor, request: PageRequest) {
   return readPage(request, {
     rows: (page: Page) => {
       const { where, ...window } = newestFirst(page, 'id');
-      return db.apiKey.findMany({ where: { userId: actor.userId, ...where }, ...window });
+      return db.prisma.apiKey.findMany({ where: { userId: actor.userId, ...where }, ...window });
     },
     totalCount: () => countApiKeysOf(db, actor.userId),
     present: presentApiKey,
@@ -99,11 +99,11 @@ export async function createApiKey(
 export async function revokeApiKey(db: Db, actor: Actor, apiKeyId: string, now = new Date()) {
   if (!isId(apiKeyId)) throw notFound('API key');
   // Only the first revocation sets revokedAt, so revoking twice returns the same key.
-  await db.apiKey.updateMany({
+  await db.prisma.apiKey.updateMany({
     where: { id: apiKeyId, userId: actor.userId, revokedAt: null },
     data: { revokedAt: now },
   });
-  const key = await db.apiKey.findFirst({ where: { id: apiKeyId, userId: actor.userId } });
+  const key = await db.prisma.apiKey.findFirst({ where: { id: apiKeyId, userId: actor.userId } });
   if (!key) throw notFound('API key');
   return presentApiKey(key);
 }

@@ -2,7 +2,6 @@ import type { Db } from '@works-api/prisma';
 import { namedQuery } from '@works-api/prisma';
 import type { Prisma } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
-import { signalOutboxWrite } from '@works-api/prisma';
 import { MAIL_COLUMNS } from '../mail-outbox';
 import { type Actor, authorize, type Role } from '../access';
 import { notFound, ProblemError } from '../errors';
@@ -107,10 +106,10 @@ export async function listInvitations(db: Db, actor: Actor, tenantId: string, re
   return readPage(request, {
     rows: (page: Page) => {
       const { where, ...window } = newestFirst(page, 'id');
-      return db.invitation.findMany({ where: { tenantId, ...where }, include: withInviterAndTenant, ...window });
+      return db.prisma.invitation.findMany({ where: { tenantId, ...where }, include: withInviterAndTenant, ...window });
     },
     // A list the cap bounds (MAX_INVITATIONS_PER_TENANT): its count reads at most that many index entries.
-    totalCount: () => db.invitation.count({ where: { tenantId } }),
+    totalCount: () => db.prisma.invitation.count({ where: { tenantId } }),
     present: presentInvitation,
   });
 }
@@ -121,9 +120,11 @@ export async function deleteInvitation(db: Db, actor: Actor, tenantId: string, i
   // Checked before any statement: an id that is not one of ours names no invitation, so nothing may be deleted.
   if (!isId(invitationId)) throw notFound('invitation');
   const roles: Role[] = caller.role === 'owner' ? ['owner', 'admin', 'member'] : ['admin', 'member'];
-  const { count } = await db.invitation.deleteMany({ where: { id: invitationId, tenantId, role: { in: roles } } });
+  const { count } = await db.prisma.invitation.deleteMany({
+    where: { id: invitationId, tenantId, role: { in: roles } },
+  });
   if (count > 0) return;
-  const exists = await db.invitation.findFirst({ where: { id: invitationId, tenantId }, select: { id: true } });
+  const exists = await db.prisma.invitation.findFirst({ where: { id: invitationId, tenantId }, select: { id: true } });
   if (exists) {
     throw new ProblemError('forbidden', 'Only an owner can grant, change or remove the owner role.');
   }
@@ -142,13 +143,13 @@ export async function listMyInvitations(db: Db, actor: Actor, request: PageReque
   return readPage(request, {
     rows: (page: Page) => {
       const { where, ...window } = newestFirst(page, 'id');
-      return db.invitation.findMany({
+      return db.prisma.invitation.findMany({
         where: { ...pendingFor(actor, now), ...where },
         include: withInviterAndTenant,
         ...window,
       });
     },
-    totalCount: () => db.invitation.count({ where: pendingFor(actor, now) }),
+    totalCount: () => db.prisma.invitation.count({ where: pendingFor(actor, now) }),
     present: presentInvitation,
   });
 }
@@ -161,13 +162,13 @@ export async function listMyInvitations(db: Db, actor: Actor, request: PageReque
 export async function acceptInvitation(db: Db, actor: Actor, invitationId: string): Promise<Schemas['Tenant']> {
   if (!isId(invitationId)) throw noInvitation();
   const now = new Date();
-  const pending = await db.invitation.findFirst({
+  const pending = await db.prisma.invitation.findFirst({
     where: { id: invitationId, ...pendingFor(actor, now) },
     select: { tenantId: true },
   });
   if (!pending) throw noInvitation();
   const { tenantId } = pending;
-  await db.$transaction(async (tx) => {
+  await db.prisma.$transaction(async (tx) => {
     await lockTenantMembers(tx, tenantId);
     // Again under the lock: a withdrawal, a decline or another accept may have come first.
     const [taken] = await tx.$queryRaw<Array<{ role: Role }>>`
@@ -183,13 +184,15 @@ export async function acceptInvitation(db: Db, actor: Actor, invitationId: strin
       data: outboxRow('member.added', tenantId, { member: presentMember(member) }, now),
     });
   });
-  signalOutboxWrite(db);
+  db.outbox.webhooks.signal();
   return getTenant(db, actor, tenantId);
 }
 
 /** Declines (deletes) one of the caller's pending invitations. */
 export async function declineInvitation(db: Db, actor: Actor, invitationId: string): Promise<void> {
   if (!isId(invitationId)) throw noInvitation();
-  const { count } = await db.invitation.deleteMany({ where: { id: invitationId, ...pendingFor(actor, new Date()) } });
+  const { count } = await db.prisma.invitation.deleteMany({
+    where: { id: invitationId, ...pendingFor(actor, new Date()) },
+  });
   if (count === 0) throw noInvitation();
 }

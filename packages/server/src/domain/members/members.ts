@@ -3,8 +3,6 @@ import { countMembersOf } from '@works-api/prisma';
 import type { Membership as MembershipRow, Prisma } from '@works-api/prisma/client';
 import { isId } from '@works-api/prisma';
 import { type KeyOutcome } from '@works-api/prisma';
-import { signalOutboxWrite } from '@works-api/prisma';
-import { signalMailQueued } from '@works-api/prisma';
 import { type Actor, authorize, type Membership, type Permission, requirePermission, type Role } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { DEFAULT_LIMITS, type Limits } from '../limits';
@@ -54,7 +52,7 @@ export async function listMembers(db: Db, actor: Actor, tenantId: string, reques
   return readPage(request, {
     rows: (page: Page) => {
       const { where, ...window } = newestFirst(page, 'id');
-      return db.membership.findMany({ where: { tenantId, ...where }, include: withUser, ...window });
+      return db.prisma.membership.findMany({ where: { tenantId, ...where }, include: withUser, ...window });
     },
     totalCount: () => countMembersOf(db, tenantId),
     present: presentMember,
@@ -69,7 +67,7 @@ export async function getMember(db: Db, actor: Actor, tenantId: string, userId: 
   await authorize(db, actor, tenantId, 'readTenant');
   // An id we never issue names no member; it must not reach the uuid column either.
   if (!isId(userId)) throw notFound('member');
-  const member = await db.membership.findUnique({
+  const member = await db.prisma.membership.findUnique({
     where: { tenantId_userId: { tenantId, userId } },
     include: withUser,
   });
@@ -93,7 +91,7 @@ export async function addMember(
   checkRoleChange(await authorize(db, actor, tenantId, 'manageMembers'), undefined, input.role);
   const email = normalizeEmail(input.email);
   const now = new Date();
-  const invitation = await db
+  const invitation = await db.prisma
     .$transaction(async (tx) => {
       checkRoleChange(await callerInTransaction(tx, actor, tenantId), undefined, input.role);
       const [member] = await tx.$queryRaw<Array<{ found: number }>>`
@@ -119,7 +117,7 @@ export async function addMember(
     .catch((error: unknown) => {
       throw mailCapRefusal(error, limits, now) ?? error;
     });
-  signalMailQueued(db);
+  db.outbox.mail.signal();
   return invitation;
 }
 
@@ -171,7 +169,7 @@ export async function updateMember(
 ): Promise<Schemas['Member']> {
   await authorize(db, actor, tenantId, 'manageMembers');
   if (!isId(userId)) throw notFound('member');
-  const { member, changed } = await db.$transaction(async (tx) => {
+  const { member, changed } = await db.prisma.$transaction(async (tx) => {
     const target = await memberToChange(tx, actor, { tenantId, userId, newRole: role, precondition });
     if (target.role === role) return { member: presentMember(target), changed: false };
     // Every member change holds the tenant's lock: the role is still the one read (and If-Match checked on).
@@ -183,7 +181,7 @@ export async function updateMember(
     });
     return { member, changed: true };
   });
-  if (changed) signalOutboxWrite(db);
+  if (changed) db.outbox.webhooks.signal();
   return member;
 }
 
@@ -194,7 +192,7 @@ export async function updateMember(
 export async function removeMember(db: Db, actor: Actor, tenantId: string, userId: string): Promise<void> {
   await authorize(db, actor, tenantId, userId === actor.userId ? 'readTenant' : 'manageMembers');
   if (!isId(userId)) throw notFound('member');
-  await db.$transaction(async (tx) => {
+  await db.prisma.$transaction(async (tx) => {
     const target = await memberToChange(tx, actor, { tenantId, userId, newRole: null });
     await tx.membership.delete({ where: { id: target.id } });
     // The member as it was, so receivers know who left and with which role.
@@ -202,5 +200,5 @@ export async function removeMember(db: Db, actor: Actor, tenantId: string, userI
       data: outboxRow('member.removed', tenantId, { member: presentMember(target) }, new Date()),
     });
   });
-  signalOutboxWrite(db);
+  db.outbox.webhooks.signal();
 }

@@ -53,7 +53,7 @@ async function resolveLink(db: Db, token: string, ttlMs: number): Promise<Resolv
 
 /** What the page shows: the request as its recipient sees it, and nothing else of the tenant. */
 async function recipientView(db: Db, ref: RequestRef): Promise<Schemas['RecipientRequest']> {
-  const request = await db.request.findUnique({
+  const request = await db.prisma.request.findUnique({
     where: { id: ref.requestId },
     include: {
       work: { select: { name: true } },

@@ -4,7 +4,7 @@ import { countRequestsOf } from '@works-api/prisma';
 import type { Prisma, WebhookEvent } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
 import { type KeyOutcome, KeyHoldLost, outcomeStatement } from '@works-api/prisma';
-import { signalOutboxWrite } from '@works-api/prisma';
+import { namedQuery } from '@works-api/prisma';
 import { preparedQuery } from '@works-api/prisma';
 import { type Actor, authorize, memberMaySql, type Permission, requirePermission, type Role } from '../access';
 import { notFound, ProblemError } from '../errors';
@@ -31,7 +31,6 @@ import {
 import { findWork, workDiscarded } from '../works/works';
 import { requestSearchText, searchSql, searchWhere } from '../search/fold';
 import { readMemberPage } from '../member-page';
-import { signalMailQueued } from '@works-api/prisma';
 import { MAIL_COLUMNS } from '../mail-outbox';
 import { DEFAULT_LIMITS, type Limits } from '../limits';
 import { ALLOWANCE_CALL, allowanceParams, EMAILS_STOPPED, type MailCaps, mailCapRefusal } from '../mail-caps';
@@ -246,9 +245,9 @@ export async function createRequest(
     const work = await findWork(db, tenantId, workId);
     throw outcome && !work.discardedAt ? new KeyHoldLost() : workDiscarded();
   }
-  signalOutboxWrite(db);
+  db.outbox.webhooks.signal();
   if (inserted[0]!.stopped) return presented.stopped;
-  signalMailQueued(db);
+  db.outbox.mail.signal();
   return presented.taking;
 }
 
@@ -269,11 +268,11 @@ export async function listRequests(
     // By (work_id, id), or (work_id, status, id) with a status.
     rows: (page: Page) => {
       const { where, ...window } = newestFirst(page, 'id');
-      return db.request.findMany({ where: { ...filter, ...where }, include: withOwner, ...window });
+      return db.prisma.request.findMany({ where: { ...filter, ...where }, include: withOwner, ...window });
     },
     ...(search
       ? // Newest first, like the page: the same choice between the work's index and the prefix index.
-        { capped: (take: number) => db.request.count({ where: filter, orderBy: { id: 'desc' }, take }) }
+        { capped: (take: number) => db.prisma.request.count({ where: filter, orderBy: { id: 'desc' }, take }) }
       : { totalCount: () => countRequestsOf(db, workId, status) }),
     present: presentRequest,
   });
@@ -396,7 +395,7 @@ function tenantRequestsFilter(query: TenantRequestsQuery): { where: string; para
 export async function findRequest(db: Db, { tenantId, workId, requestId }: RequestRef) {
   const request =
     isId(requestId) && isId(workId)
-      ? await db.request.findFirst({
+      ? await db.prisma.request.findFirst({
           where: { id: requestId, workId, work: { tenantId } },
           include: { ...withOwner, work: { select: { discardedAt: true } } },
         })
@@ -478,7 +477,7 @@ export async function listRequestEvents(db: Db, actor: Actor, ref: RequestRef, p
   return readPage(pageRequest, {
     rows: (page: Page) => {
       const window = newestFirst(page, 'id');
-      return db.requestEvent.findMany({
+      return db.prisma.requestEvent.findMany({
         ...window,
         where: { ...where, ...window.where },
         include: { actor: userRecord },
@@ -486,7 +485,7 @@ export async function listRequestEvents(db: Db, actor: Actor, ref: RequestRef, p
     },
     // No kept count: the state machine bounds a request's events (at most two transitions, then a final state),
     // so this count reads a handful of index entries.
-    totalCount: () => db.requestEvent.count({ where }),
+    totalCount: () => db.prisma.requestEvent.count({ where }),
     present: (event) => ({
       id: event.id,
       action: event.action,
@@ -640,7 +639,7 @@ export async function applyAction(
       },
     );
     if (applied.length > 0) {
-      signalOutboxWrite(db);
+      db.outbox.webhooks.signal();
       return presented;
     }
     // Someone else changed the request (or discarded the work) in between: look again.
@@ -711,7 +710,7 @@ export async function resendRequest(
   // Changed in between (answered, cancelled, discarded, resent): answer from what it is now.
   if (resent.length === 0) return resendRequest(db, actor, ref, limits);
   if (resent[0]!.stopped) return presentRequest({ ...current, emailsStopped: true });
-  signalMailQueued(db);
+  db.outbox.mail.signal();
   return presentRequest({
     ...current,
     emailStatus: 'queued',

@@ -20,13 +20,13 @@ async function foldedRows(
     take: REFOLD_BATCH,
   };
   if (table === 'works') {
-    const rows = await db.work.findMany({
+    const rows = await db.prisma.work.findMany({
       ...page,
       select: { id: true, name: true, slug: true, description: true, search: true },
     });
     return rows.map((row) => ({ id: row.id, search: row.search, folded: workSearchText(row) }));
   }
-  const rows = await db.request.findMany({
+  const rows = await db.prisma.request.findMany({
     ...page,
     select: {
       id: true,
@@ -49,7 +49,7 @@ async function foldedRows(
  */
 export async function refoldBatch(db: Db, table: RefoldTable): Promise<number | undefined> {
   // No row yet: not started.
-  const state = await db.searchRefold.findUnique({ where: { tableName: table } });
+  const state = await db.prisma.searchRefold.findUnique({ where: { tableName: table } });
   if (state?.doneAt) return undefined;
   const afterId = state?.afterId ?? null;
   const read = await foldedRows(db, table, afterId);
@@ -72,7 +72,7 @@ export async function refoldBatch(db: Db, table: RefoldTable): Promise<number | 
           )
         ).length;
   const progress = { afterId: read.at(-1)?.id ?? afterId, doneAt: read.length < REFOLD_BATCH ? new Date() : null };
-  await db.searchRefold.upsert({
+  await db.prisma.searchRefold.upsert({
     where: { tableName: table },
     create: { tableName: table, ...progress },
     update: progress,

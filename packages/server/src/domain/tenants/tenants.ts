@@ -41,7 +41,7 @@ export const presentTenant = (tenant: TenantRow): Schemas['Tenant'] => ({
 
 /** A tenant with its members and first page of works: one statement. */
 async function loadTenant(db: Db, tenantId: string): Promise<Schemas['Tenant']> {
-  const tenant = await db.tenant.findUnique({ where: { id: tenantId }, include: tenantInclude });
+  const tenant = await db.prisma.tenant.findUnique({ where: { id: tenantId }, include: tenantInclude });
   if (!tenant) throw notFound('tenant');
   return presentTenant(tenant);
 }
@@ -121,13 +121,13 @@ export async function renameTenant(
     // Check If-Match against the tenant as it is now, then rename only if its row has not changed since.
     const current = await loadTenant(db, tenantId);
     checkPrecondition(precondition, () => current);
-    const { count } = await db.tenant.updateMany({
+    const { count } = await db.prisma.tenant.updateMany({
       where: { id: tenantId, name: current.name, updatedAt: new Date(current.updatedAt) },
       data,
     });
     if (count === 0) throw preconditionFailed();
   } else {
-    await db.tenant.update({ where: { id: tenantId }, data });
+    await db.prisma.tenant.update({ where: { id: tenantId }, data });
   }
   return loadTenant(db, tenantId);
 }
@@ -142,7 +142,7 @@ export async function listTenants(db: Db, actor: Actor, request: PageRequest) {
   return readPage(request, {
     rows: async (page: Page) => {
       const { where, ...window } = newestFirst(page, 'tenantId');
-      const memberships = await db.membership.findMany({
+      const memberships = await db.prisma.membership.findMany({
         where: { userId: actor.userId, ...where },
         select: { tenant: { include: tenantInclude } },
         ...window,

@@ -68,13 +68,13 @@ export async function createUserWithKey(db: Db, input: NewUser, outcome?: KeyOut
 
 /** Operator route: a user by id (404 for any id that names no user). */
 export async function getUser(db: Db, userId: string): Promise<Schemas['User']> {
-  const user = isId(userId) ? await db.user.findUnique({ where: { id: userId } }) : null;
+  const user = isId(userId) ? await db.prisma.user.findUnique({ where: { id: userId } }) : null;
   if (!user) throw notFound('user');
   return presentUser(user);
 }
 
 export async function getMe(db: Db, actor: Actor): Promise<Schemas['User']> {
-  const user = await db.user.findUnique({ where: { id: actor.userId } });
+  const user = await db.prisma.user.findUnique({ where: { id: actor.userId } });
   if (!user) throw notFound('user');
   return presentUser(user);
 }

@@ -3,7 +3,6 @@ import { countDeliveriesOf, countWebhookEndpointsOf } from '@works-api/prisma';
 import type { Prisma, WebhookEndpoint } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
 import { type KeyOutcome } from '@works-api/prisma';
-import { signalOutboxWrite } from '@works-api/prisma';
 import { secretBoxOf, webhookSecretSlot } from '@works-api/prisma';
 import { type Actor, authorize } from '../access';
 import { notFound, ProblemError } from '../errors';
@@ -82,7 +81,7 @@ async function checkUrl(url: string, settings: WebhookSettings): Promise<void> {
 
 async function findEndpoint(db: Db, tenantId: string, endpointId: string) {
   const endpoint = isId(endpointId)
-    ? await db.webhookEndpoint.findFirst({ where: { id: endpointId, tenantId } })
+    ? await db.prisma.webhookEndpoint.findFirst({ where: { id: endpointId, tenantId } })
     : null;
   if (!endpoint) throw notFound('webhook endpoint');
   return endpoint;
@@ -93,7 +92,7 @@ export async function listWebhookEndpoints(db: Db, actor: Actor, tenantId: strin
   return readPage(request, {
     rows: (page: Page) => {
       const { where, ...window } = newestFirst(page, 'id');
-      return db.webhookEndpoint.findMany({ where: { tenantId, ...where }, ...window });
+      return db.prisma.webhookEndpoint.findMany({ where: { tenantId, ...where }, ...window });
     },
     totalCount: () => countWebhookEndpointsOf(db, tenantId),
     present: presentEndpoint,
@@ -166,7 +165,7 @@ export async function updateWebhookEndpoint(
   const current = await findEndpoint(db, tenantId, endpointId);
   if (changes.url !== undefined) await checkUrl(changes.url, settings);
   const enabling = changes.enabled === true && !current.enabled;
-  const updated = await db.webhookEndpoint.update({
+  const updated = await db.prisma.webhookEndpoint.update({
     where: { id: current.id },
     data: {
       ...(changes.url !== undefined && { url: changes.url }),
@@ -178,7 +177,7 @@ export async function updateWebhookEndpoint(
       updatedAt: new Date(),
     },
   });
-  if (enabling) signalOutboxWrite(db);
+  if (enabling) db.outbox.webhooks.signal();
   return presentEndpoint(updated);
 }
 
@@ -186,7 +185,7 @@ export async function deleteWebhookEndpoint(db: Db, actor: Actor, tenantId: stri
   await authorize(db, actor, tenantId, 'manageWebhooks');
   // Checked before the statement: an id that is not one of ours names no endpoint, so nothing may be deleted.
   if (!isId(endpointId)) throw notFound('webhook endpoint');
-  const { count } = await db.webhookEndpoint.deleteMany({ where: { id: endpointId, tenantId } });
+  const { count } = await db.prisma.webhookEndpoint.deleteMany({ where: { id: endpointId, tenantId } });
   if (count === 0) throw notFound('webhook endpoint');
 }
 
@@ -205,7 +204,7 @@ export async function rotateWebhookEndpointSecret(
   const current = await findEndpoint(db, tenantId, endpointId);
   const secret = newSigningSecret();
   const box = secretBoxOf(db);
-  const updated = await db.webhookEndpoint.update({
+  const updated = await db.prisma.webhookEndpoint.update({
     where: { id: current.id },
     data: {
       secret: box.seal(secret, webhookSecretSlot(current.id, 'secret')),
@@ -235,9 +234,9 @@ export async function testWebhookEndpoint(db: Db, actor: Actor, tenantId: string
       endpointId: endpoint.id,
     },
   );
-  const [, delivery] = await db.$transaction([
-    db.webhookEvent.create({ data: { ...event, fannedOutAt: now } }),
-    db.webhookDelivery.create({
+  const [, delivery] = await db.prisma.$transaction([
+    db.prisma.webhookEvent.create({ data: { ...event, fannedOutAt: now } }),
+    db.prisma.webhookDelivery.create({
       data: {
         id: newId(),
         endpointId: endpoint.id,
@@ -249,7 +248,7 @@ export async function testWebhookEndpoint(db: Db, actor: Actor, tenantId: string
       include: withEvent,
     }),
   ]);
-  signalOutboxWrite(db);
+  db.outbox.webhooks.signal();
   return presentDelivery(delivery);
 }
 
@@ -265,7 +264,7 @@ export async function listWebhookDeliveries(
   return readPage(request, {
     rows: (page: Page) => {
       const { where, ...window } = newestFirst(page, 'id');
-      return db.webhookDelivery.findMany({
+      return db.prisma.webhookDelivery.findMany({
         where: { endpointId: endpoint.id, ...where },
         include: withEvent,
         ...window,
@@ -287,12 +286,12 @@ export async function retryWebhookDelivery(
   await authorize(db, actor, tenantId, 'manageWebhooks');
   const endpoint = await findEndpoint(db, tenantId, endpointId);
   if (!isId(deliveryId)) throw notFound('delivery');
-  const { count } = await db.webhookDelivery.updateMany({
+  const { count } = await db.prisma.webhookDelivery.updateMany({
     where: { id: deliveryId, endpointId: endpoint.id },
     data: { status: 'pending', nextAttemptAt: new Date() },
   });
   if (count === 0) throw notFound('delivery');
-  signalOutboxWrite(db);
-  const delivery = await db.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId }, include: withEvent });
+  db.outbox.webhooks.signal();
+  const delivery = await db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId }, include: withEvent });
   return presentDelivery(delivery);
 }

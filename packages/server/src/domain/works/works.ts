@@ -4,7 +4,6 @@ import { nextWorkSlugNumber } from '@works-api/prisma';
 import type { Prisma, WebhookEvent, Work } from '@works-api/prisma/client';
 import { type KeyOutcome, KeyHoldLost, outcomeStatement } from '@works-api/prisma';
 import { isId, newId } from '@works-api/prisma';
-import { signalOutboxWrite } from '@works-api/prisma';
 import { namedQuery } from '@works-api/prisma';
 import { type Actor, authorize, memberMaySql } from '../access';
 import { notFound, ProblemError } from '../errors';
@@ -98,7 +97,7 @@ export async function listWorks(
     // By (tenant_id, id); the kept and the discarded works each have a partial index in that order.
     rows: (page: Page) => {
       const { where, ...window } = newestFirst(page, 'id');
-      return db.work.findMany({ where: { ...filter, ...where }, include: withOwner, ...window });
+      return db.prisma.work.findMany({ where: { ...filter, ...where }, include: withOwner, ...window });
     },
     totalCount: () => countWorksOf(db, tenantId, discarded),
     present: presentWork,
@@ -201,7 +200,7 @@ export async function createWork(
 /** A work of a tenant the actor may see, or 404. */
 export async function findWork(db: Db, tenantId: string, workId: string) {
   if (!isId(workId)) throw notFound('work');
-  const work = await db.work.findFirst({ where: { id: workId, tenantId }, include: withOwner });
+  const work = await db.prisma.work.findFirst({ where: { id: workId, tenantId }, include: withOwner });
   if (!work) throw notFound('work');
   return work;
 }
@@ -245,7 +244,7 @@ export async function updateWork(
     if (current.discardedAt) throw workDiscarded();
     const name = changes.name !== undefined ? normalizeName(changes.name) : current.name;
     const description = changes.description ?? current.description;
-    const { count } = await db.work.updateMany({
+    const { count } = await db.prisma.work.updateMany({
       where: {
         id: workId,
         tenantId,
@@ -311,7 +310,7 @@ async function setWorkDiscarded(db: Db, actor: Actor, tenantId: string, workId: 
       },
     );
     if (rows.length > 0) {
-      signalOutboxWrite(db);
+      db.outbox.webhooks.signal();
       return changed;
     }
     // Someone changed the work in between: look again.

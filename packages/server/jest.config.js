@@ -31,12 +31,13 @@ const base = {
 module.exports = {
   // A global option: project configs cannot set it.
   testTimeout: 30_000,
-  // Each file starts its own server and database. One worker a core, plus one: a file also waits (on sockets, on
+  // Each file starts its own server (and, on PGlite, empties its worker's database). One worker a core, plus one: a file also waits (on sockets, on
   // its server's start), and a third worker fills those waits (2 cores, whole suite: 267 s with 2 workers, 221 s
   // with 3); at most four (memory).
   maxWorkers: Math.min(4, availableParallelism() + 1),
   // A worker that holds more than this after a test file is replaced. PGlite's WebAssembly heaps are not given back
-  // within one process, so running every file in one process (what Jest does with one worker) grew past 10 GB.
+  // within one process, so running every file in one process (what Jest does with one worker), each file with
+  // databases of its own, grew past 10 GB.
   // Setting a limit also makes Jest use a worker process even when there is only one.
   workerIdleMemoryLimit: '1.5GB',
   // The embedded PostgreSQL arms a timer (its idle statistics flush, about a second) after each statement, and
@@ -51,6 +52,13 @@ module.exports = {
       roots: ['<rootDir>/test'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       setupFiles: ['<rootDir>/test/support/setup-worker-database.ts'],
+      // One embedded database per worker, emptied for each file, and PGlite's modules loaded once with it, outside
+      // the files' sandboxes (see the environment).
+      testEnvironment: '<rootDir>/test/support/environment.ts',
+      moduleNameMapper: {
+        '^@electric-sql/pglite(/contrib/(pg_trgm|btree_gin))?$': '<rootDir>/test/support/pglite-outside.ts',
+        ...base.moduleNameMapper,
+      },
     },
   ],
 };

@@ -89,11 +89,14 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
     const { PGlite } = require('@electric-sql/pglite') as { PGlite: typeof PGliteClass };
     const { PrismaPGlite } = require('pglite-prisma-adapter') as { PrismaPGlite: typeof PrismaPGliteClass };
     /* eslint-enable @typescript-eslint/no-require-imports */
-    const pglite = new PGlite({
-      ...(target.dataDir && { dataDir: target.dataDir }),
-      extensions: PGLITE_EXTENSIONS,
-      ...(target.loadDataDir && { loadDataDir: target.loadDataDir }),
-    });
+    const pglite =
+      target.open ??
+      new PGlite({
+        ...(target.dataDir && { dataDir: target.dataDir }),
+        extensions: PGLITE_EXTENSIONS,
+        ...(target.loadDataDir && { loadDataDir: target.loadDataDir }),
+      });
+    const closePglite = () => (target.open ? Promise.resolve() : pglite.close());
     const migrated = await applyMigrations(pgliteSession(pglite));
     if (observe) {
       const query = pglite.query.bind(pglite);
@@ -107,7 +110,7 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
       (await pglite.query<Row>(text, [...values])).rows;
     const box = secretBoxFor(target)!;
     await sealAtRest(prisma, box).catch(async (error: unknown) => {
-      await pglite.close();
+      await closePglite();
       throw error;
     });
     return handleOf({
@@ -118,7 +121,7 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
       migrated,
       close: async () => {
         await prisma.$disconnect();
-        await pglite.close();
+        await closePglite();
         lock?.release();
       },
     });

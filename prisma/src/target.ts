@@ -1,3 +1,5 @@
+import type { PGlite } from '@electric-sql/pglite';
+
 /**
  * Where the data lives: a PostgreSQL server, or an embedded PGlite in a folder (in memory when none is given;
  * `loadDataDir` starts it from a dump, which tests use to skip initdb).
@@ -19,6 +21,11 @@ export type DatabaseTarget =
       kind: 'pglite';
       dataDir?: string;
       loadDataDir?: Blob;
+      /**
+       * A PGlite already open (and migrated) to serve instead of opening one; closing the database leaves it open.
+       * The tests' embedded database: one per jest worker, emptied for each test file.
+       */
+      open?: PGlite;
       /** ENCRYPTION_KEYS; unset: the key file beside `dataDir`, or a key for this process when in memory. */
       encryptionKeys?: Buffer[];
     };

@@ -5,7 +5,8 @@ import { type components, createClient, type paths, type WorksApiClient } from '
 import type { Store } from 'express-rate-limit';
 import { type AppOptions, createApp } from '../../src/app';
 import { type Database, type DatabaseTarget, openDatabase } from '@works-api/prisma';
-import { parseEncryptionKeys, secretBoxOf } from '@works-api/prisma';
+import { parseEncryptionKeys, PGLITE_EXTENSIONS, secretBoxOf } from '@works-api/prisma';
+import type { PGlite } from '@electric-sql/pglite';
 import type { Limits } from '../../src/domain/limits';
 import { answerClientErrors } from '../../src/http/client-errors';
 import { Lifecycle } from '../../src/http/graceful-shutdown';
@@ -254,7 +255,7 @@ const fileDatabase = {
   fileOver: false,
   async use(): Promise<Database> {
     this.servers++;
-    this.opened ??= openDatabase(testDatabaseTarget());
+    this.opened ??= openFileDatabase();
     return this.opened;
   },
   async release(): Promise<void> {
@@ -268,6 +269,20 @@ const fileDatabase = {
     await (await opened).close();
   },
 };
+/**
+ * On PostgreSQL, DATABASE_URL. On PGlite, the jest worker's database emptied for this file (environment.ts), or
+ * outside that environment a fresh one from the template.
+ */
+async function openFileDatabase(): Promise<Database> {
+  const target = testDatabaseTarget();
+  const worker = (globalThis as unknown as Record<symbol, WorkerPglite | undefined>)[
+    Symbol.for('works-api.test.pglite')
+  ];
+  if (target.kind !== 'pglite' || !worker) return openDatabase(target);
+  return openDatabase({ kind: 'pglite', open: await worker.emptiedWorkerDatabase(PGLITE_EXTENSIONS) });
+}
+type WorkerPglite = { emptiedWorkerDatabase(extensions: typeof PGLITE_EXTENSIONS): Promise<PGlite> };
+
 // Outside jest (the HA check imports this module under tsx) there is no file to end.
 if (typeof afterAll === 'function')
   afterAll(async () => {

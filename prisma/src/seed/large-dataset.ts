@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../handle';
 import type { SqlSession } from '../migrate';
+import { countMembersAddedSql, countWorksAddedSql } from '../counts';
 import { plainQuery } from '../handle';
 
 /**
@@ -384,9 +385,15 @@ async function loadTenants({
          FROM generate_series(1, ${int(group.count)}) n
          CROSS JOIN LATERAL (SELECT ${msOf(group.series, 'n')} AS ms) t
          RETURNING id, owner_id, created_at),
-       owners AS (
-         UPDATE users u SET owned_tenant_count = u.owned_tenant_count + c.n
-         FROM (SELECT owner_id, count(*)::int AS n FROM tenant GROUP BY owner_id) c WHERE u.id = c.owner_id)
+       -- Counted as create tenant counts them (count_new_tenant, without the cap): the owners' owned tenants and
+       -- memberships, and each tenant's one member.
+       owners_counted AS (
+         INSERT INTO user_counts AS c (user_id, slot, owned_tenants, memberships)
+         SELECT owner_id, 0, count(*), count(*) FROM tenant GROUP BY owner_id ORDER BY owner_id
+         ON CONFLICT (user_id, slot) DO UPDATE
+           SET owned_tenants = c.owned_tenants + excluded.owned_tenants,
+               memberships = c.memberships + excluded.memberships),
+       members_counted AS (INSERT INTO tenant_counts (tenant_id, slot, members) SELECT id, 0, 1 FROM tenant)
        INSERT INTO memberships (id, tenant_id, user_id, role, created_at)
        SELECT ${uuid7(msOfColumn('created_at'), `'owner:' || id`)}, id, owner_id, 'owner', created_at FROM tenant`,
     );
@@ -413,11 +420,15 @@ function raiseSlugCounters(table: string, tenant: string, slug: string, count: n
 async function loadBigTenant({ step, s, shape, ids, otherUserId }: Load): Promise<void> {
   await step(
     'members of the big tenant',
-    `INSERT INTO memberships (id, tenant_id, user_id, role, created_at)
-     SELECT ${idOf(s.members, 'n')}, $2::uuid, ${otherUserId('n')},
-            (CASE WHEN n <= ${int(Math.ceil(shape.bigTenantMembers / 10))} THEN 'admin' ELSE 'member' END)::member_role,
-            ${timeOf(msOf(s.members, 'n'))}
-     FROM generate_series(1, ${int(shape.bigTenantMembers)}) n`,
+    `WITH member AS (
+       INSERT INTO memberships (id, tenant_id, user_id, role, created_at)
+       SELECT ${idOf(s.members, 'n')}, $2::uuid, ${otherUserId('n')},
+              (CASE WHEN n <= ${int(Math.ceil(shape.bigTenantMembers / 10))} THEN 'admin' ELSE 'member' END)::member_role,
+              ${timeOf(msOf(s.members, 'n'))}
+       FROM generate_series(1, ${int(shape.bigTenantMembers)}) n
+       RETURNING tenant_id, user_id),
+     ${countMembersAddedSql('member')}
+     SELECT 1`,
     [ids.big_tenant],
   );
 
@@ -429,7 +440,8 @@ async function loadBigTenant({ step, s, shape, ids, otherUserId }: Load): Promis
   );
   await step(
     'works',
-    `INSERT INTO works (id, tenant_id, slug, name, description, owner_id, created_at, updated_at, discarded_at, search)
+    `WITH work AS (
+     INSERT INTO works (id, tenant_id, slug, name, description, owner_id, created_at, updated_at, discarded_at, search)
      SELECT ${uuid7('t.ms', `'${s.works.salt}:' || n`)}, $2::uuid,
             ${workSlug},
             CASE WHEN n = ${int(shape.bigTenantWorks)} THEN 'Big work' ELSE 'Work ' || n END,
@@ -440,7 +452,10 @@ async function loadBigTenant({ step, s, shape, ids, otherUserId }: Load): Promis
             CASE WHEN n = ${int(shape.bigTenantWorks)} THEN ' big work big work' ELSE ' work ' || n || ' work ' || n END
               || ' a work of the large data set'
      FROM generate_series(1, ${int(shape.bigTenantWorks)}) n
-     CROSS JOIN LATERAL (SELECT ${msOf(s.works, 'n')} AS ms, ${discardedSql('n', shape.bigTenantWorks)} AS discarded) t`,
+     CROSS JOIN LATERAL (SELECT ${msOf(s.works, 'n')} AS ms, ${discardedSql('n', shape.bigTenantWorks)} AS discarded) t
+     RETURNING tenant_id, discarded_at),
+     ${countWorksAddedSql('work')}
+     SELECT 1`,
     [ids.big_tenant, ids.heavy_user],
   );
 }

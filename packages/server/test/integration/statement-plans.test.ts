@@ -1,5 +1,5 @@
 import { type Database, openDatabase } from '@works-api/prisma';
-import { claimIdempotencyKey, deleteExpiredIdempotencyKeys, KeyOutcome } from '@works-api/prisma';
+import { claimIdempotencyKey, countMembersAddedSql, deleteExpiredIdempotencyKeys, KeyOutcome } from '@works-api/prisma';
 import {
   LARGE_DATASET_SHAPES,
   type LargeDataset,
@@ -400,6 +400,31 @@ describe('creates and actions use indexes', () => {
       values: [bigTenant(), new Date().toISOString().slice(0, 10)],
     };
     expect(await problemsOf(sum, false, 16)).toEqual([]);
+  });
+
+  test("the tenant cap sums one user's count slots by their key, with every user's slots in the table", async () => {
+    // count_new_tenant (a function: its statements are not sent, so written out here) reads the owner's striped
+    // counts after counting a tenant in its slot, and near the cap locks every slot of the owner in order.
+    await session.query(
+      `INSERT INTO user_counts (user_id, slot) SELECT u.id, s::smallint FROM users u, generate_series(0, 15) s
+       ON CONFLICT (user_id, slot) DO NOTHING`,
+      [],
+    );
+    await session.query('ANALYZE user_counts', []);
+    const owner = [actor.userId];
+    for (const text of [
+      'SELECT coalesce(sum(owned_tenants), 0) FROM user_counts WHERE user_id = $1::uuid',
+      'SELECT 1 FROM user_counts WHERE user_id = $1::uuid ORDER BY slot FOR UPDATE',
+      `UPDATE user_counts SET owned_tenants = owned_tenants + 1, memberships = memberships + 1
+       WHERE user_id = $1::uuid AND slot = 0`,
+    ])
+      expect(await problemsOf({ text, values: owner }, false, 16)).toEqual([]);
+    // An accepted invitation counts its member with the statement accept sends after its insert.
+    const added = {
+      text: `WITH added (tenant_id, user_id) AS (VALUES ($1::uuid, $2::uuid)), ${countMembersAddedSql('added')} SELECT 1`,
+      values: [bigTenant(), actor.userId],
+    };
+    expect(await problemsOf(added)).toEqual([]);
   });
 
   test('the idempotency janitor deletes a bounded batch', () =>

@@ -5,7 +5,8 @@ import type { SqlSession } from './migrate';
  * The counts the database keeps for every list's `totalCount`: one primary-key read each, whatever the
  * number of rows counted. They change in the same statement as the rows they count (exact under concurrency: each
  * change adds its delta to a counter row under that row's lock): by the triggers of the `row_counts` migration, or,
- * for the rows the hot creations insert (members and works), by the inserting statement itself, with the SQL below.
+ * for the members a tenant's creation or an accepted invitation inserts, by the inserting statement itself (the SQL
+ * below).
  * A counter row appears with the first row it counts: a missing one is 0.
  */
 export type RequestStatusCount = 'pending' | 'confirmed' | 'validated' | 'cancelled';
@@ -64,20 +65,6 @@ export const countMembersAddedSql = (rows: string) => `
     INSERT INTO user_counts AS c (user_id, slot, memberships)
     SELECT user_id, counter_slot(), count(*) FROM ${rows} GROUP BY user_id ORDER BY user_id
     ON CONFLICT (user_id, slot) DO UPDATE SET memberships = c.memberships + excluded.memberships)`;
-
-/**
- * SQL that counts the works the statement's CTE `rows` (columns tenant_id, discarded_at) inserted, in their
- * tenants' counts: a CTE to put after it. Works have no insert trigger either: every statement that inserts works
- * counts them with this.
- */
-export const countWorksAddedSql = (rows: string) => `
-  works_counted AS (
-    INSERT INTO tenant_counts AS c (tenant_id, slot, kept_works, discarded_works)
-    SELECT tenant_id, counter_slot(), count(*) FILTER (WHERE discarded_at IS NULL),
-           count(*) FILTER (WHERE discarded_at IS NOT NULL)
-    FROM ${rows} GROUP BY tenant_id ORDER BY tenant_id
-    ON CONFLICT (tenant_id, slot) DO UPDATE
-      SET kept_works = c.kept_works + excluded.kept_works, discarded_works = c.discarded_works + excluded.discarded_works)`;
 
 /** A tenant's counts: the sum of its striped counter rows (16 at most). */
 async function tenantCountsOf(db: Db, tenantId: string) {

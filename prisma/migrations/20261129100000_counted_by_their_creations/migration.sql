@@ -17,14 +17,13 @@ ALTER TABLE "users" DROP COLUMN "owned_tenant_count";
 -- the cap's count on the users row, one user's tenant creations all queued on those two rows, each held until its
 -- transaction committed.
 --
--- Inserted memberships and works are no longer counted by statement-level triggers: a trigger with a transition
--- table cost a create tenant about 0.11 ms of its 0.27 ms (the capture, a PL/pgSQL call, two grouped upserts), a
--- create work about 0.09 ms. The statements that insert them count them themselves, in the same statement
--- (prisma/src/counts.ts: countMembersAddedSql, countWorksAddedSql; a tenant's owner through count_new_tenant
--- below). Deletes and updates (a member leaving, a work discarded or restored) keep their triggers, which now take
--- the user's lowest slot as they take the tenant's.
+-- Inserted memberships are no longer counted by a statement-level trigger: with its transition table it cost a
+-- create tenant about 0.11 ms of its 0.27 ms (the capture, a PL/pgSQL call, two grouped upserts). The statements
+-- that insert members count them themselves, in the same statement (prisma/src/counts.ts: countMembersAddedSql; a
+-- tenant's owner through count_new_tenant below). Deleting a member keeps its trigger, which now takes the user's
+-- lowest slot as it takes the tenant's. (Works keep their insert trigger: written in create work's statement, the
+-- count cost as much to plan on every request as the trigger costs to run.)
 DROP TRIGGER memberships_counted_insert ON memberships;
-DROP TRIGGER works_counted_insert ON works;
 
 CREATE OR REPLACE FUNCTION count_memberships() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -47,28 +46,6 @@ BEGIN
     UPDATE user_counts c SET api_keys = c.api_keys - d.n
     FROM (SELECT user_id, count(*) AS n FROM old_rows GROUP BY user_id ORDER BY user_id) d
     WHERE c.user_id = d.user_id AND c.slot = (SELECT min(slot) FROM user_counts m WHERE m.user_id = d.user_id);
-  END IF;
-  RETURN NULL;
-END $$;
-
--- Works: the update (discard, restore) and delete counts, as in the work_slugs_counted_per_row migration.
-CREATE OR REPLACE FUNCTION count_works() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF TG_OP = 'UPDATE' THEN
-    INSERT INTO tenant_counts AS c (tenant_id, slot, kept_works, discarded_works)
-    SELECT tenant_id, counter_slot(), d.kept, -d.kept
-    FROM (SELECT tenant_id, sum(kept)::int AS kept
-          FROM (SELECT tenant_id, (discarded_at IS NULL)::int AS kept FROM new_rows
-                UNION ALL SELECT tenant_id, -(discarded_at IS NULL)::int FROM old_rows) x
-          GROUP BY tenant_id HAVING sum(kept) <> 0 ORDER BY tenant_id) d
-    ON CONFLICT (tenant_id, slot) DO UPDATE
-      SET kept_works = c.kept_works + excluded.kept_works, discarded_works = c.discarded_works + excluded.discarded_works;
-  ELSE
-    UPDATE tenant_counts c SET kept_works = c.kept_works - d.kept, discarded_works = c.discarded_works - d.discarded
-    FROM (SELECT tenant_id, count(*) FILTER (WHERE discarded_at IS NULL) AS kept,
-                 count(*) FILTER (WHERE discarded_at IS NOT NULL) AS discarded
-          FROM old_rows GROUP BY tenant_id ORDER BY tenant_id) d
-    WHERE c.tenant_id = d.tenant_id AND c.slot = (SELECT min(slot) FROM tenant_counts m WHERE m.tenant_id = d.tenant_id);
   END IF;
   RETURN NULL;
 END $$;

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { countMembersAddedSql, countWorksAddedSql, newId } from '@works-api/prisma';
+import { countMembersAddedSql, newId } from '@works-api/prisma';
 import {
   type ActionDefinition,
   decide,
@@ -240,12 +240,8 @@ async function createWork(sql: Sql, actor: Actor, tenantId: string, body: { name
     async (slug) =>
       (
         await sql.query<WorkRow>(
-          `WITH w AS (
-             INSERT INTO works (id, tenant_id, slug, name, description, owner_id, search)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)
-             RETURNING id, tenant_id, slug, name, description, created_at, updated_at, discarded_at),
-           ${countWorksAddedSql('w')}
-           SELECT id, slug, name, description, created_at, updated_at, discarded_at FROM w`,
+          `INSERT INTO works (id, tenant_id, slug, name, description, owner_id, search) VALUES ($1, $2, $3, $4, $5, $6, $7)
+           RETURNING id, slug, name, description, created_at, updated_at, discarded_at`,
           [
             newId(),
             tenantId,

@@ -1,5 +1,4 @@
-import { countWorksAddedSql, newId } from '@works-api/prisma';
-import { sessionOf } from '@works-api/prisma/seed';
+import { newId } from '@works-api/prisma';
 import { createRequest, createTenant, createWork, ok } from '../support/fixtures';
 import { addMember, addNewMember } from '../support/roles';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';
@@ -93,21 +92,20 @@ describe('walking 250 works while another client inserts', () => {
     writer = await server.createUser('writer');
     await addMember(ada, tenantId, writer, 'member');
     // The 250 works that exist before the walks, written in one statement (through HTTP they would take
-    // seconds on PGlite) and counted as every insert of works is; ids come from the server's own generator, so they
-    // are time-ordered like any other.
+    // seconds on PGlite); ids come from the server's own generator, so they are time-ordered like any other.
     const owner = await server.database.prisma.user.findUniqueOrThrow({ where: { email: ada.email } });
-    const ids = Array.from({ length: 250 }, () => newId());
-    await sessionOf(server.database.prisma).query(
-      `WITH work AS (
-         INSERT INTO works (id, tenant_id, slug, name, owner_id)
-         SELECT id, $2::uuid, 'work-' || (n - 1), 'Work ' || (n - 1), $3::uuid
-         FROM unnest($1::uuid[]) WITH ORDINALITY AS w (id, n)
-         RETURNING tenant_id, discarded_at),
-       ${countWorksAddedSql('work')}
-       SELECT 1`,
-      [ids, tenantId, owner.id],
-    );
-    existing = [...ids].sort().reverse();
+    const works = Array.from({ length: 250 }, (_, i) => ({
+      id: newId(),
+      tenantId,
+      slug: `work-${i}`,
+      name: `Work ${i}`,
+      ownerId: owner.id,
+    }));
+    await server.database.prisma.work.createMany({ data: works });
+    existing = works
+      .map((work) => work.id)
+      .sort()
+      .reverse();
   });
 
   it.each([7, 20, 100])('skips and repeats nothing with limit=%i', async (limit) => {

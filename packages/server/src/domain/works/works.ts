@@ -1,5 +1,5 @@
 import type { Db } from '@works-api/prisma';
-import { countWorksAddedSql, countWorksOf, keptWorksIn } from '@works-api/prisma';
+import { countWorksOf, keptWorksIn } from '@works-api/prisma';
 import { nextWorkSlugNumber } from '@works-api/prisma';
 import type { Prisma, WebhookEvent, Work } from '@works-api/prisma/client';
 import { type KeyOutcome, KeyHoldLost, outcomeStatement } from '@works-api/prisma';
@@ -174,8 +174,7 @@ export async function createWork(
            SELECT :workId::uuid, :tenantId::uuid, :slug, :name, :description, :ownerId::uuid,
                   :now::timestamptz, :now::timestamptz, :search
            WHERE ${memberMaySql('createWork', ':tenantId', ':ownerId')} AND ${key.guard}
-           RETURNING id, tenant_id, discarded_at),
-         ${countWorksAddedSql('work')}${key.last('work')}
+           RETURNING id)${key.last('work')}
          SELECT id FROM work`,
         {
           workId: work.id,

@@ -4,7 +4,7 @@ import { nextTenantSlugNumber } from '@works-api/prisma';
 import { newId } from '@works-api/prisma';
 import { type KeyOutcome, outcomeStatement } from '@works-api/prisma';
 import type { Prisma, Tenant } from '@works-api/prisma/client';
-import { namedQuery } from '@works-api/prisma';
+import { preparedQuery } from '@works-api/prisma';
 import { type Actor, authorize } from '../access';
 import { notFound } from '../errors';
 import { tenantLimitReached } from '../limits';
@@ -74,11 +74,11 @@ export async function createTenant(
         counts: [],
       });
       // One statement for the tenant, its owner's membership and their counts: a batch transaction of two inserts
-      // was four round trips (BEGIN, INSERT, INSERT, COMMIT). count_new_tenant counts the owned tenant and the
+      // was four round trips (BEGIN, INSERT, INSERT, COMMIT). Prepared: writes by key, planned once per connection. count_new_tenant counts the owned tenant and the
       // owner's membership only while under the cap, exactly under concurrency (see its migration,
       // counted_by_their_creations); at the cap it returns false and nothing is inserted.
       const key = outcomeStatement(outcome, tenant);
-      const created = await namedQuery<Pick<Tenant, 'id'>>(
+      const created = await preparedQuery<Pick<Tenant, 'id'>>(
         db,
         `WITH ${key.first}
          placed AS (SELECT count_new_tenant(:ownerId::uuid, :maxOwnedTenants::int) AS placed WHERE ${key.guard}),

@@ -15,7 +15,7 @@ const orZero = (n: number | undefined): number => n ?? 0;
 
 /** A user's counts: the sum of their striped counter rows (16 at most). */
 async function userCountsOf(db: Db, userId: string) {
-  const { _sum: sum } = await db.userCounts.aggregate({
+  const { _sum: sum } = await db.prisma.userCounts.aggregate({
     where: { userId },
     _sum: { memberships: true, apiKeys: true, ownedTenants: true },
   });
@@ -28,21 +28,11 @@ async function userCountsOf(db: Db, userId: string) {
 
 /** The tenants a user is a member of. */
 export async function countTenantsOf(db: Db, userId: string): Promise<number> {
-<<<<<<< HEAD
-  const row = await db.prisma.userCounts.findUnique({ where: { userId }, select: { memberships: true } });
-  return orZero(row?.memberships);
-}
-
-export async function countApiKeysOf(db: Db, userId: string): Promise<number> {
-  const row = await db.prisma.userCounts.findUnique({ where: { userId }, select: { apiKeys: true } });
-  return orZero(row?.apiKeys);
-=======
   return (await userCountsOf(db, userId)).memberships;
 }
 
 export async function countApiKeysOf(db: Db, userId: string): Promise<number> {
   return (await userCountsOf(db, userId)).apiKeys;
->>>>>>> 7338142 (Counts written by the creations that insert the rows: per-user counts striped (owned tenants with them, the cap exact by the far/near way of count_new_tenant), no insert trigger on memberships and works (a transition-table trigger cost a create tenant a third of its statement))
 }
 
 /** The tenants a user owns (created): what the per-user cap counts. */

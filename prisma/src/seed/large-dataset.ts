@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../handle';
 import type { SqlSession } from '../migrate';
+import { countMembersAddedSql } from '../counts';
 import { plainQuery } from '../handle';
 
 /**
@@ -384,9 +385,15 @@ async function loadTenants({
          FROM generate_series(1, ${int(group.count)}) n
          CROSS JOIN LATERAL (SELECT ${msOf(group.series, 'n')} AS ms) t
          RETURNING id, owner_id, created_at),
-       owners AS (
-         UPDATE users u SET owned_tenant_count = u.owned_tenant_count + c.n
-         FROM (SELECT owner_id, count(*)::int AS n FROM tenant GROUP BY owner_id) c WHERE u.id = c.owner_id)
+       -- Counted as create tenant counts them (count_new_tenant, without the cap): the owners' owned tenants and
+       -- memberships, and each tenant's one member.
+       owners_counted AS (
+         INSERT INTO user_counts AS c (user_id, slot, owned_tenants, memberships)
+         SELECT owner_id, 0, count(*), count(*) FROM tenant GROUP BY owner_id ORDER BY owner_id
+         ON CONFLICT (user_id, slot) DO UPDATE
+           SET owned_tenants = c.owned_tenants + excluded.owned_tenants,
+               memberships = c.memberships + excluded.memberships),
+       members_counted AS (INSERT INTO tenant_counts (tenant_id, slot, members) SELECT id, 0, 1 FROM tenant)
        INSERT INTO memberships (id, tenant_id, user_id, role, created_at)
        SELECT ${uuid7(msOfColumn('created_at'), `'owner:' || id`)}, id, owner_id, 'owner', created_at FROM tenant`,
     );
@@ -413,11 +420,15 @@ function raiseSlugCounters(table: string, tenant: string, slug: string, count: n
 async function loadBigTenant({ step, s, shape, ids, otherUserId }: Load): Promise<void> {
   await step(
     'members of the big tenant',
-    `INSERT INTO memberships (id, tenant_id, user_id, role, created_at)
-     SELECT ${idOf(s.members, 'n')}, $2::uuid, ${otherUserId('n')},
-            (CASE WHEN n <= ${int(Math.ceil(shape.bigTenantMembers / 10))} THEN 'admin' ELSE 'member' END)::member_role,
-            ${timeOf(msOf(s.members, 'n'))}
-     FROM generate_series(1, ${int(shape.bigTenantMembers)}) n`,
+    `WITH member AS (
+       INSERT INTO memberships (id, tenant_id, user_id, role, created_at)
+       SELECT ${idOf(s.members, 'n')}, $2::uuid, ${otherUserId('n')},
+              (CASE WHEN n <= ${int(Math.ceil(shape.bigTenantMembers / 10))} THEN 'admin' ELSE 'member' END)::member_role,
+              ${timeOf(msOf(s.members, 'n'))}
+       FROM generate_series(1, ${int(shape.bigTenantMembers)}) n
+       RETURNING tenant_id, user_id),
+     ${countMembersAddedSql('member')}
+     SELECT 1`,
     [ids.big_tenant],
   );
 

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { newId } from '@works-api/prisma';
+import { countMembersAddedSql, newId } from '@works-api/prisma';
 import {
   type ActionDefinition,
   decide,
@@ -173,7 +173,9 @@ async function createTenant(sql: Sql, actor: Actor, body: { name: string }) {
       // The tenant and its owner's membership in one statement: atomic, one round trip.
       const [row] = await sql.query<{ id: string; name: string; slug: string; created_at: Date; updated_at: Date }>(
         `WITH t AS (INSERT INTO tenants (id, name, slug, owner_id) VALUES ($1, $2, $3, $4) RETURNING *),
-              m AS (INSERT INTO memberships (id, tenant_id, user_id, role) SELECT $5, t.id, $4, 'owner' FROM t)
+              m AS (INSERT INTO memberships (id, tenant_id, user_id, role) SELECT $5, t.id, $4, 'owner' FROM t
+                    RETURNING tenant_id, user_id),
+              ${countMembersAddedSql('m')}
          SELECT id, name, slug, created_at, updated_at FROM t`,
         [newId(), name, slug, actor.userId, newId()],
       );

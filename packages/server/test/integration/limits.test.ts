@@ -1,3 +1,4 @@
+import { countOwnedTenantsOf } from '@works-api/prisma';
 import { startTestServer, type TestResponse, type TestServer, type TestUser } from '../support/server';
 
 /**
@@ -57,9 +58,7 @@ describe('tenants per user', () => {
     });
     const mine = (await (await server.call('/v1/tenants', { apiKey: ada.apiKey })).json()).tenants;
     expect(mine.totalCount).toBe(3);
-    expect(await server.database.prisma.user.findUnique({ where: { id: ada.id } })).toMatchObject({
-      ownedTenantCount: 3,
-    });
+    expect(await countOwnedTenantsOf(server.database, ada.id)).toBe(3);
   });
 
   it('counts only the tenants a user owns: being added to others is not limited and does not use places', async () => {
@@ -74,6 +73,28 @@ describe('tenants per user', () => {
     expect((await post(bob, `/v1/me/invitations/${invitation.id}/accept`, undefined)).status).toBe(200);
     expect((await post(bob, '/v1/tenants', { name: 'Bob 4' })).status).toBe(409);
     expect((await post(ada, '/v1/tenants', { name: 'Ada 2' })).status).toBe(201);
+  });
+});
+
+describe('tenants per user, from far below the cap to it', () => {
+  // Far below the cap a creation counts in its connection's slot; its last 15 places are taken one at a time
+  // (count_new_tenant). Concurrent creations that cross from one way to the other still stop exactly at the cap.
+  it('lets exactly the cap through when concurrent creations cross from the far way to the near one', async () => {
+    const wide = await startTestServer({ limits: { tenantsPerUser: 20 } });
+    try {
+      const ada = await wide.createUser('ada');
+      const attempts = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          wide.call('/v1/tenants', { method: 'POST', apiKey: ada.apiKey, json: { name: `W${i}` } }),
+        ),
+      );
+      expect(statuses(attempts)).toEqual([...Array<number>(20).fill(201), ...Array<number>(10).fill(409)]);
+      const mine = (await (await wide.call('/v1/tenants', { apiKey: ada.apiKey })).json()).tenants;
+      expect(mine.totalCount).toBe(20);
+      expect(await countOwnedTenantsOf(wide.database, ada.id)).toBe(20);
+    } finally {
+      await wide.close();
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import { type Database, openDatabase } from '@works-api/prisma';
-import { claimIdempotencyKey, deleteExpiredIdempotencyKeys, KeyOutcome } from '@works-api/prisma';
+import { claimIdempotencyKey, countMembersAddedSql, deleteExpiredIdempotencyKeys, KeyOutcome } from '@works-api/prisma';
 import {
   LARGE_DATASET_SHAPES,
   type LargeDataset,
@@ -151,9 +151,13 @@ async function problemsOf(statement: Statement, analyzeWrite = false, maxRows = 
   const problems: string[] = [];
   for (const node of nodesOf(plan)) {
     const relation = node['Relation Name'];
-    if (node['Node Type'] === 'Seq Scan' && (await estimatedRows(relation!)) > MAX_ROWS_EXAMINED)
-      problems.push(`Seq Scan on ${relation}`);
-    if (!write && relation !== undefined) {
+    const seqScan = node['Node Type'] === 'Seq Scan';
+    const small = relation !== undefined && (await estimatedRows(relation)) <= MAX_ROWS_EXAMINED;
+    if (seqScan && !small) problems.push(`Seq Scan on ${relation}`);
+    // A small table read whole, once per row of a join (the data set's few hundred users, three pages, behind a
+    // tenant's 31 members), is PostgreSQL's cheapest plan for that size, not one that grows with the data: once the
+    // table outgrows a few pages, the same join reads it by its index.
+    if (!write && relation !== undefined && !(seqScan && small)) {
       const loops = node['Actual Loops'] ?? 1;
       const examined =
         ((node['Actual Rows'] ?? 0) +
@@ -400,6 +404,31 @@ describe('creates and actions use indexes', () => {
       values: [bigTenant(), new Date().toISOString().slice(0, 10)],
     };
     expect(await problemsOf(sum, false, 16)).toEqual([]);
+  });
+
+  test("the tenant cap sums one user's count slots by their key, with every user's slots in the table", async () => {
+    // count_new_tenant (a function: its statements are not sent, so written out here) reads the owner's striped
+    // counts after counting a tenant in its slot, and near the cap locks every slot of the owner in order.
+    await session.query(
+      `INSERT INTO user_counts (user_id, slot) SELECT u.id, s::smallint FROM users u, generate_series(0, 15) s
+       ON CONFLICT (user_id, slot) DO NOTHING`,
+      [],
+    );
+    await session.query('ANALYZE user_counts', []);
+    const owner = [actor.userId];
+    for (const text of [
+      'SELECT coalesce(sum(owned_tenants), 0) FROM user_counts WHERE user_id = $1::uuid',
+      'SELECT 1 FROM user_counts WHERE user_id = $1::uuid ORDER BY slot FOR UPDATE',
+      `UPDATE user_counts SET owned_tenants = owned_tenants + 1, memberships = memberships + 1
+       WHERE user_id = $1::uuid AND slot = 0`,
+    ])
+      expect(await problemsOf({ text, values: owner }, false, 16)).toEqual([]);
+    // An accepted invitation counts its member with the statement accept sends after its insert.
+    const added = {
+      text: `WITH added (tenant_id, user_id) AS (VALUES ($1::uuid, $2::uuid)), ${countMembersAddedSql('added')} SELECT 1`,
+      values: [bigTenant(), actor.userId],
+    };
+    expect(await problemsOf(added)).toEqual([]);
   });
 
   test('the idempotency janitor deletes a bounded batch', () =>

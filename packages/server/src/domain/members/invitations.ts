@@ -1,5 +1,5 @@
 import type { Db } from '@works-api/prisma';
-import { namedQuery } from '@works-api/prisma';
+import { countMembersAddedSql, namedQuery } from '@works-api/prisma';
 import type { Prisma } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
 import { MAIL_COLUMNS } from '../mail-outbox';
@@ -180,6 +180,12 @@ export async function acceptInvitation(db: Db, actor: Actor, invitationId: strin
       data: { id: newId(), tenantId, userId: actor.userId, role: taken.role, createdAt: now },
       include: withUser,
     });
+    await namedQuery(
+      tx,
+      `WITH added (tenant_id, user_id) AS (VALUES (:tenantId::uuid, :userId::uuid)), ${countMembersAddedSql('added')}
+       SELECT 1`,
+      { tenantId, userId: actor.userId },
+    );
     await tx.webhookEvent.create({
       data: outboxRow('member.added', tenantId, { member: presentMember(member) }, now),
     });

@@ -4,7 +4,7 @@ import { nextTenantSlugNumber } from '@works-api/prisma';
 import { newId } from '@works-api/prisma';
 import { type KeyOutcome, outcomeStatement } from '@works-api/prisma';
 import type { Prisma, Tenant } from '@works-api/prisma/client';
-import { namedQuery } from '@works-api/prisma';
+import { preparedQuery } from '@works-api/prisma';
 import { type Actor, authorize } from '../access';
 import { notFound } from '../errors';
 import { tenantLimitReached } from '../limits';
@@ -73,22 +73,22 @@ export async function createTenant(
         works: [],
         counts: [],
       });
-      // One statement for the owner's count, the tenant and its owner's membership: a batch transaction of two
-      // inserts was four round trips (BEGIN, INSERT, INSERT, COMMIT). The count goes up only while under the cap,
-      // and PostgreSQL re-checks that condition on the row's latest version when a concurrent creation held it:
-      // of concurrent creations, only as many as there are places left insert anything.
+      // One statement for the tenant, its owner's membership and their counts: a batch transaction of two inserts
+      // was four round trips (BEGIN, INSERT, INSERT, COMMIT). Prepared: writes by key, planned once per connection. count_new_tenant counts the owned tenant and the
+      // owner's membership only while under the cap, exactly under concurrency (see its migration,
+      // counted_by_their_creations); at the cap it returns false and nothing is inserted.
       const key = outcomeStatement(outcome, tenant);
-      const created = await namedQuery<Pick<Tenant, 'id'>>(
+      const created = await preparedQuery<Pick<Tenant, 'id'>>(
         db,
         `WITH ${key.first}
-         owner AS (
-           UPDATE users SET owned_tenant_count = owned_tenant_count + 1
-           WHERE id = :ownerId::uuid AND owned_tenant_count < :maxOwnedTenants AND ${key.guard}
-           RETURNING id),
+         placed AS (SELECT count_new_tenant(:ownerId::uuid, :maxOwnedTenants::int) AS placed WHERE ${key.guard}),
          tenant AS (
            INSERT INTO tenants (id, name, slug, owner_id, created_at, updated_at)
-           SELECT :tenantId::uuid, :name, :slug, owner.id, :now::timestamptz, :now::timestamptz FROM owner
-           RETURNING id)${key.last('tenant')}
+           SELECT :tenantId::uuid, :name, :slug, :ownerId::uuid, :now::timestamptz, :now::timestamptz FROM placed
+           WHERE placed
+           RETURNING id),
+         members_counted AS (
+           INSERT INTO tenant_counts (tenant_id, slot, members) SELECT id, counter_slot(), 1 FROM tenant)${key.last('tenant')}
          INSERT INTO memberships (id, tenant_id, user_id, role, created_at)
          SELECT :membershipId::uuid, id, :ownerId::uuid, 'owner'::member_role, :now::timestamptz FROM tenant
          RETURNING tenant_id AS id`,

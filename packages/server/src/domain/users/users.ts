@@ -38,7 +38,6 @@ export async function createUserWithKey(db: Db, input: NewUser, outcome?: KeyOut
     firstName: normalizeName(input.firstName),
     lastName: normalizeName(input.lastName),
     createdAt: now,
-    ownedTenantCount: 0,
   };
   const key: ApiKey = { ...data, createdAt: now, lastUsedAt: null, revokedAt: null };
   const created: CreatedUser = { user: presentUser(user), apiKey: { ...presentApiKey(key), secret } };

@@ -4,7 +4,7 @@ import { nextWorkSlugNumber } from '@works-api/prisma';
 import type { Prisma, WebhookEvent, Work } from '@works-api/prisma/client';
 import { type KeyOutcome, KeyHoldLost, outcomeStatement } from '@works-api/prisma';
 import { isId, newId } from '@works-api/prisma';
-import { namedQuery } from '@works-api/prisma';
+import { namedQuery, preparedQuery } from '@works-api/prisma';
 import { type Actor, authorize, memberMaySql } from '../access';
 import { notFound, ProblemError } from '../errors';
 import {
@@ -166,7 +166,8 @@ export async function createWork(
       const work = { id: newId(), tenantId, slug, name, description, search, ownerId: actor.userId, owner: actor.user };
       const presented = presentWork({ ...work, createdAt: now, updatedAt: now, discardedAt: null });
       const key = outcomeStatement(outcome, presented);
-      const created = await namedQuery<Pick<Work, 'id'>>(
+      // Prepared: a write by key, planned once per connection.
+      const created = await preparedQuery<Pick<Work, 'id'>>(
         db,
         `WITH ${key.first}
          work AS (

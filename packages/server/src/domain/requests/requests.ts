@@ -4,7 +4,6 @@ import { countRequestsOf } from '@works-api/prisma';
 import type { Prisma, WebhookEvent } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
 import { type KeyOutcome, KeyHoldLost, outcomeStatement } from '@works-api/prisma';
-import { namedQuery } from '@works-api/prisma';
 import { preparedQuery } from '@works-api/prisma';
 import { type Actor, authorize, memberMaySql, type Permission, requirePermission, type Role } from '../access';
 import { notFound, ProblemError } from '../errors';

@@ -120,7 +120,11 @@ async function snapshot(): Promise<string> {
     tenants,
     users,
   );
-  return rows.map((row) => `${row.t}: ${row.rows ?? ''}`).join('\n');
+  // In table order: PostgreSQL may return a UNION ALL's branches in any order (a parallel append does).
+  return rows
+    .map((row) => `${row.t}: ${row.rows ?? ''}`)
+    .sort()
+    .join('\n');
 }
 
 beforeAll(async () => {

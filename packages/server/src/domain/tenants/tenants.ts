@@ -74,9 +74,10 @@ export async function createTenant(
         counts: [],
       });
       // One statement for the tenant, its owner's membership and their counts: a batch transaction of two inserts
-      // was four round trips (BEGIN, INSERT, INSERT, COMMIT). Prepared: writes by key, planned once per connection. count_new_tenant counts the owned tenant and the
-      // owner's membership only while under the cap, exactly under concurrency (see its migration,
-      // counted_by_their_creations); at the cap it returns false and nothing is inserted.
+      // was four round trips (BEGIN, INSERT, INSERT, COMMIT). Prepared: it writes by key, so one plan a connection
+      // serves every call. count_new_tenant counts the owned tenant and the owner's membership only while under the
+      // cap, exactly under concurrency (see its migration, counted_by_their_creations); at the cap it returns false
+      // and nothing is inserted.
       const key = outcomeStatement(outcome, tenant);
       const created = await preparedQuery<Pick<Tenant, 'id'>>(
         db,

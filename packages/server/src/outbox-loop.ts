@@ -10,6 +10,13 @@ export interface OutboxLoopOptions {
   maxInFlight: number;
   /** A nudge waits this long before waking the loop, so that a burst of commits makes one round. */
   nudgeDelayMs?: number;
+  /**
+   * With `nudgeDelayMs`: a nudge that came during a round (one that was not busy) also waits that long before the
+   * next round, instead of starting it at once, so that a steady stream of commits makes rounds of `nudgeDelayMs`
+   * worth of work, not a round for each commit or two (the mail sender: statements per email). Without it, only
+   * a nudge to a sleeping loop waits.
+   */
+  delayNudgesDuringRounds?: boolean;
   /** One round; resolves true when it was busy. It reads `free` to know how much it may start. */
   round: () => Promise<boolean>;
   /**
@@ -104,7 +111,10 @@ export class OutboxLoop {
       } catch (error) {
         this.failed(error);
       }
-      if (!busy && !this.nudged && !this.stopping) await this.sleep(this.options.pollIntervalMs);
+      if (busy || this.stopping) continue;
+      if (!this.nudged) await this.sleep(this.options.pollIntervalMs);
+      else if (this.options.delayNudgesDuringRounds && this.options.nudgeDelayMs)
+        await this.sleep(this.options.nudgeDelayMs);
     }
   }
 

@@ -17,6 +17,12 @@ export interface OutboxLoopOptions {
    * a nudge to a sleeping loop waits.
    */
   delayNudgesDuringRounds?: boolean;
+  /**
+   * When a tracked piece of work ends, look again only if the loop was full (it may take more now); by default it
+   * always looks again (the dispatcher: a delivered event makes the next one of its ordering key due). The mail
+   * sender's emails depend on none another: a round that had room already took what was due.
+   */
+  lookAgainOnlyWhenFull?: boolean;
   /** One round; resolves true when it was busy. It reads `free` to know how much it may start. */
   round: () => Promise<boolean>;
   /**
@@ -69,11 +75,12 @@ export class OutboxLoop {
     }, this.options.nudgeDelayMs);
   }
 
-  /** Runs `work` in the background, counted in flight; when it ends, the loop looks again. */
+  /** Runs `work` in the background, counted in flight; when it ends, the loop looks again (see the options). */
   track(work: Promise<void>): void {
     const tracked = work.finally(() => {
+      const wasFull = this.free <= 0;
       this.inFlight.delete(tracked);
-      this.nudge();
+      if (wasFull || !this.options.lookAgainOnlyWhenFull) this.nudge();
     });
     this.inFlight.add(tracked);
   }

@@ -157,6 +157,7 @@ export class MailSender {
       maxInFlight: this.options.maxInFlight,
       nudgeDelayMs: NUDGE_BATCH_WINDOW_MS,
       delayNudgesDuringRounds: true,
+      lookAgainOnlyWhenFull: true,
       round: () => this.round(),
       onRoundError: (error, failing) =>
         this.options.logger.warn({ err: error, ...failing }, 'mail: sender round failed; retrying at every poll'),

@@ -99,8 +99,7 @@ describe('OutboxLoop', () => {
     const { loop } = loopWith(
       async (self) => {
         rounds++;
-        while (self.free > 0 && releases.length < 3)
-          self.track(new Promise<void>((resolve) => releases.push(resolve)));
+        while (self.free > 0 && releases.length < 3) self.track(new Promise<void>((resolve) => releases.push(resolve)));
         return false;
       },
       { lookAgainOnlyWhenFull: true },

@@ -389,7 +389,8 @@ export class MailSender {
     tenantId: string,
     email: string,
   ): Promise<{ stopLink: string; fresh: boolean } | 'stopped'> {
-    if (mail.recipientId !== null) return mail.stopped ? 'stopped' : { stopLink: this.stopLink(mail.recipientId), fresh: false };
+    if (mail.recipientId !== null)
+      return mail.stopped ? 'stopped' : { stopLink: this.stopLink(mail.recipientId), fresh: false };
     const { recipientId, stopped } = await this.recipientOf(tenantId, email);
     return stopped ? 'stopped' : { stopLink: this.stopLink(recipientId), fresh: true };
   }

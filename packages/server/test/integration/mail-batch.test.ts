@@ -60,8 +60,7 @@ function senderOf(tenantId: string): MailSender {
   });
 }
 
-const sql = <Row>(text: string, ...values: unknown[]) =>
-  server.database.prisma.$queryRawUnsafe<Row[]>(text, ...values);
+const sql = <Row>(text: string, ...values: unknown[]) => server.database.prisma.$queryRawUnsafe<Row[]>(text, ...values);
 
 const tokenIn = (text: string): string => /http:\/\/works\.test\/r\/([A-Za-z0-9_-]{43})/.exec(text)![1]!;
 

@@ -1,7 +1,7 @@
 import type { Db } from '@works-api/prisma';
 import { OutboxLoop } from '../outbox-loop';
 import { newId } from '@works-api/prisma';
-import { namedQuery, preparedQuery, type StatementParams } from '@works-api/prisma';
+import { namedQuery, type StatementParams } from '@works-api/prisma';
 import type { Invitation, MailMessage, MailRecipient, Request, Tenant, User, Work } from '@works-api/prisma/client';
 import { secretBoxOf } from '@works-api/prisma';
 import { DEFAULT_LIMITS } from '../domain/limits';
@@ -532,7 +532,10 @@ export class MailSender {
     this.pendingOutcomes = [];
     const outcomes = batch.map((entry) => entry.outcome);
     try {
-      await preparedQuery(
+      // Not prepared: a generic plan, made while few emails are queued, reads every queued one through the partial
+      // index to find these few (seen with plan_cache_mode = force_generic_plan), and keeps doing so through a
+      // backlog; planned for each call, it looks them up by key once the queue is long.
+      await namedQuery(
         this.options.db,
         `WITH outcome AS (
            SELECT * FROM unnest(:mailIds::uuid[], :statuses::text[], :errors::text[], :retryAts::timestamptz[],

@@ -19,8 +19,8 @@ import { createHash } from 'node:crypto';
  *    the round's answer links, and whose outcomes, those ready together, are recorded in one statement: per email,
  *    it took a Prisma `findUnique` with three includes, a recipient statement, a link insert and an outcome update.
  *    A/B against main (8e1123c): 1,500 queued emails sent through the dev mailbox, runs alternating (load average
- *    5-10 from other work): 0.27 transactions per email against 3.95, server CPU 0.54-0.65 ms per email against
- *    3.1-4.0, PostgreSQL's backends 0.73-0.93 ms against 3.3-3.7.
+ *    5-10 from other work): 0.26-0.27 transactions per email against 3.95-4.05, server CPU 0.54-0.65 ms per email
+ *    against 3.1-4.0, PostgreSQL's backends 0.73-0.95 ms against 3.1-3.7 (docs/benchmarks.md).
  * Its row type is picked from the generated model types (`Pick<ApiKey, ...>`), never written by hand, so a schema
  * change that breaks the statement breaks the build.
  *

@@ -13,7 +13,12 @@ const settle = () => advance(0);
 
 function loopWith(
   round: (loop: OutboxLoop) => Promise<boolean>,
-  options: { nudgeDelayMs?: number; pollIntervalMs?: number } = {},
+  options: {
+    nudgeDelayMs?: number;
+    pollIntervalMs?: number;
+    delayNudgesDuringRounds?: boolean;
+    lookAgainOnlyWhenFull?: boolean;
+  } = {},
 ) {
   const errors: Array<{ error: unknown; rounds: number; forMs: number }> = [];
   const resumed: Array<{ rounds: number; forMs: number }> = [];
@@ -60,6 +65,57 @@ describe('OutboxLoop', () => {
     expect(rounds).toBe(2); // one round for the burst
     await advance(59_999);
     expect(rounds).toBe(2);
+    await loop.stop(1000);
+  });
+
+  it('starts the next round at once after a nudge during a round, unless told to wait the delay then too', async () => {
+    for (const delayNudgesDuringRounds of [false, true]) {
+      let rounds = 0;
+      const { loop } = loopWith(
+        async (self) => {
+          if (++rounds === 1) self.nudge(); // a commit while the round runs
+          return false;
+        },
+        { nudgeDelayMs: 30, delayNudgesDuringRounds },
+      );
+      loop.start();
+      await settle();
+      if (delayNudgesDuringRounds) {
+        expect(rounds).toBe(1);
+        await advance(29);
+        expect(rounds).toBe(1); // the batch window
+        await advance(1);
+      }
+      expect(rounds).toBe(2);
+      await advance(59_999);
+      expect(rounds).toBe(2); // then asleep until the poll interval
+      await loop.stop(1000);
+    }
+  });
+
+  it('with lookAgainOnlyWhenFull, looks again when work ends only if the loop was full', async () => {
+    const releases: Array<() => void> = [];
+    let rounds = 0;
+    const { loop } = loopWith(
+      async (self) => {
+        rounds++;
+        while (self.free > 0 && releases.length < 3) self.track(new Promise<void>((resolve) => releases.push(resolve)));
+        return false;
+      },
+      { lookAgainOnlyWhenFull: true },
+    );
+    loop.start();
+    await settle();
+    expect([rounds, loop.free]).toEqual([1, 0]); // two in flight (maxInFlight 2): full
+    releases[0]!();
+    await settle();
+    expect(rounds).toBe(2); // room opened: it looks again, and takes the third
+    releases[1]!();
+    releases[2]!();
+    await settle();
+    expect(rounds).toBe(3); // the loop was full when the first of these ended, not when the second did
+    await advance(59_999);
+    expect(rounds).toBe(3);
     await loop.stop(1000);
   });
 

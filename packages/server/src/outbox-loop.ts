@@ -10,6 +10,19 @@ export interface OutboxLoopOptions {
   maxInFlight: number;
   /** A nudge waits this long before waking the loop, so that a burst of commits makes one round. */
   nudgeDelayMs?: number;
+  /**
+   * With `nudgeDelayMs`: a nudge that came during a round (one that was not busy) also waits that long before the
+   * next round, instead of starting it at once, so that a steady stream of commits makes rounds of `nudgeDelayMs`
+   * worth of work, not a round for each commit or two (the mail sender: statements per email). Without it, only
+   * a nudge to a sleeping loop waits.
+   */
+  delayNudgesDuringRounds?: boolean;
+  /**
+   * When a tracked piece of work ends, look again only if the loop was full (it may take more now); by default it
+   * always looks again (the dispatcher: a delivered event makes the next one of its ordering key due). The mail
+   * sender's emails depend on none another: a round that had room already took what was due.
+   */
+  lookAgainOnlyWhenFull?: boolean;
   /** One round; resolves true when it was busy. It reads `free` to know how much it may start. */
   round: () => Promise<boolean>;
   /**
@@ -62,11 +75,12 @@ export class OutboxLoop {
     }, this.options.nudgeDelayMs);
   }
 
-  /** Runs `work` in the background, counted in flight; when it ends, the loop looks again. */
+  /** Runs `work` in the background, counted in flight; when it ends, the loop looks again (see the options). */
   track(work: Promise<void>): void {
     const tracked = work.finally(() => {
+      const wasFull = this.free <= 0;
       this.inFlight.delete(tracked);
-      this.nudge();
+      if (wasFull || !this.options.lookAgainOnlyWhenFull) this.nudge();
     });
     this.inFlight.add(tracked);
   }
@@ -104,7 +118,10 @@ export class OutboxLoop {
       } catch (error) {
         this.failed(error);
       }
-      if (!busy && !this.nudged && !this.stopping) await this.sleep(this.options.pollIntervalMs);
+      if (busy || this.stopping) continue;
+      if (!this.nudged) await this.sleep(this.options.pollIntervalMs);
+      else if (this.options.delayNudgesDuringRounds && this.options.nudgeDelayMs)
+        await this.sleep(this.options.nudgeDelayMs);
     }
   }
 

@@ -29,6 +29,8 @@ import { createTenant, getTenant, listTenants } from '../../src/domain/tenants/t
 import { getMe } from '../../src/domain/users/users';
 import { listWebhookDeliveries, listWebhookEndpoints } from '../../src/domain/webhooks/endpoints';
 import { createWork, discardWork, getWork, listWorks, undiscardWork } from '../../src/domain/works/works';
+import { MailSender } from '../../src/mail/sender';
+import { DevMailbox } from '../../src/mail/transport';
 import { createLogger } from '../../src/observability/logger';
 import { Dispatcher } from '../../src/webhooks/dispatcher';
 import { type ScratchDatabase, scratchDatabase } from '../support/scratch-database';
@@ -484,5 +486,55 @@ describe('the webhook dispatcher', () => {
       sent = await dispatcher.runOnce();
     }, isClaim);
     expect(sent).toBe(64);
+  });
+});
+
+describe('the mail sender', () => {
+  /**
+   * The claim reads what each email needs (its request, work, tenant, owner and recipient row) and stores the
+   * answer links, and one statement records the outcomes: all by key, however large the outbox. 5,000 sent emails
+   * of the big tenant and 16 due ones (pending requests of the big work, their recipients' rows written as the
+   * allowance writes them), claimed in one round.
+   */
+  test('claims, renders from one statement and records by key, however large the outbox', async () => {
+    const pending = await session.query<{ id: string; recipient_email: string }>(
+      `SELECT id, recipient_email FROM requests WHERE work_id = $1::uuid AND status = 'pending' ORDER BY id LIMIT 16`,
+      [data.bigWorkId],
+    );
+    expect(pending).toHaveLength(16);
+    await session.query(
+      `INSERT INTO mail_outbox (id, kind, tenant_id, request_id, status, next_attempt_at, created_at, sent_at)
+       SELECT gen_random_uuid(), 'request', $1::uuid, r.id, 'sent', NULL, now() - interval '1 day', now()
+       FROM requests r WHERE r.work_id = $2::uuid ORDER BY r.id LIMIT 5000`,
+      [data.bigTenantId, data.bigWorkId],
+    );
+    await session.query(
+      `WITH due AS (
+         INSERT INTO mail_outbox (id, kind, tenant_id, request_id, next_attempt_at, created_at)
+         SELECT gen_random_uuid(), 'request', $1::uuid, id, now() - interval '1 minute', now()
+         FROM unnest($2::uuid[]) AS id)
+       INSERT INTO mail_recipients (tenant_id, email, id, day, sent)
+       SELECT DISTINCT $1::uuid, email, gen_random_uuid(), current_date, 1 FROM unnest($3::text[]) AS email
+       ON CONFLICT (tenant_id, email) DO NOTHING`,
+      [data.bigTenantId, pending.map((row) => row.id), pending.map((row) => row.recipient_email)],
+    );
+    await session.exec('ANALYZE mail_outbox');
+    const mailbox = new DevMailbox(createLogger('silent'), 100);
+    const sender = new MailSender({
+      db: db(),
+      logger: createLogger('silent'),
+      transport: mailbox,
+      from: 'works-api <no-reply@works.test>',
+      publicUrl: 'http://works.test',
+      reminderBeforeMs: 60_000,
+      maxInFlight: 16,
+      onlyTenants: () => [data.bigTenantId],
+    });
+    let claimed = 0;
+    await expectBoundedPlans(async () => {
+      claimed = await sender.runOnce();
+    });
+    expect(claimed).toBe(16);
+    expect(mailbox.messages()).toHaveLength(16);
   });
 });

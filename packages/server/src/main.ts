@@ -1,3 +1,5 @@
+// First: V8's heap growth is set before the modules below fill the heap (heap-growth.ts).
+import './heap-growth';
 import type { Server } from 'node:http';
 import { type Config, describeRedis, loadConfig } from './config';
 import type { Database } from '@works-api/prisma';

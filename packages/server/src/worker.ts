@@ -1,3 +1,5 @@
+// First: V8's heap growth is set before the modules below fill the heap (heap-growth.ts).
+import './heap-growth';
 import { loadConfig } from './config';
 import { startTelemetry } from './observability/telemetry';
 import {

@@ -319,9 +319,15 @@ async function createRequest(sql: Sql, actor: Actor, tenantId: string, workId: s
     recipientLastName: (body.recipient.lastName ?? '').trim(),
   };
   const [row] = await sql.query<RequestRow>(
-    `INSERT INTO requests (id, work_id, title, message, recipient_email, recipient_first_name, recipient_last_name, due_at, owner_id,
-                           tenant_id, search)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
+    // Counted as the server counts it (its work's count slot of this session), in the same statement.
+    `WITH created AS (
+       INSERT INTO requests (id, work_id, title, message, recipient_email, recipient_first_name, recipient_last_name, due_at, owner_id,
+                             tenant_id, search)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *),
+     counted AS (
+       INSERT INTO work_counts AS c (work_id, slot, pending) SELECT work_id, counter_slot(), 1 FROM created
+       ON CONFLICT (work_id, slot) DO UPDATE SET pending = c.pending + 1)
+     SELECT * FROM created`,
     [
       newId(),
       workId,

@@ -18,6 +18,10 @@ const OUTSIDE_THE_DOMAIN = [
   'worker',
   'cluster',
 ];
+// The request-body fields the contract wants in the future (a written date in a test passes one day).
+const FUTURE_ONLY_FIELDS = '/^(dueAt|expiresAt)$/';
+const WRITTEN_DATE = '/^\\d{4}-\\d\\d-\\d\\d/';
+
 const domainRule = (up) => ({
   group: OUTSIDE_THE_DOMAIN.map((layer) => `${up}${layer}`).flatMap((path) => [path, `${path}/**`, `${path}.js`]),
   message:
@@ -91,6 +95,26 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-return': 'off',
       // Fakes implement promise-returning interfaces without anything to await.
       '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    // A date written into a test passes one day, and the test with it (CI went red on 2026-12-01). The fields the
+    // contract wants in the future take a moment derived from the clock (test/support/clock.ts), never a literal.
+    files: ['**/test/**/*.ts', '**/e2e/**/*.ts', '**/*.test.ts', '**/*.test.mjs', 'packages/bench/src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...[
+          `Property[key.name=${FUTURE_ONLY_FIELDS}] > Literal[value=${WRITTEN_DATE}]`,
+          `Property[key.value=${FUTURE_ONLY_FIELDS}] > Literal[value=${WRITTEN_DATE}]`,
+          `Property[key.name=${FUTURE_ONLY_FIELDS}] > TemplateLiteral > TemplateElement[value.raw=${WRITTEN_DATE}]`,
+          `Property[key.value=${FUTURE_ONLY_FIELDS}] > TemplateLiteral > TemplateElement[value.raw=${WRITTEN_DATE}]`,
+        ].map((selector) => ({
+          selector,
+          message:
+            'A future-only field (dueAt, expiresAt) takes a moment derived from the clock the test runs under (daysFromNow() in test/support/clock.ts), not a written date that will pass.',
+        })),
+      ],
     },
   },
   {

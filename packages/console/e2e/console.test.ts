@@ -555,7 +555,8 @@ describe('the recipient, through the dev mailbox (no SMTP_URL)', () => {
           title,
           message: 'Please confirm the figures in section 3.',
           recipient: { email: recipientEmail, firstName: 'Grace', lastName: 'Hopper' },
-          dueAt: '2026-12-01T17:00:00.000Z',
+          // Derived from the clock the test runs under: a date written here passed on 2026-12-01.
+          dueAt: new Date(Date.now() + 30 * 86_400_000).toISOString(),
         },
       }),
     );

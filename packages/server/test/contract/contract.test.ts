@@ -5,6 +5,7 @@ import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/server
 import { ContractRecorder, contractClient, previousOperationIds, specOperationIds } from './support/contract';
 import { silentLogger } from '../../src/observability/logger';
 import { DevMailbox } from '../../src/mail/transport';
+import { daysFromNow } from '../support/clock';
 
 /**
  * Contract tests: every operation of openapi/api.yaml, driven only through @works-api/client against the real
@@ -303,12 +304,13 @@ describe('Works', () => {
 
 describe('Requests', () => {
   it('createRequest: a pending request; 201', async () => {
+    const dueAt = daysFromNow(30);
     const result = await ada.createRequest({
       params: { path: workPath() },
       body: {
         title: 'Confirm Q3 figures',
         recipient: { email: 'recipient@example.com', firstName: 'Rae' },
-        dueAt: '2030-12-01T17:00:00.000Z',
+        dueAt,
       },
     });
     request = unwrap(result).request;
@@ -317,7 +319,7 @@ describe('Requests', () => {
       status: 'pending',
       workId: work.id,
       message: '',
-      dueAt: '2030-12-01T17:00:00.000Z',
+      dueAt,
     });
   });
 

@@ -1,6 +1,7 @@
 import { createClient } from '@works-api/client';
 import { freshEmail } from '../support/fixtures';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/server';
+import { daysFromNow } from '../support/clock';
 
 /**
  * The interface document's journey, driven only through packages/client, with every response checked against
@@ -35,13 +36,14 @@ it('walks from a new user to a validated request', async () => {
     })
   ).data!.work;
 
+  const dueAt = daysFromNow(30);
   const request = (
     await client.POST('/tenants/{tenant_id}/works/{work_id}/requests', {
       params: { path: { tenant_id: tenant.id, work_id: work.id } },
-      body: { title: 'Confirm Q3 figures', recipient: { email: 'cfo@example.com' }, dueAt: '2030-12-01T17:00:00.000Z' },
+      body: { title: 'Confirm Q3 figures', recipient: { email: 'cfo@example.com' }, dueAt },
     })
   ).data!.request;
-  expect(request).toMatchObject({ status: 'pending', dueAt: '2030-12-01T17:00:00.000Z' });
+  expect(request).toMatchObject({ status: 'pending', dueAt });
 
   const path = { tenant_id: tenant.id, work_id: work.id, id: request.id };
   const confirmed = await client.PUT('/tenants/{tenant_id}/works/{work_id}/requests/{id}/confirm', {

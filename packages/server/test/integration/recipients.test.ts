@@ -5,6 +5,7 @@ import { type DevMail, DevMailbox, smtpTransport } from '../../src/mail/transpor
 import { createLogger } from '../../src/observability/logger';
 import { silentLogger } from '../../src/observability/logger';
 import { createTenant, createWork, freshEmail, ok } from '../support/fixtures';
+import { daysFromNow } from '../support/clock';
 import { eventually } from '../support/load';
 import { type SmtpSink, startSmtpSink } from '../support/smtp-sink';
 import { addMember } from '../support/roles';
@@ -81,7 +82,8 @@ const recipientClient = (token: string) => createClient({ baseUrl: server.baseUr
 describe('the email to the recipient', () => {
   it('reaches a real SMTP server with headers, text and HTML parts and the answer link', async () => {
     const where = await newWork();
-    const { request, email, path } = await send(where, { dueAt: '2030-12-01T17:00:00.000Z' });
+    const dueAt = daysFromNow(30);
+    const { request, email, path } = await send(where, { dueAt });
     expect(request.emailDelivery).toEqual({ status: 'queued', lastSentAt: null, failure: null });
     const [mail] = await mailTo(email);
     expect(mail!.from).toBe('no-reply@works.test');
@@ -104,7 +106,7 @@ describe('the email to the recipient', () => {
     for (const part of [parsed.text!, parsed.html as string]) {
       expect(part).toContain('Annual report 2026');
       expect(part).toContain('Please confirm the figures in section 3.');
-      expect(part).toContain('Sunday 1 December 2030, 17:00 UTC');
+      expect(part).toContain(formatDue(new Date(dueAt))); // such as 'Sunday 1 December 2030, 17:00 UTC'
     }
     expect(parsed.html).toContain(`<a href="http://works.test/r/${token}"`);
 
@@ -166,7 +168,8 @@ describe('the email to the recipient', () => {
 describe('the answer link', () => {
   it('shows the request to its recipient, and nothing else of the tenant', async () => {
     const where = await newWork();
-    const { email, request } = await send(where, { dueAt: '2030-12-01T17:00:00.000Z' });
+    const dueAt = daysFromNow(30);
+    const { email, request } = await send(where, { dueAt });
     const token = tokenIn((await mailTo(email))[0]!.parsed.text!);
     const view = ok(await recipientClient(token).GET('/recipient/request')).request;
     expect(view).toEqual({
@@ -174,7 +177,7 @@ describe('the answer link', () => {
       workName: 'Annual report 2026',
       title: 'Confirm Q3 figures',
       message: 'Please confirm the figures in section 3.',
-      dueAt: '2030-12-01T17:00:00.000Z',
+      dueAt,
       sender: { firstName: 'sender', lastName: 'Tester', email: owner.email },
       recipient: { email, firstName: 'Grace', lastName: 'Hopper' },
       answer: null,
@@ -326,7 +329,7 @@ describe('the answer link', () => {
 describe('the recipient page', () => {
   it('shows the request with an answer form, takes the answer, then shows it read-only', async () => {
     const where = await newWork();
-    const { email, path } = await send(where, { title: '<i>Title</i>', dueAt: '2030-12-01T17:00:00.000Z' });
+    const { email, path } = await send(where, { title: '<i>Title</i>', dueAt: daysFromNow(30) });
     const token = tokenIn((await mailTo(email))[0]!.parsed.text!);
     const page = await fetch(`${server.baseUrl}/r/${token}`);
     expect(page.status).toBe(200);

@@ -1,6 +1,7 @@
 import { createTenant, createWork } from '../support/fixtures';
 import { addMember } from '../support/roles';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';
+import { daysFromNow, withOffset } from '../support/clock';
 
 /** Requests: create, get, list with ?status=, the four actions, and their events. */
 let server: TestServer;
@@ -44,11 +45,12 @@ const eventsOf = async (requestUrl: RequestUrl) =>
 describe('POST .../requests', () => {
   it('creates a pending request with every field, a Location, and no event', async () => {
     const workUrl = await newWork();
+    const dueAt = daysFromNow(30);
     const res = await server.callAs(mia, 'POST', `${workUrl}/requests`, {
       title: '  Confirm Q3  ',
       message: 'Section 3, please.\n',
       recipient: { email: 'Grace@Example.com', firstName: ' Grace ', lastName: 'Hopper' },
-      dueAt: '2030-12-01T18:00:00+01:00',
+      dueAt: withOffset(dueAt, 1),
     });
     expect(res.status).toBe(201);
     const { request } = res.body;
@@ -64,7 +66,7 @@ describe('POST .../requests', () => {
       answer: null,
       validation: null,
       cancelReason: null,
-      dueAt: '2030-12-01T17:00:00.000Z',
+      dueAt,
       owner: { firstName: 'mia', lastName: 'Tester', email: mia.email },
       createdAt: expect.stringMatching(iso),
       updatedAt: request.createdAt,

@@ -5290,8 +5290,8 @@ export interface components {
         };
         /**
          * @description A request budget for the current window is used up (`rate_limited`): the user's (all their API keys share
-         *     one), the operator token's, or the client address's budget of failed authentications (then every request
-         *     from that address is refused, before its key is looked up, until `Retry-After`).
+         *     one), the operator token's, or the client address's budget of failed authentications (then that address's
+         *     failing requests are refused until `Retry-After`, while a valid API key or the right operator token passes).
          */
         TooManyRequests: {
             headers: {

@@ -173,7 +173,7 @@ export function createApp(options: AppOptions): express.Express {
   const isOperatorPath = operatorPathMatcher(spec);
   const isRecipientPath = recipientPathMatcher(spec);
   const apiKeyAuth = countingFailures(requireApiKey(db), failures);
-  const adminAuth = countingFailures(requireAdminToken(options.adminToken), failures, { refuseWhileOver: true });
+  const adminAuth = countingFailures(requireAdminToken(options.adminToken), failures);
   const recipientAuth = countingFailures(requireRecipientToken(), failures);
   const authenticate: RequestHandler = (req, res, next) =>
     (isOperatorPath(req.path) ? adminAuth : isRecipientPath(req.path) ? recipientAuth : apiKeyAuth)(req, res, next);

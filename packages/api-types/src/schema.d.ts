@@ -4049,8 +4049,10 @@ export interface components {
         };
         /**
          * webhook_url_not_allowed
-         * @description The webhook URL is not `https`, carries credentials, or its host is (or resolves to) a loopback, private,
-         *     link-local or otherwise non-public address. `errors` points at `/body/url`. Use a public `https` URL.
+         * @description The webhook URL is not `https` on port 443, carries credentials, or its host is (or resolves to) a loopback,
+         *     private, link-local or otherwise non-public address. A host name that does not resolve to public addresses
+         *     only gets one answer whatever the reason (no such name, a failed lookup, a private address): `must have a
+         *     host name that resolves to public addresses only`. `errors` points at `/body/url`. Use a public `https` URL.
          * @example {
          *       "type": "https://works-api.dev/problems/webhook_url_not_allowed",
          *       "title": "Webhook URL not allowed",

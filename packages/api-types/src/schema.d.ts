@@ -256,7 +256,8 @@ export interface paths {
          * Remove a member
          * @description Needs the `owner` or `admin` role, except to leave: any member may remove themselves (their own `user_id`).
          *     Only an owner can remove another owner. The last owner can be neither removed nor leave (`409
-         *     last_owner`): they hand the owner role to another member first. Writes a `member.removed` event.
+         *     last_owner`): they hand the owner role to another member first. Writes a `member.removed` event, and
+         *     withdraws the pending invitations the member sent.
          */
         delete: operations["removeMember"];
         options?: never;
@@ -265,7 +266,9 @@ export interface paths {
          * Change a member's role
          * @description Needs the `owner` or `admin` role; only an owner can grant or take away the `owner` role. The last owner
          *     cannot be demoted (`409 last_owner`). A change writes a `member.role_changed` event (setting the role a
-         *     member already has changes nothing and writes none).
+         *     member already has changes nothing and writes none). A demotion withdraws the pending invitations the
+         *     member sent that their new role could not send (all of them for a `member`; those to the `owner` role for
+         *     an `admin`).
          */
         patch: operations["updateMember"];
         trace?: never;
@@ -371,7 +374,8 @@ export interface paths {
          * @description Joins the tenant the invitation is for, with its role: the caller becomes a member (a `member.added`
          *     event), keeping their own names, and the invitation is deleted. Only the person invited (the account with
          *     the invitation's email) can accept it: for anyone else, and for an invitation that expired, was withdrawn
-         *     or was already answered, it is `404`.
+         *     (by an owner or admin, or because its inviter left or lost the role that sent it) or was already answered,
+         *     it is `404`.
          */
         post: operations["acceptInvitation"];
         delete?: never;

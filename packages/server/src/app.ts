@@ -136,7 +136,7 @@ export function createApp(options: AppOptions): express.Express {
     if (tracing) tracing.serveRequest(req, res, next, labels);
     else next();
   });
-  app.use(securityHeaders());
+  app.use(securityHeaders({ noStoreUnder: spec.basePath }));
   app.use((req, res, next) => {
     const repeated = repeatedSingletonHeader(req.rawHeaders);
     if (!repeated) return next();

@@ -10,13 +10,15 @@ let reply: { status: number; type?: string; body?: string; headers?: Record<stri
 beforeAll(async () => {
   server = createServer((_req, res) => {
     // Every /v1 response says no-store (the contract requires the header); a reply may override or drop it.
-    const headers = {
+    const headers: Record<string, string | undefined> = {
       'Cache-Control': 'no-store',
       ...(reply.type && { 'Content-Type': reply.type }),
       ...reply.headers,
     };
-    for (const [name, value] of Object.entries(headers)) if (value === undefined) delete headers[name];
-    res.writeHead(reply.status, headers as Record<string, string>);
+    res.writeHead(
+      reply.status,
+      Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined)),
+    );
     res.end(reply.body);
   }).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));

@@ -15,7 +15,14 @@ BEGIN
 END
 $$;
 
--- The rows stored before with a longer text are re-folded by the application, as it folds now (capped), in the
--- background after start-up, in batches by id (domain/search/refold.ts): no table scan while the migrations run.
--- Emptying this table starts that re-fold again; it rewrites only the rows whose text differs, the capped ones.
-DELETE FROM "search_refolds";
+-- The texts stored longer before are cut after their last whole word within 8,000 characters (a stored text is
+-- ` word word …`), which recomputes their prefixes. One sequential read of each table, once: the byte length is
+-- read from the value's header without decompressing it, and only a text over 8,000 bytes is measured in
+-- characters. (The application's re-fold, domain/search/refold.ts, would fold every row again in JavaScript: far
+-- dearer, for the few rows that folding multiplied.)
+UPDATE "works"
+SET search = left(search, least(8000, 8001 - strpos(reverse(left(search, 8001)), ' ')))
+WHERE octet_length(search) > 8000 AND length(search) > 8000;
+UPDATE "requests"
+SET search = left(search, least(8000, 8001 - strpos(reverse(left(search, 8001)), ' ')))
+WHERE octet_length(search) > 8000 AND length(search) > 8000;

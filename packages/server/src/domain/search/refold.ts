@@ -42,8 +42,7 @@ async function foldedRows(
 }
 
 /**
- * One batch of the re-fold (migration 20261127021000_search_refold; started again by a migration that empties
- * `search_refolds` when the fold changes, as search_text_capped did) of `table`: the next rows by id, their
+ * One batch of the one-off re-fold (migration 20261127021000_search_refold) of `table`: the next rows by id, their
  * search text folded as the application folds it, written where it differs, and where the row still holds the text
  * just read (a rename in between wrote its own fold). Returns how many rows it changed, or undefined when the table
  * is done.

@@ -156,13 +156,13 @@ async function main(): Promise<number> {
     say(`user ${user.id}, tenant ${tenant.id}; ${WORKERS} writers; rounds: ${ROUNDS.join(', ')}`);
 
     const writers = startWriters(baseUrl, apiKey, tenant.id, { workers: WORKERS, maxMs: DEADLINE_MS });
-    const { ttlMs } = await timing();
+    const { ttlMs, loopWaitMs } = await timing();
     const frozen = new Set<number>();
     cleanups.push(async () => thaw({ frozen }));
     const rounds: Round[] = [];
     for (const [index, kind] of ROUNDS.entries()) {
       await sleep(STEADY_MS);
-      rounds.push(await runRound(kind, index + 1, { dir, writers, ttlMs, say, frozen }));
+      rounds.push(await runRound(kind, index + 1, { dir, writers, ttlMs, loopWaitMs, say, frozen }));
     }
     await sleep(STEADY_MS);
     await writers.load.stop();

@@ -15,10 +15,13 @@ import { type Outage, outageAfter, type Writers } from './writers';
  * - `kill`: its PostgreSQL is SIGKILLed (a crash); Patroni notices within a loop and the synchronous standby takes over.
  * - `machine`: its Patroni and every PostgreSQL process are SIGKILLed (the machine is gone); the leader key expires
  *   after the TTL, the synchronous standby takes over; then the node is started again and must rejoin as a standby.
- * - `freeze`: its Patroni and every PostgreSQL process are stopped (SIGSTOP: a paused VM, a stalled disk, a long
- *   stop-the-world) until the key has expired, a standby has taken over and acknowledged writes of its own; then
- *   continued (SIGCONT). The thawed node must step down and rejoin, never take the lead back and discard them.
- * - `pause`: the same for half the TTL: the key must not expire, the leader carries on.
+ * - `freeze`: the node freezes as under a stalled disk or a paused VM: its PostgreSQL processes are stopped (SIGSTOP),
+ *   Patroni's next loop blocks on them (a loop later), then Patroni is stopped too. They stay so until the key has
+ *   expired and a standby has taken over and acknowledged writes of its own; then they are continued (SIGCONT).
+ *   Patroni wakes in the middle of a loop that had read the cluster before the freeze ("I lead") and goes on to renew
+ *   its key: the thawed node must find it taken and step down, never take the lead back and discard those writes.
+ *   (Stopping everything at once lets Patroni start a fresh loop on waking, which hides the fault more often than not.)
+ * - `pause`: Patroni and PostgreSQL stopped at once for half the TTL: the key must not expire, the leader carries on.
  */
 export type RoundKind = 'kill' | 'machine' | 'freeze' | 'pause';
 export const ROUND_KINDS: readonly RoundKind[] = ['kill', 'machine', 'freeze', 'pause'];
@@ -37,7 +40,9 @@ export interface RoundContext {
   /** The cluster's folder (deploy/ha/cluster.sh's HA_CLUSTER_DIR). */
   dir: string;
   writers: Writers;
+  /** Patroni's ttl and loop_wait (cluster.ts, timing()). */
   ttlMs: number;
+  loopWaitMs: number;
   say: (line: string) => void;
   /** Processes stopped and not yet continued: the check continues them if it is cut short. */
   frozen: Set<number>;
@@ -91,7 +96,7 @@ function freeze(context: RoundContext, pids: number[]): void {
   signalAll(pids, 'SIGSTOP');
 }
 
-/** Continues the processes in the reverse order: PostgreSQL's children and postmaster, then Patroni. */
+/** Continues the processes in the reverse order of `pids` (the order they were stopped in). */
 export function thaw(context: Pick<RoundContext, 'frozen'>, pids = [...context.frozen]): void {
   signalAll([...pids].reverse(), 'SIGCONT');
   for (const pid of pids) context.frozen.delete(pid);
@@ -126,11 +131,21 @@ export async function runRound(kind: RoundKind, n: number, context: RoundContext
     await clusterCommand(dir, 'start-node', leader.name);
     label = 'machine lost';
   } else {
-    const pids = nodeProcesses(dir, leader.name);
-    freeze(context, pids);
-    say(
-      `${tag}: ${before.toLocaleString('en-US')} writes acknowledged so far; SIGSTOP ${leader.name}'s Patroni and ${pids.length - 1} PostgreSQL processes`,
-    );
+    const [patroni, ...postgres] = nodeProcesses(dir, leader.name);
+    const pids = kind === 'freeze' ? [...postgres, patroni!] : [patroni!, ...postgres];
+    if (kind === 'freeze') {
+      freeze(context, postgres);
+      say(
+        `${tag}: ${before.toLocaleString('en-US')} writes acknowledged so far; SIGSTOP ${leader.name}'s ${postgres.length} PostgreSQL processes, its Patroni a loop later`,
+      );
+      await sleep(context.loopWaitMs + 1_000);
+      freeze(context, [patroni!]);
+    } else {
+      freeze(context, pids);
+      say(
+        `${tag}: ${before.toLocaleString('en-US')} writes acknowledged so far; SIGSTOP ${leader.name}'s Patroni and ${postgres.length} PostgreSQL processes`,
+      );
+    }
     if (kind === 'freeze') {
       const next = await newLeader(leader.name, `while ${leader.name} is frozen`);
       const firstAck = await acknowledgedAfter(

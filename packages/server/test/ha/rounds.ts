@@ -1,3 +1,5 @@
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 import {
   clusterCommand,
   healthy,
@@ -59,6 +61,22 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const leaderOf = (list: Member[]) => list.find((m) => m.role === 'leader');
 
+/** What a node's Patroni decided after `offset` in its log (cluster.sh's log/<node>.log): its first few decisions. */
+function decisions(dir: string, node: string, offset: number): string {
+  const log = readFileSync(path.join(dir, 'log', `${node}.log`))
+    .subarray(offset)
+    .toString('utf8');
+  const lines = log
+    .split('\n')
+    .filter((line) =>
+      /(INFO|WARNING|ERROR): (Lock owner|Demoting|demoting|no action|failed to update|promoted|Could not take)/.test(
+        line,
+      ),
+    )
+    .map((line) => line.replace(/^\S+ \S+ (INFO|WARNING|ERROR): /, ''));
+  return lines.slice(0, 4).join(' | ') || '(nothing logged)';
+}
+
 async function newLeader(old: string, what: string): Promise<Member> {
   const list = await waitForCluster(
     (l) => l.some((m) => m.role === 'leader' && m.name !== old && m.state === 'running'),
@@ -110,6 +128,7 @@ export async function runRound(kind: RoundKind, n: number, context: RoundContext
   const hitAt = performance.now();
   const since = () => seconds(performance.now() - hitAt);
   let label: string;
+  let logOffset: number | undefined;
   if (kind === 'kill') {
     const pid = killPostgres(dir, leader.name);
     say(
@@ -163,6 +182,7 @@ export async function runRound(kind: RoundKind, n: number, context: RoundContext
     }
     const frozenFor = performance.now() - hitAt;
     const during = writers.acknowledged.filter((a) => a.at > hitAt).length;
+    logOffset = statSync(path.join(dir, 'log', `${leader.name}.log`)).size;
     thaw(context, pids);
     say(
       `${tag}: SIGCONT ${leader.name} after ${seconds(frozenFor)} (TTL ${seconds(context.ttlMs)}); ${during.toLocaleString('en-US')} writes acknowledged meanwhile`,
@@ -175,6 +195,8 @@ export async function runRound(kind: RoundKind, n: number, context: RoundContext
     "the cluster whole again (every node on the leader's timeline)",
   );
   const after = leaderOf(whole)!;
+  if (kind === 'freeze' || kind === 'pause')
+    say(`${tag}: ${leader.name}'s Patroni after the SIGCONT: ${decisions(dir, leader.name, logOffset!)}`);
   say(
     `${tag}: cluster whole again ${since()} after the blow: ${after.name} leads (timeline ${after.timeline}), ${whole
       .filter((m) => m !== after)

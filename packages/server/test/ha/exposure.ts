@@ -55,6 +55,7 @@ export async function openDoors(dir: string): Promise<string[]> {
     await client.end().catch(() => undefined);
     if (connected) open.push(`PostgreSQL as postgres without a password (${host === '127.0.0.1' ? 'TCP' : 'socket'})`);
   }
+  // patroni.yml's namespace (/works-api/) and scope (works).
   const leader = '/v2/keys/works-api/works/leader';
   // The control: HAProxy's certificate reads the leader key (404 before there is one), so a refusal below is etcd's.
   const control = await etcd(dir, 'GET', `${leader}?quorum=true`, 'haproxy').catch((error: Error) => error.message);

@@ -7,6 +7,7 @@ import { linkProblems } from './operation-links.mjs';
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 const PROBLEM_REF = '#/components/schemas/Problem';
 const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+const CACHE_CONTROL_REF = '#/components/headers/CacheControl';
 
 const typesOf = (schema) => (Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : []);
 const resolved = (node, ctx) => (node && node.$ref ? ctx.resolve(node).node : node);
@@ -76,6 +77,32 @@ function ProblemResponses() {
             if (media.example === undefined && media.examples === undefined && !typesHaveExamples) {
               ctx.report({ message: `The ${status} response needs an example.`, location: at });
             }
+          }
+        }
+      },
+    },
+  };
+}
+
+/**
+ * Every response of an operation declares `Cache-Control` as the CacheControl header (`no-store`): no cache may keep
+ * an API response, some of which show a secret once, and the contract says so wherever it lists a response's
+ * headers, so that a new operation cannot leave it out.
+ */
+function NoStoreResponses() {
+  return {
+    PathItem: {
+      enter(pathItem, ctx, { key: path }) {
+        if (isWebhook(ctx)) return;
+        for (const method of HTTP_METHODS) {
+          const operation = pathItem[method];
+          if (!operation) continue;
+          for (const [status, response] of Object.entries(operation.responses ?? {})) {
+            if (resolved(response, ctx)?.headers?.['Cache-Control']?.$ref === CACHE_CONTROL_REF) continue;
+            ctx.report({
+              message: `${method.toUpperCase()} ${path}: the ${status} response must declare Cache-Control ($ref ${CACHE_CONTROL_REF}).`,
+              location: ctx.location.child([method, 'responses', status]),
+            });
           }
         }
       },
@@ -344,6 +371,7 @@ export default function worksApiPlugin() {
     rules: {
       oas3: {
         'problem-responses': ProblemResponses,
+        'no-store-responses': NoStoreResponses,
         'problem-types': ProblemTypes,
         'pattern-description': PatternDescription,
         'schema-example': SchemaExample,

@@ -83,6 +83,11 @@ describe('redocly lint (recommended + our rules)', () => {
       from: "          schema:\n            $ref: '#/components/schemas/NotFoundProblem'\n",
       to: "          schema:\n            $ref: '#/components/schemas/Problem'\n",
     },
+    {
+      rule: 'works-api/no-store-responses', // the request actions' response no longer says Cache-Control
+      from: "    RequestActionDone:\n      description: The request after the action (or unchanged, when the action had already produced its state).\n      headers:\n        ETag:\n          $ref: '#/components/headers/ETag'\n        X-Request-Id:\n          $ref: '#/components/headers/XRequestId'\n        Cache-Control:\n          $ref: '#/components/headers/CacheControl'\n",
+      to: "    RequestActionDone:\n      description: The request after the action (or unchanged, when the action had already produced its state).\n      headers:\n        ETag:\n          $ref: '#/components/headers/ETag'\n        X-Request-Id:\n          $ref: '#/components/headers/XRequestId'\n",
+    },
     { rule: 'works-api/problem-types', from: '      title: last_owner\n', to: '      title: Last owner\n' },
     {
       rule: 'works-api/problem-types',

@@ -136,7 +136,7 @@ export function createApp(options: AppOptions): express.Express {
     if (tracing) tracing.serveRequest(req, res, next, labels);
     else next();
   });
-  app.use(securityHeaders());
+  app.use(securityHeaders({ noStoreUnder: spec.basePath }));
   app.use((req, res, next) => {
     const repeated = repeatedSingletonHeader(req.rawHeaders);
     if (!repeated) return next();
@@ -173,7 +173,7 @@ export function createApp(options: AppOptions): express.Express {
   const isOperatorPath = operatorPathMatcher(spec);
   const isRecipientPath = recipientPathMatcher(spec);
   const apiKeyAuth = countingFailures(requireApiKey(db), failures);
-  const adminAuth = countingFailures(requireAdminToken(options.adminToken), failures, { refuseWhileOver: true });
+  const adminAuth = countingFailures(requireAdminToken(options.adminToken), failures);
   const recipientAuth = countingFailures(requireRecipientToken(), failures);
   const authenticate: RequestHandler = (req, res, next) =>
     (isOperatorPath(req.path) ? adminAuth : isRecipientPath(req.path) ? recipientAuth : apiKeyAuth)(req, res, next);

@@ -116,6 +116,42 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DEV_MAILBOX: 'yes' })).toThrow('DEV_MAILBOX must be true or false (got "yes")');
   });
 
+  it('keeps the default dev mailbox off when the server is exposed (a host other than loopback, or NODE_ENV=production), and says why', () => {
+    const mailOf = (env: NodeJS.ProcessEnv) => {
+      const config = loadConfig(env);
+      return [config.mail.devMailbox, describeConfig(config).mail.transport];
+    };
+    // The README's first command: loopback, no NODE_ENV.
+    for (const host of ['127.0.0.1', 'localhost', '::1', '127.0.0.2', '::ffff:127.0.0.1'])
+      expect(mailOf({ HOST: host })).toEqual([true, expect.stringMatching(/^dev mailbox, on by default/)]);
+    expect(mailOf({ NODE_ENV: 'development' })[0]).toBe(true);
+    for (const [env, why] of [
+      [{ HOST: '0.0.0.0' }, 'HOST=0.0.0.0 is not a loopback address'],
+      [{ HOST: '::' }, 'HOST=:: is not a loopback address'],
+      [{ HOST: '192.168.1.20' }, 'HOST=192.168.1.20 is not a loopback address'],
+      [{ HOST: 'works.internal' }, 'HOST=works.internal is not a loopback address'],
+      [{ NODE_ENV: 'production' }, 'NODE_ENV=production'],
+    ] as const) {
+      const config = loadConfig(env);
+      expect(config.mail.devMailbox).toBe(false);
+      expect(config.mail.devMailboxWithheld).toBe(why);
+      expect(describeConfig(config).mail.transport).toBe(
+        `off: the dev mailbox is not on by default because ${why} (members there would read recipients' live answer links): emails wait in the outbox until SMTP_URL is set; DEV_MAILBOX=true keeps them in the dev mailbox anyway`,
+      );
+      expect(describeConfig(config).mail.sender).toBe('off (nowhere to send)');
+    }
+    // Asked for explicitly, it is on wherever the server listens.
+    expect(mailOf({ HOST: '0.0.0.0', NODE_ENV: 'production', DEV_MAILBOX: 'true' })).toEqual([
+      true,
+      expect.stringMatching(/^dev mailbox, on because DEV_MAILBOX=true/),
+    ]);
+    expect(loadConfig({ HOST: '0.0.0.0', DEV_MAILBOX: 'true' }).mail.devMailboxWithheld).toBeUndefined();
+    expect(loadConfig({ HOST: '0.0.0.0', DEV_MAILBOX: 'false' }).mail.devMailboxWithheld).toBeUndefined();
+    expect(
+      loadConfig({ HOST: '0.0.0.0', SMTP_URL: 'smtp://mail.example.com' }).mail.devMailboxWithheld,
+    ).toBeUndefined();
+  });
+
   it('reads INVITATION_TTL (14 days by default) between an hour and 90 days', () => {
     expect(loadConfig({}).limits.invitationTtlMs).toBe(14 * 86_400_000);
     expect(loadConfig({ INVITATION_TTL: '36h' }).limits.invitationTtlMs).toBe(36 * 3_600_000);

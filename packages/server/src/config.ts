@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseEncryptionKeys, SecretKeyError } from '@works-api/prisma/encryption-keys';
@@ -148,6 +149,7 @@ export const environment = z.object({
   REMINDER_BEFORE: duration.default(24 * DURATION_UNITS_MS.h),
   MAIL_SENDER: flag.default(true),
   DEV_MAILBOX: flag.optional(),
+  NODE_ENV: z.string().optional(),
   MAIL_POLL_INTERVAL_MS: wholeNumber(50, 600_000).default(1000),
   TRUST_TRACEPARENT: flag.default(false),
 });
@@ -200,6 +202,13 @@ export interface Config {
      * Without either, emails wait in the outbox until SMTP_URL is set.
      */
     devMailbox: boolean;
+    /**
+     * Why the dev mailbox, on by default with the embedded database, stays off: the server is exposed (HOST not
+     * loopback, or NODE_ENV=production) and DEV_MAILBOX was not set. Said at start-up.
+     */
+    devMailboxWithheld?: string;
+    /** DEV_MAILBOX=true: on because it was asked for (wherever the server listens). */
+    devMailboxAsked?: true;
     from: string;
     /** Where recipients reach this service: answer links are `<publicUrl>/r/<token>`. */
     publicUrl: string;
@@ -284,9 +293,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     throw new ConfigError(
       'DEV_MAILBOX=true and SMTP_URL exclude each other: the dev mailbox keeps emails instead of sending them',
     );
-  // Live answer links in memory are for a developer's machine: the embedded database's (README's two commands), or
-  // a PostgreSQL set-up that asks for it. A production deploy that forgot SMTP_URL keeps its emails queued instead.
-  const devMailbox = !vars.SMTP_URL && (vars.DEV_MAILBOX ?? !vars.DATABASE_URL);
+  // Live answer links in memory are for a developer's machine: the embedded database's on loopback (README's two
+  // commands), or a set-up that asks for it. A production deploy that forgot SMTP_URL keeps its emails queued.
+  const withheld =
+    !vars.SMTP_URL && vars.DEV_MAILBOX === undefined && !vars.DATABASE_URL
+      ? exposure(vars.HOST, vars.NODE_ENV)
+      : undefined;
+  const devMailbox = !vars.SMTP_URL && (vars.DEV_MAILBOX ?? (!vars.DATABASE_URL && withheld === undefined));
   return {
     port: vars.PORT,
     host: vars.HOST,
@@ -332,6 +345,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     mail: {
       ...(vars.SMTP_URL !== undefined && { smtpUrl: vars.SMTP_URL }),
       devMailbox,
+      ...(withheld !== undefined && { devMailboxWithheld: withheld }),
+      ...(devMailbox && vars.DEV_MAILBOX === true && { devMailboxAsked: true as const }),
       from: vars.MAIL_FROM,
       publicUrl: (vars.PUBLIC_URL ?? `http://localhost:${vars.PORT}`).replace(/\/+$/, ''),
       reminderBeforeMs: vars.REMINDER_BEFORE,
@@ -340,6 +355,19 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     },
     tracing: { ...tracingSettings(present), trustIncoming: vars.TRUST_TRACEPARENT },
   };
+}
+
+/**
+ * Why a server is exposed beyond its own machine, or undefined: listening on a host that is not loopback (`0.0.0.0`,
+ * `::`, a network address, a name that may resolve to one), or NODE_ENV=production. The dev mailbox is not on by
+ * default there: its members would read recipients' live answer links and could answer as them.
+ */
+function exposure(host: string, nodeEnv: string | undefined): string | undefined {
+  if (nodeEnv === 'production') return 'NODE_ENV=production';
+  const name = host.toLowerCase().replace(/\.$/, '');
+  if (name === 'localhost') return undefined;
+  if (isIP(host) !== 0 && ipaddr.process(host).range() === 'loopback') return undefined;
+  return `HOST=${host} is not a loopback address`;
 }
 
 export class ConfigError extends Error {
@@ -353,11 +381,13 @@ export function describeRedis(url: string): string {
 }
 
 /** Where emails go, for the start-up line: SMTP, the dev mailbox (and why it is on), or nowhere yet. */
-export function describeMailTransport(config: Pick<Config, 'mail' | 'database'>): string {
-  const { smtpUrl, devMailbox } = config.mail;
+export function describeMailTransport(config: Pick<Config, 'mail'>): string {
+  const { smtpUrl, devMailbox, devMailboxWithheld, devMailboxAsked } = config.mail;
   if (smtpUrl) return `SMTP at ${new URL(smtpUrl).hostname}:${new URL(smtpUrl).port || 'default port'}`;
+  if (devMailboxWithheld)
+    return `off: the dev mailbox is not on by default because ${devMailboxWithheld} (members there would read recipients' live answer links): emails wait in the outbox until SMTP_URL is set; DEV_MAILBOX=true keeps them in the dev mailbox anyway`;
   if (devMailbox)
-    return `dev mailbox, ${config.database.kind === 'pglite' ? 'on by default with the embedded database' : 'on because DEV_MAILBOX=true'}: emails are kept in memory with their live links, shown to the tenant's members in the console and at GET /dev/mailbox, never sent (for local development; set SMTP_URL to send)`;
+    return `dev mailbox, ${devMailboxAsked ? 'on because DEV_MAILBOX=true' : 'on by default with the embedded database'}: emails are kept in memory with their live links, shown to the tenant's members in the console and at GET /dev/mailbox, never sent (for local development; set SMTP_URL to send)`;
   return 'off: SMTP_URL is not set and the dev mailbox is off (with DATABASE_URL it needs DEV_MAILBOX=true): emails wait in the outbox until SMTP_URL is set';
 }
 

@@ -62,6 +62,12 @@ export function logStarting(logger: Logger, config: Config, what: string): void 
     { node: process.version, config: describeConfig(config, { clustered: cluster.isWorker }) },
     `${what} starting`,
   );
+  // The dev mailbox that a newcomer's first run has is off here: said on a line of its own, not only in the summary.
+  const withheld = config.mail.devMailboxWithheld;
+  if (withheld)
+    logger.warn(
+      `dev mailbox off: ${withheld}, and there members would read recipients' live answer links; emails wait in the outbox until SMTP_URL is set (DEV_MAILBOX=true keeps the dev mailbox on anyway)`,
+    );
 }
 
 /** Opens the database (applying the migrations it lacks) and hands it to telemetry's gauges. */

@@ -20,7 +20,7 @@ export const ruleMessages = {
   noCredentials: 'must not contain credentials',
   publicAddress: 'must point to a public address',
   port443: 'must use port 443',
-  resolvableHost: 'must have a host name that resolves',
+  publicHost: 'must have a host name that resolves to public addresses only',
   uniqueItems: 'must not list the same item twice',
   someProperty: 'must set at least one property',
   noProperty: 'must be empty: this operation takes no input',

@@ -40,6 +40,8 @@ export function answerClientErrors(server: Server): void {
         `Content-Length: ${Buffer.byteLength(body)}`,
         `${REQUEST_ID_HEADER}: ${randomUUID()}`,
         'X-Content-Type-Options: nosniff',
+        // As every API response (security.ts): nothing on the way may keep it.
+        'Cache-Control: no-store',
         'Connection: close',
         '',
         body,

@@ -11,14 +11,14 @@ export const METRICS_PATH = '/metrics';
 /**
  * GET /metrics for Prometheus: only with `Authorization: Bearer <METRICS_TOKEN>` (compared in constant time);
  * 401 otherwise. Outside `/v1` and the contract, like the health probes: no API key, no per-user rate limit; its
- * failures count toward the client address's budget of failed authentications (`failures`), and while that
- * address is over it even the right token waits, so the token cannot be guessed at speed.
+ * failures count toward the client address's budget of failed authentications (`failures`), and only failures
+ * are refused: the right token passes whatever its address's count, as a valid API key does.
  */
 export function metricsRoute(
   token: string,
   scrape: () => Promise<{ text: string; contentType: string }>,
   logger: Logger,
-  failures?: Pick<FailedAuthentications, 'refusal' | 'failed'>,
+  failures?: Pick<FailedAuthentications, 'failed'>,
 ): RequestHandler {
   const expected = digest(token);
   return (req, res, next) => {
@@ -27,8 +27,6 @@ export function metricsRoute(
       res.setHeader('Allow', 'GET, HEAD');
       return sendProblem(res, 'method_not_allowed', 'Use GET for the metrics.', req.path);
     }
-    const refusal = failures?.refusal(req, res);
-    if (refusal) return next(refusal);
     const presented = bearerToken(req);
     if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
       const unauthenticated = new ProblemError('unauthenticated', 'Send the METRICS_TOKEN as a Bearer token.');

@@ -87,8 +87,9 @@ const STORE_WARNING_EVERY_MS = 60_000;
  * The budget of failed authentications (401: a missing, malformed, unknown or revoked API key, a wrong operator or
  * metrics token, a recipient call without its token) per client address. Only failures are counted, and only
  * failures are refused: once an address has failed `perMinute` times in the window, its next failures are 429
- * instead of 401 until the window ends, while a request from it whose API key is valid passes (one client behind
- * a NAT, or behind a load balancer without TRUST_PROXY, cannot lock everyone else behind it out).
+ * instead of 401 until the window ends, while a request from it whose credential is valid passes (an API key, the
+ * operator or the metrics token: one client behind a NAT, or behind a load balancer without TRUST_PROXY, cannot
+ * lock everyone else behind it out, the operator included).
  *
  * What a failure costs stays small: a malformed key (its prefix tells) is refused without any lookup, a
  * well-formed one costs the one indexed read every authentication costs, and an address this process knows to
@@ -116,7 +117,7 @@ export class FailedAuthentications {
   }
 
   /** The 429 for a request from an address that is over budget now (as this process knows), else undefined. */
-  refusal(req: Request, res: Response): ProblemError<string> | undefined {
+  private refusal(req: Request, res: Response): ProblemError<string> | undefined {
     const address = clientAddress(req);
     const until = this.blockedUntil.get(address);
     if (until === undefined) return undefined;
@@ -191,21 +192,16 @@ const isUnauthenticated = (error: unknown): error is ProblemError<string> =>
 
 /**
  * `authenticate` (a middleware that fails with 401 `unauthenticated`) with its failures counted by `budget`. A
- * request whose credential is valid passes whatever its address's count. With `refuseWhileOver`, an address over
- * budget is refused before its credential is even compared: for the operator and metrics tokens, secrets people
- * choose, whose guessing the budget must keep slow (a valid API key carries 256 random bits: nobody guesses one).
+ * request whose credential is valid passes whatever its address's count, be it an API key or the operator token:
+ * only failures are refused, so nobody sharing the operator's address (a NAT, an office, a proxy without
+ * TRUST_PROXY) can lock the operator out. The credential is always compared (in constant time), over budget too.
  */
 export function countingFailures(
   authenticate: RequestHandler,
   budget: FailedAuthentications | undefined,
-  { refuseWhileOver = false }: { refuseWhileOver?: boolean } = {},
 ): RequestHandler {
   if (!budget) return authenticate;
   return (req, res, next) => {
-    if (refuseWhileOver) {
-      const refusal = budget.refusal(req, res);
-      if (refusal) return next(refusal);
-    }
     const done = (error?: unknown) => {
       if (!isUnauthenticated(error)) return next(error);
       budget.failed(req, res, error).then(next, next);

@@ -5,11 +5,20 @@ import { ContractRecorder, contractClient } from './support/contract';
 /** The client-side contract checks fail a call whose response breaks openapi/api.yaml (they can fail). */
 let server: Server;
 let baseUrl: string;
-let reply: { status: number; type?: string; body?: string; headers?: Record<string, string> };
+let reply: { status: number; type?: string; body?: string; headers?: Record<string, string | undefined> };
 
 beforeAll(async () => {
   server = createServer((_req, res) => {
-    res.writeHead(reply.status, { ...(reply.type && { 'Content-Type': reply.type }), ...reply.headers });
+    // Every /v1 response says no-store (the contract requires the header); a reply may override or drop it.
+    const headers: Record<string, string | undefined> = {
+      'Cache-Control': 'no-store',
+      ...(reply.type && { 'Content-Type': reply.type }),
+      ...reply.headers,
+    };
+    res.writeHead(
+      reply.status,
+      Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined)),
+    );
     res.end(reply.body);
   }).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
@@ -65,6 +74,26 @@ it.each([
     'a problem with the wrong media type',
     { status: 401, type: 'application/json', body: JSON.stringify({ ...problem, status: 401 }) },
     /Content-Type application\/json/,
+  ],
+  [
+    'a missing Cache-Control',
+    {
+      status: 200,
+      type: 'application/json',
+      body: JSON.stringify({ user }),
+      headers: { 'Cache-Control': undefined },
+    },
+    /the required header Cache-Control is missing/,
+  ],
+  [
+    'a Cache-Control that lets a cache keep it',
+    {
+      status: 200,
+      type: 'application/json',
+      body: JSON.stringify({ user }),
+      headers: { 'Cache-Control': 'private, max-age=60' },
+    },
+    /header Cache-Control: data must be equal to one of the allowed values/,
   ],
   [
     'a problem without its code',

@@ -29,6 +29,8 @@ export interface Acknowledged {
   id: string;
   /** The unique name (works) or recipient email (requests) it was created with. */
   key: string;
+  /** performance.now() when its acknowledgement arrived. */
+  at: number;
 }
 
 export interface Writers {
@@ -114,7 +116,8 @@ export function startWriters(
         const body = await write('work', 'POST', `${tenantPath}/works`, { name }, `work-${tag}`);
         if (body) {
           mine.work = body.work!.id;
-          acknowledged.push({ kind: 'work', url: `${tenantPath}/works/${mine.work}`, id: mine.work, key: name });
+          const url = `${tenantPath}/works/${mine.work}`;
+          acknowledged.push({ kind: 'work', url, id: mine.work, key: name, at: performance.now() });
         }
       } else if (step === 1) {
         const email = `ha-${tag}@example.com`;
@@ -122,14 +125,15 @@ export function startWriters(
         const body = await write('request', 'POST', path, { title: 'HA', recipient: { email } }, `request-${tag}`);
         if (body) {
           mine.request = body.request!.id;
-          acknowledged.push({ kind: 'request', url: `${path}/${mine.request}`, id: mine.request, key: email });
+          const url = `${path}/${mine.request}`;
+          acknowledged.push({ kind: 'request', url, id: mine.request, key: email, at: performance.now() });
         }
       } else if (mine.request) {
         const url = `${tenantPath}/works/${mine.work}/requests/${mine.request}`;
         const confirmed = mine.request;
         mine.request = undefined;
         if (await write('confirm', 'PUT', `${url}/confirm`, { answer: 'yes' }))
-          acknowledged.push({ kind: 'confirm', url, id: confirmed, key: confirmed });
+          acknowledged.push({ kind: 'confirm', url, id: confirmed, key: confirmed, at: performance.now() });
       }
     },
     maxMs,
@@ -142,26 +146,26 @@ export function startWriters(
   return { load, acknowledged, attempts };
 }
 
-/** What a round of failover looked like to the writers, from the kill to the first acknowledged write after it. */
+/** What a round of failover looked like to the writers, from the blow to the first acknowledged write after it. */
 export interface Outage {
-  /** From the kill to the first write acknowledged after it. */
+  /** From the blow (kill, freeze) to the first write acknowledged after it. */
   withoutWritesMs: number;
   /** From the first refused write after the kill to the last one. */
   refusedForMs: number;
   refused: number;
 }
 
-export function outageAfter(attempts: readonly Attempt[], killedAt: number): Outage | undefined {
-  const after = attempts.filter((a) => a.sentAt >= killedAt || a.endedAt >= killedAt);
+export function outageAfter(attempts: readonly Attempt[], hitAt: number): Outage | undefined {
+  const after = attempts.filter((a) => a.sentAt >= hitAt || a.endedAt >= hitAt);
   const firstSuccess = after
-    .filter((a) => a.status >= 200 && a.status < 300 && a.sentAt >= killedAt)
+    .filter((a) => a.status >= 200 && a.status < 300 && a.sentAt >= hitAt)
     .reduce<Attempt | undefined>((first, a) => (!first || a.endedAt < first.endedAt ? a : first), undefined);
   if (!firstSuccess) return undefined;
   const refused = after.filter((a) => (a.status === 503 || a.status === 0) && a.endedAt <= firstSuccess.endedAt);
   const start = Math.min(...refused.map((a) => a.sentAt));
   const end = Math.max(...refused.map((a) => a.endedAt));
   return {
-    withoutWritesMs: firstSuccess.endedAt - killedAt,
+    withoutWritesMs: firstSuccess.endedAt - hitAt,
     refusedForMs: refused.length ? end - start : 0,
     refused: refused.length,
   };

@@ -10,7 +10,7 @@ import {
 import type { SqlSession } from '@works-api/prisma';
 import type { Actor } from '../../src/domain/access';
 import { authenticate, createApiKey, listApiKeys, revokeApiKey } from '../../src/domain/api-keys/api-keys';
-import { listMyInvitations } from '../../src/domain/members/invitations';
+import { listMyInvitations, withdrawInvitationsBeyond } from '../../src/domain/members/invitations';
 import { listMembers } from '../../src/domain/members/members';
 import { DEFAULT_LIMITS } from '../../src/domain/limits';
 import {
@@ -431,6 +431,26 @@ describe('creates and actions use indexes', () => {
       values: [bigTenant(), actor.userId],
     };
     expect(await problemsOf(added)).toEqual([]);
+  });
+
+  test("withdrawing a demoted or removed member's invitations reads theirs, not the tenant's thousand", async () => {
+    const [other] = await session.query<{ id: string }>(`SELECT id FROM users WHERE id <> $1::uuid LIMIT 1`, [
+      data.heavyUser.id,
+    ]);
+    await session.query(
+      `INSERT INTO invitations (id, tenant_id, email, role, first_name, last_name, invited_by, created_at, expires_at)
+       SELECT gen_random_uuid(), $1::uuid, concat('crowd-', n, '-', $3::text, '@example.com'),
+              CASE WHEN n <= 1000 THEN 'member' ELSE 'admin' END::member_role, '', '',
+              CASE WHEN n <= 1000 THEN $2::uuid ELSE $4::uuid END, now(), now() + interval '14 days'
+       FROM generate_series(1, 1003) n`,
+      [bigTenant(), other!.id, data.namespace, actor.userId],
+    );
+    await session.exec('ANALYZE invitations');
+    await expectBoundedPlans(
+      // Outside a transaction, so that its statement is recorded (its caller holds the tenant's membership lock).
+      () => withdrawInvitationsBeyond(database.prisma, bigTenant(), actor.userId, 'member'),
+      () => true,
+    );
   });
 
   test('the idempotency janitor deletes a bounded batch', () =>

@@ -188,8 +188,14 @@ describe('webhook endpoint URLs (SSRF)', () => {
       'mixed.example.com': ['93.184.216.34', '::ffff:0:a9fe:a9fe'],
       'public.example.com': ['93.184.216.34'],
     };
-    const lookup = async (host: string) =>
-      (names[host] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    const lookup = async (host: string) => {
+      // As c-ares answers a name that does not exist, or a name server that fails.
+      if (host === 'nowhere.example.com' || host === 'failing.example.com')
+        throw Object.assign(new Error(`queryA ${host === 'nowhere.example.com' ? 'ENOTFOUND' : 'ESERVFAIL'} ${host}`), {
+          code: host === 'nowhere.example.com' ? 'ENOTFOUND' : 'ESERVFAIL',
+        });
+      return (names[host] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    };
     strict = await startTestServer({
       webhooks: { allowPrivateUrls: false, manual: true, onlyTenants: () => [tenantId], lookup },
     });
@@ -240,21 +246,72 @@ describe('webhook endpoint URLs (SSRF)', () => {
     }
   });
 
-  it('refuses a name that resolves to a private address without saying which address', async () => {
-    for (const host of ['intranet.example.com', 'mixed.example.com']) {
+  /** Names that resolve to a private address, to a mix, to nothing, to no such name, or whose lookup fails. */
+  const unusableNames = [
+    'intranet.example.com',
+    'mixed.example.com',
+    'empty.example.com',
+    'nowhere.example.com',
+    'failing.example.com',
+  ];
+
+  it('answers every name that does not resolve to public addresses only the same way: no map of internal names', async () => {
+    const answers = [];
+    for (const host of unusableNames) {
       const res = await strict.call(`/v1/tenants/${tenantId}/webhook-endpoints`, {
         method: 'POST',
         apiKey: user.apiKey,
         json: { url: `https://${host}/hooks` },
       });
-      expect(res.status).toBe(400);
       const text = await res.text();
-      expect(JSON.parse(text)).toMatchObject({
-        code: 'webhook_url_not_allowed',
-        detail: `The webhook URL must point to a public address (${host} resolves to an address that is not public).`,
-      });
-      for (const leak of ['10.20.30.40', '10.20', 'a9fe', '169.254']) expect(text).not.toContain(leak);
+      for (const leak of ['10.20.30.40', '10.20', 'a9fe', '169.254', host]) expect(text).not.toContain(leak);
+      answers.push({ status: res.status, body: JSON.parse(text) as Record<string, unknown> });
     }
+    // Whether the name exists, resolves to a private address or fails to resolve: one status, code and message.
+    expect(answers[0]).toEqual({
+      status: 400,
+      body: expect.objectContaining({
+        code: 'webhook_url_not_allowed',
+        detail: 'The webhook URL must have a host name that resolves to public addresses only.',
+        errors: [{ path: '/body/url', message: 'url must have a host name that resolves to public addresses only' }],
+      }),
+    });
+    expect(new Set(answers.map(({ body: { instance: _instance, ...rest } }) => JSON.stringify(rest))).size).toBe(1);
+  });
+
+  it('records the same lastError at delivery time for every such name', async () => {
+    const endpoints = [];
+    for (const host of unusableNames) {
+      // Written straight to the database, as if the name had resolved to a public address when it was registered.
+      const endpoint = await strict.database.prisma.webhookEndpoint.create({
+        data: {
+          id: newId(),
+          tenantId,
+          url: `https://${host}/hooks`,
+          secret: 'whsec_' + Buffer.alloc(32, 1).toString('base64'),
+        },
+      });
+      ok(
+        await user.client.POST('/tenants/{tenant_id}/webhook-endpoints/{endpoint_id}/test', {
+          params: { path: { tenant_id: tenantId, endpoint_id: endpoint.id } },
+        }),
+      );
+      endpoints.push(endpoint);
+    }
+    while ((await strict.dispatcher!.runOnce()) > 0);
+    const errors = [];
+    for (const endpoint of endpoints) {
+      const [delivery] = ok(
+        await user.client.GET('/tenants/{tenant_id}/webhook-endpoints/{endpoint_id}/deliveries', {
+          params: { path: { tenant_id: tenantId, endpoint_id: endpoint.id } },
+        }),
+      ).deliveries.edges;
+      expect(delivery!.node).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: null });
+      errors.push(delivery!.node.lastError);
+    }
+    expect(errors).toEqual(unusableNames.map(() => 'the host name does not resolve to public addresses only'));
+    for (const endpoint of endpoints)
+      await strict.database.prisma.webhookEndpoint.delete({ where: { id: endpoint.id } });
   });
 
   it('refuses at delivery time too, without connecting, when an endpoint points at a private address', async () => {

@@ -92,13 +92,17 @@ describe('start-up summary', () => {
 describe('the dev mailbox', () => {
   afterAll(removeDataDirs);
 
-  /** Whether GET /dev/mailbox exists (401 without a key) or not (404), and what the start-up line says of mail. */
+  /**
+   * Whether GET /dev/mailbox exists (401 without a key) or not (404), what the start-up line says of mail, and the
+   * start-up warnings.
+   */
   async function mailboxOf(env: Record<string, string>) {
     const server = await spawnServer({ ...(await databaseEnv()), ...env });
     try {
       const status = (await fetch(`${server.baseUrl}/dev/mailbox`)).status;
       const starting = server.lines.find((line) => line.msg === 'works-api starting');
-      return { status, transport: (starting?.config as { mail: { transport: string } }).mail.transport };
+      const warnings = server.lines.filter((line) => line.level === 'warn').map((line) => String(line.msg));
+      return { status, transport: (starting?.config as { mail: { transport: string } }).mail.transport, warnings };
     } finally {
       server.child.kill('SIGTERM');
       await server.exited;
@@ -108,23 +112,42 @@ describe('the dev mailbox', () => {
   it('is on by default only on the embedded database; with DATABASE_URL only when DEV_MAILBOX=true, as the start-up line says', async () => {
     if ((await databaseEnv()).DATABASE_URL) {
       // A production deploy that forgot SMTP_URL hands no live answer link to anyone.
-      expect(await mailboxOf({})).toEqual({
+      expect(await mailboxOf({})).toMatchObject({
         status: 404,
         transport: expect.stringMatching(/^off: SMTP_URL is not set and the dev mailbox is off/),
       });
-      expect(await mailboxOf({ DEV_MAILBOX: 'true' })).toEqual({
+      expect(await mailboxOf({ DEV_MAILBOX: 'true' })).toMatchObject({
         status: 401,
         transport: expect.stringMatching(/^dev mailbox, on because DEV_MAILBOX=true/),
       });
     } else {
+      // The README's first command: loopback, no NODE_ENV.
       expect(await mailboxOf({})).toEqual({
         status: 401,
         transport: expect.stringMatching(/^dev mailbox, on by default with the embedded database/),
+        warnings: [],
       });
-      expect(await mailboxOf({ DEV_MAILBOX: 'false' })).toEqual({
+      expect(await mailboxOf({ DEV_MAILBOX: 'false' })).toMatchObject({
         status: 404,
         transport: expect.stringMatching(/^off: SMTP_URL is not set/),
       });
     }
-  });
+  }, 60_000);
+
+  it('stays off, and says so, on a server others can reach (NODE_ENV=production here) unless DEV_MAILBOX=true', async () => {
+    // The same holds for a HOST that is not loopback (config.test.ts): not bound here, on a shared machine.
+    const seen = await mailboxOf({ NODE_ENV: 'production' });
+    expect(seen.status).toBe(404);
+    if (!(await databaseEnv()).DATABASE_URL) {
+      expect(seen.transport).toMatch(/^off: the dev mailbox is not on by default because NODE_ENV=production /);
+      expect(seen.warnings).toContainEqual(
+        expect.stringMatching(/^dev mailbox off: NODE_ENV=production, and there members would read/),
+      );
+    }
+    // Asked for, it is on whatever the exposure.
+    expect(await mailboxOf({ NODE_ENV: 'production', DEV_MAILBOX: 'true' })).toMatchObject({
+      status: 401,
+      transport: expect.stringMatching(/^dev mailbox, on because DEV_MAILBOX=true/),
+    });
+  }, 60_000);
 });

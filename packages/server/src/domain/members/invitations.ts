@@ -3,7 +3,7 @@ import { countMembersAddedSql, namedQuery } from '@works-api/prisma';
 import type { Prisma } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
 import { MAIL_COLUMNS } from '../mail-outbox';
-import { type Actor, authorize, type Role } from '../access';
+import { type Actor, authorize, minimumRole, type Role, roleAtLeast } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { invitationLimitReached } from '../limits';
 import { ALLOWANCE_CALL, allowanceParams, type MailCaps } from '../mail-caps';
@@ -114,12 +114,43 @@ export async function listInvitations(db: Db, actor: Actor, tenantId: string, re
   });
 }
 
+const ROLES: readonly Role[] = ['owner', 'admin', 'member'];
+
+/**
+ * The roles a member in `role` (null: no longer a member) may invite to, as addMember checks it: inviting needs
+ * `manageMembers`, and inviting to the owner role `manageOwners` too.
+ */
+export function rolesGrantableBy(role: Role | null): Role[] {
+  if (role === null || !roleAtLeast(role, minimumRole.manageMembers)) return [];
+  return ROLES.filter((granted) => granted !== 'owner' || roleAtLeast(role, minimumRole.manageOwners));
+}
+
+/**
+ * An invitation carries no more authority than its inviter still has. Inside a member change's transaction, under
+ * the tenant's membership lock: withdraws the pending invitations `inviterId` sent to the tenant that their new role
+ * (`null`: they left or were removed) could not send, so that none is accepted with a role its inviter can no
+ * longer grant. One range of the (invited_by, tenant_id) index, whatever the size of the tenant's invitations;
+ * nothing to do for a role that may grant every role.
+ */
+export async function withdrawInvitationsBeyond(
+  tx: Prisma.TransactionClient,
+  tenantId: string,
+  inviterId: string,
+  role: Role | null,
+): Promise<void> {
+  const kept = rolesGrantableBy(role);
+  if (kept.length === ROLES.length) return;
+  await tx.$executeRaw`
+    DELETE FROM invitations
+    WHERE invited_by = ${inviterId}::uuid AND tenant_id = ${tenantId}::uuid AND NOT (role::text = ANY(${kept}::text[]))`;
+}
+
 /** Withdraws an invitation; only an owner may withdraw one to the owner role (as only an owner may grant it). */
 export async function deleteInvitation(db: Db, actor: Actor, tenantId: string, invitationId: string): Promise<void> {
   const caller = await authorize(db, actor, tenantId, 'manageMembers');
   // Checked before any statement: an id that is not one of ours names no invitation, so nothing may be deleted.
   if (!isId(invitationId)) throw notFound('invitation');
-  const roles: Role[] = caller.role === 'owner' ? ['owner', 'admin', 'member'] : ['admin', 'member'];
+  const roles = rolesGrantableBy(caller.role);
   const { count } = await db.prisma.invitation.deleteMany({
     where: { id: invitationId, tenantId, role: { in: roles } },
   });

@@ -3,7 +3,15 @@ import { countMembersOf } from '@works-api/prisma';
 import type { Membership as MembershipRow, Prisma } from '@works-api/prisma/client';
 import { isId } from '@works-api/prisma';
 import { type KeyOutcome } from '@works-api/prisma';
-import { type Actor, authorize, type Membership, type Permission, requirePermission, type Role } from '../access';
+import {
+  type Actor,
+  authorize,
+  type Membership,
+  type Permission,
+  requirePermission,
+  type Role,
+  roleAtLeast,
+} from '../access';
 import { notFound, ProblemError } from '../errors';
 import { DEFAULT_LIMITS, type Limits } from '../limits';
 import { type MailCaps, mailCapRefusal } from '../mail-caps';
@@ -12,7 +20,7 @@ import { checkPrecondition, type Precondition } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { normalizeEmail, normalizeName } from '../users/present';
 import { outboxRow } from '../webhooks/events';
-import { createInvitation } from './invitations';
+import { createInvitation, withdrawInvitationsBeyond } from './invitations';
 import { lockTenantMembers, presentMember, withUser } from './membership';
 
 export { presentMember } from './membership';
@@ -151,8 +159,8 @@ async function memberToChange(
 
 /**
  * Changes a member's role, keeping at least one owner; with `If-Match`, only if the member is still as read. A
- * change writes its `member.role_changed` event in the same transaction; the role the member already has changes
- * nothing and writes none.
+ * change writes its `member.role_changed` event in the same transaction, and a demotion withdraws the member's
+ * invitations its new role could not send; the role the member already has changes nothing and writes none.
  */
 /** A member of a tenant, by the tenant's id and the member's user id. */
 export interface MemberRef {
@@ -176,6 +184,7 @@ export async function updateMember(
     const member = presentMember(
       await tx.membership.update({ where: { id: target.id }, data: { role }, include: withUser }),
     );
+    if (!roleAtLeast(role, target.role)) await withdrawInvitationsBeyond(tx, tenantId, userId, role);
     await tx.webhookEvent.create({
       data: outboxRow('member.role_changed', tenantId, { member, previousRole: target.role }, new Date()),
     });
@@ -187,7 +196,7 @@ export async function updateMember(
 
 /**
  * Removes a member, or the caller themselves (leaving, whatever their role), keeping at least one owner; writes its
- * `member.removed` event in the same transaction.
+ * `member.removed` event and withdraws the invitations they sent, in the same transaction.
  */
 export async function removeMember(db: Db, actor: Actor, tenantId: string, userId: string): Promise<void> {
   await authorize(db, actor, tenantId, userId === actor.userId ? 'readTenant' : 'manageMembers');
@@ -195,6 +204,7 @@ export async function removeMember(db: Db, actor: Actor, tenantId: string, userI
   await db.prisma.$transaction(async (tx) => {
     const target = await memberToChange(tx, actor, { tenantId, userId, newRole: null });
     await tx.membership.delete({ where: { id: target.id } });
+    await withdrawInvitationsBeyond(tx, tenantId, userId, null);
     // The member as it was, so receivers know who left and with which role.
     await tx.webhookEvent.create({
       data: outboxRow('member.removed', tenantId, { member: presentMember(target) }, new Date()),

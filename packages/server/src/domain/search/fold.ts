@@ -25,12 +25,27 @@ export function foldedWords(text: string): string[] {
     .filter((word) => word !== '');
 }
 
-/** The stored search text of a row made of `parts` (its name, slug, description, ...). */
-export const searchText = (...parts: string[]): string =>
-  parts
-    .flatMap(foldedWords)
-    .map((word) => ` ${word}`)
-    .join('');
+/**
+ * The most characters (UTF-16 code units, never fewer than PostgreSQL's characters) a stored search text holds.
+ * Folding can grow a text: NFKD turns one character, U+FDFA, into 18 (four words), so a 5,000-character message
+ * would store and index about 90,000. The longest ordinary request (every field at its limit) folds to under
+ * 6,000, which this keeps whole. The database's `search_prefixes` reads no further either (migration
+ * search_text_capped), whoever wrote the text.
+ */
+export const MAX_SEARCH_TEXT_LENGTH = 8000;
+
+/**
+ * The stored search text of a row made of `parts` (its name, slug, description, ...): their words in order, each
+ * after one space, as many as fit in MAX_SEARCH_TEXT_LENGTH; a word that does not fit is left out and the next ones
+ * still tried, so one huge word (5,000 ligatures fold to a 15,000-letter word) does not hide the fields after it.
+ */
+export function searchText(...parts: string[]): string {
+  let text = '';
+  for (const word of parts.flatMap(foldedWords)) {
+    if (text.length + 1 + word.length <= MAX_SEARCH_TEXT_LENGTH) text += ` ${word}`;
+  }
+  return text;
+}
 
 /** Stored search text of a work. */
 export const workSearchText = (work: { name: string; slug: string; description: string }): string =>

@@ -89,7 +89,9 @@ describe('urlProblem', () => {
     expect(urlProblem('https://user:pw@hooks.example.com/', false)).toBe('must not contain credentials');
     expect(urlProblem('https://127.0.0.1/x', false)).toBe('must point to a public address');
     expect(urlProblem('https://[::ffff:10.0.0.1]/x', false)).toBe('must point to a public address');
-    expect(urlProblem('https://localhost:8443/x', false)).toBe('must point to a public address');
+    expect(urlProblem('https://localhost:8443/x', false)).toBe(
+      'must have a host name that resolves to public addresses only',
+    );
     expect(urlProblem('not a url', false)).toMatch(/^must be an absolute URL/);
   });
 
@@ -127,13 +129,27 @@ describe('resolveDeliveryAddress', () => {
       false,
       lookup({ 'rebind.example.com': ['93.184.216.34', '10.20.30.40'] }),
     ).catch((error: unknown) => (error as Error).message);
-    // Which private address it was stays unsaid: the message would map an internal network's names.
-    await expect(refusal).resolves.toBe('rebind.example.com resolves to an address that is not public');
+    // Which private address it was stays unsaid, and so does whether the name exists: one message for a private
+    // answer, an empty one and a failed lookup, or the messages would map an internal network's names.
+    await expect(refusal).resolves.toBe('the host name does not resolve to public addresses only');
     await expect(resolveDeliveryAddress(new URL('https://[::1]/'), false, lookup({}))).rejects.toThrow(
       '::1 is not a public address',
     );
     await expect(resolveDeliveryAddress(new URL('https://nowhere.example/'), false, lookup({}))).rejects.toThrow(
-      'did not resolve',
+      /^the host name does not resolve to public addresses only$/,
+    );
+    const failing = async () => {
+      throw Object.assign(new Error('queryA ENOTFOUND nowhere.example'), { code: 'ENOTFOUND' });
+    };
+    await expect(resolveDeliveryAddress(new URL('https://nowhere.example/'), false, failing)).rejects.toThrow(
+      /^the host name does not resolve to public addresses only$/,
+    );
+    // With private addresses allowed (local development) the resolver's own words are kept.
+    await expect(resolveDeliveryAddress(new URL('http://nowhere.example/'), true, failing)).rejects.toThrow(
+      'queryA ENOTFOUND nowhere.example',
+    );
+    await expect(resolveDeliveryAddress(new URL('http://nowhere.example/'), true, lookup({}))).rejects.toThrow(
+      'nowhere.example did not resolve',
     );
   });
 

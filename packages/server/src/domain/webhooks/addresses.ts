@@ -65,7 +65,7 @@ export function urlProblem(url: string, allowPrivate: boolean): string | null {
   if (parsed.username || parsed.password) return ruleMessages.noCredentials;
   const host = hostOf(parsed);
   if (!allowPrivate && isIP(host) !== 0 && !isPublicAddress(host)) return ruleMessages.publicAddress;
-  if (!allowPrivate && (host === 'localhost' || host.endsWith('.localhost'))) return ruleMessages.publicAddress;
+  if (!allowPrivate && (host === 'localhost' || host.endsWith('.localhost'))) return ruleMessages.publicHost;
   if (!allowPrivate && !onHttpsPort(parsed)) return ruleMessages.port443;
   return null;
 }
@@ -86,6 +86,13 @@ export type Lookup = (
 ) => Promise<Array<{ address: string; family: number }>>;
 
 /**
+ * Why a delivery to a host name is refused, in the same words whatever the reason (no such name, a failed lookup,
+ * no address, a private one): different answers would let any member map the names of the network the server sits
+ * in, through an endpoint's creation or its deliveries' `lastError`. Which address it was stays unsaid too.
+ */
+export const UNUSABLE_HOST_NAME = 'the host name does not resolve to public addresses only';
+
+/**
  * Resolves the URL's host once and returns the address to connect to: the first one, provided every address it
  * resolves to is public (unless private ones are allowed). The caller connects to exactly this address, so a DNS
  * answer that changes between check and connect (rebinding) cannot redirect the delivery.
@@ -99,15 +106,17 @@ export async function resolveDeliveryAddress(
   const host = hostOf(url);
   const literal = isIP(host);
   // An IP literal is its own address: no query.
-  const addresses = literal !== 0 ? [{ address: host, family: literal }] : await lookup(host, { signal });
-  if (addresses.length === 0) throw new AddressRefused(`${host} did not resolve`);
+  const addresses =
+    literal !== 0
+      ? [{ address: host, family: literal }]
+      : await lookup(host, { signal }).catch((error: unknown) => {
+          // With private addresses allowed (local development), the resolver's own words help and map nothing.
+          throw allowPrivate ? error : new AddressRefused(UNUSABLE_HOST_NAME);
+        });
+  if (addresses.length === 0) throw new AddressRefused(allowPrivate ? `${host} did not resolve` : UNUSABLE_HOST_NAME);
   if (!allowPrivate) {
-    const bad = addresses.find((entry) => !isPublicAddress(entry.address));
-    // Which address it was stays unsaid: the answer would map a private network's names for whoever asks.
-    if (bad)
-      throw new AddressRefused(
-        literal !== 0 ? `${host} is not a public address` : `${host} resolves to an address that is not public`,
-      );
+    const bad = addresses.some((entry) => !isPublicAddress(entry.address));
+    if (bad) throw new AddressRefused(literal !== 0 ? `${host} is not a public address` : UNUSABLE_HOST_NAME);
     if (!onHttpsPort(url)) throw new AddressRefused(`port ${url.port} is not 443`);
   }
   const chosen = addresses[0]!;

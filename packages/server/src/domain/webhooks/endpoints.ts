@@ -10,7 +10,7 @@ import { createWithinCap, DEFAULT_LIMITS, webhookEndpointLimitReached } from '..
 import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import type { Schemas } from '../schemas';
 import { aboutField, ruleMessages } from '../validation-messages';
-import { AddressRefused, type Lookup, resolveDeliveryAddress, urlProblem } from './addresses';
+import { type Lookup, resolveDeliveryAddress, urlProblem } from './addresses';
 import { outboxRow } from './events';
 import { newSigningSecret, ROTATION_OVERLAP_MS } from './signing';
 
@@ -73,9 +73,10 @@ async function checkUrl(url: string, settings: WebhookSettings): Promise<void> {
   if (settings.allowPrivateUrls) return;
   try {
     await resolveDeliveryAddress(new URL(url), false, settings.lookup, AbortSignal.timeout(URL_CHECK_LOOKUP_MS));
-  } catch (error) {
-    if (error instanceof AddressRefused) throw refuse(`${ruleMessages.publicAddress} (${error.message})`);
-    throw refuse(ruleMessages.resolvableHost);
+  } catch {
+    // Only a host name gets here (urlProblem judged the literals and the port). Whether it does not exist, fails to
+    // resolve or resolves to a private address, the answer is the same: any other would map the internal DNS.
+    throw refuse(ruleMessages.publicHost);
   }
 }
 

@@ -532,6 +532,7 @@ async function openSession(target: DatabaseTarget, purpose: 'dump' | 'restore' |
     return {
       exec: async (sql) => void (await pglite.exec(sql)),
       query: async <Row>(sql: string, params?: unknown[]) => (await pglite.query<Row>(sql, params)).rows,
+      schemaChanged: () => pglite.refreshArrayTypes(),
       async copyOut(sql, write) {
         const result = await pglite.query(sql.replace(/TO STDOUT$/, "TO '/dev/blob'"));
         if (result.blob) await write(Buffer.from(await result.blob.arrayBuffer()));

@@ -11,6 +11,14 @@ export const migrationsDir = path.resolve(__dirname, '../migrations');
 export interface SqlSession {
   exec(sql: string): Promise<void>;
   query<Row>(sql: string, params?: unknown[]): Promise<Row[]>;
+  /**
+   * Called once the migrations have changed the schema, for a driver that reads the catalog's types when it
+   * connects. PGlite does: it learns how to send and read each array type (an enum's `request_status[]`) when it
+   * opens, so the types a first run's migrations create after that would be sent as plain text ("malformed array
+   * literal") until the next open. node-postgres needs nothing: it never reads the catalog (it writes any array
+   * as an array literal, and returns what it has no parser for as text), on a new database as on an old one.
+   */
+  schemaChanged?(): Promise<void>;
 }
 
 export interface Migration {
@@ -81,6 +89,7 @@ export async function applyMigrations(session: SqlSession, migrations = readMigr
       }
       done.push(migration.name);
     }
+    if (done.length > 0) await session.schemaChanged?.();
     return done;
   } finally {
     await session.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
@@ -91,6 +100,8 @@ export function pgliteSession(pglite: PGlite): SqlSession {
   return {
     exec: async (sql) => void (await pglite.exec(sql)),
     query: async <Row>(sql: string, params?: unknown[]) => (await pglite.query<Row>(sql, params)).rows,
+    // What PGlite does when it opens: the database now reads as one opened already migrated.
+    schemaChanged: () => pglite.refreshArrayTypes(),
   };
 }
 

@@ -79,13 +79,14 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 /**
  * Starts `node dist/main.js` on a free port and resolves once it listens (rejects with its stderr if it exits);
  * with `untilListening: false`, as soon as it has printed its first line. `script: WORKER` starts the webhook
- * worker instead (which never listens).
+ * worker instead (which never listens). `nodeArgs` go to Node before the script, `cwd` is the process's folder.
  */
 export async function spawnServer(
   env: Record<string, string>,
-  { untilListening = true, script = MAIN } = {},
+  { untilListening = true, script = MAIN, nodeArgs = [] as string[], cwd = undefined as string | undefined } = {},
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(process.execPath, [...nodeArgs, script], {
+    ...(cwd && { cwd }),
     env: childEnv({ PORT: '0', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -138,49 +138,67 @@ function contractChecks(
 ): Middleware {
   return {
     async onResponse({ request, response, schemaPath }) {
-      const method = request.method.toLowerCase();
-      const operation = contract.document.paths[schemaPath]?.[method];
-      if (!operation) throw new Error(`${request.method} ${schemaPath} is not an operation of the contract`);
-      const where = `${operation.operationId} → ${response.status}${through === 'previous' ? ' (previous release)' : ''}`;
-
-      const documented = operation.responses[String(response.status)] ?? operation.responses.default;
-      if (!documented) throw new Error(`${where}: the status is not documented for this operation`);
-      const at = ['paths', schemaPath, method, 'responses', String(response.status)];
-      const { node: declared, at: declaredAt } = contract.follow(documented, at);
-
-      for (const [name, header] of Object.entries(declared.headers ?? {})) {
-        const { node: resolved, at: headerAt } = contract.follow(header, [...declaredAt, 'headers', name]);
-        const value = response.headers.get(name);
-        if (value === null) {
-          if (resolved.required) throw new Error(`${where}: the required header ${name} is missing`);
-          continue;
-        }
-        const validate = contract.validatorAt([...headerAt, 'schema']);
-        if (!validate(value)) throw new Error(`${where}: header ${name}: ${contract.errorsText(validate)}`);
-      }
-
-      const text = await response.clone().text();
-      const mediaTypes = Object.keys(declared.content ?? {});
-      if (mediaTypes.length === 0) {
-        if (text !== '') throw new Error(`${where}: a body was sent where the contract declares none`);
-      } else {
-        const contentType = (response.headers.get('Content-Type') ?? '').split(';')[0]!.trim();
-        if (!mediaTypes.includes(contentType)) {
-          throw new Error(`${where}: Content-Type ${contentType || '(none)'} is not one of ${mediaTypes.join(', ')}`);
-        }
-        const validate = contract.validatorAt([...declaredAt, 'content', contentType, 'schema']);
-        let body: unknown;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          throw new Error(`${where}: the body is not JSON: ${text.slice(0, 200)}`);
-        }
-        if (!validate(body)) throw new Error(`${where}: ${contract.errorsText(validate)} in ${text.slice(0, 500)}`);
-      }
-      recorder.calls.push({ operationId: operation.operationId, method, status: response.status, through });
+      const operationId = await checkResponse(request.method, schemaPath, response, contract, through);
+      recorder.calls.push({ operationId, method: request.method.toLowerCase(), status: response.status, through });
       return undefined;
     },
   };
+}
+
+/**
+ * Checks a response to `method` on `schemaPath` (the contract's path, `/tenants/{tenant_id}`) against today's
+ * contract: its status documented for the operation, its declared headers, its media type and body. Throws on a
+ * mismatch; returns the operationId.
+ */
+export async function checkResponse(
+  requestMethod: string,
+  schemaPath: string,
+  response: Response,
+  contract = today,
+  through: Exercised['through'] = 'today',
+): Promise<string> {
+  const method = requestMethod.toLowerCase();
+  const operation = contract.document.paths[schemaPath]?.[method];
+  if (!operation) throw new Error(`${requestMethod} ${schemaPath} is not an operation of the contract`);
+  const where = `${operation.operationId} → ${response.status}${through === 'previous' ? ' (previous release)' : ''}`;
+
+  const documented = operation.responses[String(response.status)] ?? operation.responses.default;
+  if (!documented) throw new Error(`${where}: the status is not documented for this operation`);
+  const at = ['paths', schemaPath, method, 'responses', String(response.status)];
+  const { node: declared, at: declaredAt } = contract.follow(documented, at);
+
+  for (const [name, header] of Object.entries(declared.headers ?? {})) {
+    const { node: resolved, at: headerAt } = contract.follow(header, [...declaredAt, 'headers', name]);
+    const value = response.headers.get(name);
+    if (value === null) {
+      if (resolved.required) throw new Error(`${where}: the required header ${name} is missing`);
+      continue;
+    }
+    const validate = contract.validatorAt([...headerAt, 'schema']);
+    // A header is text: one whose schema is a number (Retry-After) is checked as the number it writes.
+    if (!validate(value) && !(/^-?\d+(\.\d+)?$/.test(value) && validate(Number(value))))
+      throw new Error(`${where}: header ${name}: ${contract.errorsText(validate)}`);
+  }
+
+  const text = await response.clone().text();
+  const mediaTypes = Object.keys(declared.content ?? {});
+  if (mediaTypes.length === 0) {
+    if (text !== '') throw new Error(`${where}: a body was sent where the contract declares none`);
+  } else {
+    const contentType = (response.headers.get('Content-Type') ?? '').split(';')[0]!.trim();
+    if (!mediaTypes.includes(contentType)) {
+      throw new Error(`${where}: Content-Type ${contentType || '(none)'} is not one of ${mediaTypes.join(', ')}`);
+    }
+    const validate = contract.validatorAt([...declaredAt, 'content', contentType, 'schema']);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new Error(`${where}: the body is not JSON: ${text.slice(0, 200)}`);
+    }
+    if (!validate(body)) throw new Error(`${where}: ${contract.errorsText(validate)} in ${text.slice(0, 500)}`);
+  }
+  return operation.operationId;
 }
 
 /**

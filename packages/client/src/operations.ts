@@ -49,6 +49,7 @@ export const operationRoutes = {
   listTenantRequests: { method: 'get', path: '/tenants/{tenant_id}/requests', creates: false, list: { connection: 'requests', maxPageSize: 100 } },
   listRequests: { method: 'get', path: '/tenants/{tenant_id}/works/{work_id}/requests', creates: false, list: { connection: 'requests', maxPageSize: 100 } },
   createRequest: { method: 'post', path: '/tenants/{tenant_id}/works/{work_id}/requests', creates: true },
+  createRequestBatch: { method: 'post', path: '/tenants/{tenant_id}/works/{work_id}/request-batches', creates: true },
   getRequest: { method: 'get', path: '/tenants/{tenant_id}/works/{work_id}/requests/{id}', creates: false },
   listRequestEvents: { method: 'get', path: '/tenants/{tenant_id}/works/{work_id}/requests/{id}/events', creates: false, list: { connection: 'events', maxPageSize: 100 } },
   cancelRequest: { method: 'delete', path: '/tenants/{tenant_id}/works/{work_id}/requests/{id}/cancel', creates: false },

@@ -75,6 +75,7 @@ const expected: Record<OperationId, Row> = {
   listTenantRequests: byRole(200, 200, 200, 404),
   listRequests: byRole(200, 200, 200, 404),
   createRequest: byRole(201, 201, 201, 404),
+  createRequestBatch: byRole(201, 201, 201, 404),
   getRequest: byRole(200, 200, 200, 404),
   listRequestEvents: byRole(200, 200, 200, 404),
   cancelRequest: byRole(200, 200, 200, 404),
@@ -167,6 +168,10 @@ const inputs: Record<OperationId, (caller: Caller) => Promise<Input>> = {
   createRequest: async () => ({
     params: { tenant_id: shared.tenant_id, work_id: shared.work_id },
     body: { title: 'Matrix request', recipient: { email: 'recipient@example.com' } },
+  }),
+  createRequestBatch: async () => ({
+    params: { tenant_id: shared.tenant_id, work_id: shared.work_id },
+    body: { defaults: { title: 'Matrix batch' }, items: [{ recipient: { email: 'recipient@example.com' } }] },
   }),
   getRequest: async () => ({ params: shared }),
   listRequestEvents: async () => ({ params: shared }),

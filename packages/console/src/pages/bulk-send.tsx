@@ -117,7 +117,7 @@ function BulkSendForm({ tenantId, workId }: { tenantId: string; workId: string }
             {sheet.rows.length} {sheet.rows.length === 1 ? 'row' : 'rows'}
             {bad > 0 ? `, ${bad} to fix before sending` : ', ready to send'}
           </p>
-          <div className="table-scroll">
+          <div className="table-scroll" tabIndex={0} role="region" aria-label="Preview of the rows">
             <table className="preview" aria-label="Preview">
               <thead>
                 <tr>

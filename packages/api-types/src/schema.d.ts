@@ -613,8 +613,9 @@ export interface paths {
          *       `errors` name every bad item by its index and field (`/body/items/3/recipient/email`,
          *       `/body/items/7/title` for an item with no title of its own nor in `defaults`), and nothing is created.
          *     - Every email counts against the same daily caps as a single creation, in item order: past one of them the
-         *       answer is `429` with that cap's code (`recipient_email_limit_reached` names the address in its `detail`,
-         *       `tenant_email_budget_exhausted`) and `Retry-After`, and nothing is created. A recipient who stopped this
+         *       answer is `429` with that cap's code (`recipient_email_limit_reached`, whose `detail` names the address
+         *       when the batch itself lists it more often than the cap allows; `tenant_email_budget_exhausted`) and
+         *       `Retry-After`, and nothing is created. A recipient who stopped this
          *       tenant's emails still gets the request, without an email (`emailsStopped: true`), as in `createRequest`.
          *     - An `Idempotency-Key` covers the whole batch: a retry with the same key and body replays the first answer
          *       and creates nothing, even after a crash (the key's outcome is written in the batch's transaction).
@@ -3120,13 +3121,98 @@ export interface components {
             /** @description When the answer is due; it must be in the future. Defaults to the batch's `defaults.dueAt`. */
             dueAt?: components["schemas"]["DateTimeInput"];
         };
-        /** @description A batch's new requests. */
+        /**
+         * @description A batch's new requests.
+         * @example {
+         *       "batch": {
+         *         "count": 1,
+         *         "requests": [
+         *           {
+         *             "id": "0193a1b3-2b3c-7d4e-8f50-6b7c8d9e0f1a",
+         *             "workId": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *             "status": "pending",
+         *             "title": "Confirm your balance at 31 December",
+         *             "message": "Please confirm the balance shown in our records.",
+         *             "recipient": {
+         *               "firstName": "Grace",
+         *               "lastName": "Hopper",
+         *               "email": "grace@example.com"
+         *             },
+         *             "answer": null,
+         *             "validation": null,
+         *             "cancelReason": null,
+         *             "dueAt": "2030-01-31T17:00:00.000Z",
+         *             "owner": {
+         *               "firstName": "Ada",
+         *               "lastName": "Lovelace",
+         *               "email": "ada@example.com"
+         *             },
+         *             "createdAt": "2026-12-07T09:00:00.000Z",
+         *             "updatedAt": "2026-12-07T09:00:00.000Z",
+         *             "confirmedAt": null,
+         *             "validatedAt": null,
+         *             "cancelledAt": null,
+         *             "emailDelivery": {
+         *               "status": "queued",
+         *               "lastSentAt": null,
+         *               "failure": null
+         *             },
+         *             "emailsStopped": false,
+         *             "confirmedThroughDevMailbox": false
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
         RequestBatchEnvelope: {
             batch: components["schemas"]["RequestBatch"];
         };
-        /** @description The requests a batch created, in item order. */
+        /**
+         * @description The requests a batch created, in item order.
+         * @example {
+         *       "count": 1,
+         *       "requests": [
+         *         {
+         *           "id": "0193a1b3-2b3c-7d4e-8f50-6b7c8d9e0f1a",
+         *           "workId": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *           "status": "pending",
+         *           "title": "Confirm your balance at 31 December",
+         *           "message": "Please confirm the balance shown in our records.",
+         *           "recipient": {
+         *             "firstName": "Grace",
+         *             "lastName": "Hopper",
+         *             "email": "grace@example.com"
+         *           },
+         *           "answer": null,
+         *           "validation": null,
+         *           "cancelReason": null,
+         *           "dueAt": "2030-01-31T17:00:00.000Z",
+         *           "owner": {
+         *             "firstName": "Ada",
+         *             "lastName": "Lovelace",
+         *             "email": "ada@example.com"
+         *           },
+         *           "createdAt": "2026-12-07T09:00:00.000Z",
+         *           "updatedAt": "2026-12-07T09:00:00.000Z",
+         *           "confirmedAt": null,
+         *           "validatedAt": null,
+         *           "cancelledAt": null,
+         *           "emailDelivery": {
+         *             "status": "queued",
+         *             "lastSentAt": null,
+         *             "failure": null
+         *           },
+         *           "emailsStopped": false,
+         *           "confirmedThroughDevMailbox": false
+         *         }
+         *       ]
+         *     }
+         */
         RequestBatch: {
-            /** @description How many requests the batch created (the number of its items). */
+            /**
+             * Format: int32
+             * @description How many requests the batch created (the number of its items).
+             */
             count: number;
             requests: components["schemas"]["Request"][];
         };

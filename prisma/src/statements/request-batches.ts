@@ -9,16 +9,17 @@ import { namedQuery, type Queryable } from '../handle';
  * - the work read kept, in the tenant and FOR SHARE, with the caller's membership as a condition (`memberMay`):
  *   nothing is written for a caller who may not send, and a discard cannot slip in between (share locks do not
  *   conflict with each other, so single creates in the same work never wait for a batch);
- * - the mail caps: `take_mail_allowance` once per item (`allowance`, the call with the item's address), in item
- *   order, in the same statement: over a cap the function raises and the whole statement is undone (429, nothing
- *   created); an address that stopped the tenant's emails gets its request without an email (`emails_stopped`);
+ * - the mail caps: `take_mail_allowances`, the batch's `take_mail_allowance` (each address's row and the tenant's
+ *   day counted once for all of the batch's emails, not once per email: that grew with the square of the batch), in
+ *   the same statement: over a cap it raises and the whole statement is undone (429, nothing created); an address
+ *   that stopped the tenant's emails gets its request without an email (`emails_stopped`);
  * - the work's count: one upsert of this session's counter slot by the number of rows (counter_slot(), see
  *   prisma/src/counts.ts), in the same statement as the rows, so `totalCount` is exact right after;
  * - one mail_outbox row per request that takes an email, one webhook_events row (`request.created`, the events feed
  *   and the webhooks) per request, their ids time-ordered in item order.
  *
- * Locks: the work's row FOR SHARE, this session's work_counts slot, the tenant's mail-day slot and each address's
- * mail_recipients row (as a single create takes them), for the statement's duration only (or its transaction's,
+ * Locks: the work's row FOR SHARE, this session's work_counts slot, each address's mail_recipients row and the
+ * tenant's 16 mail-day slots (a single create takes one), for the statement's duration only (or its transaction's,
  * when an Idempotency-Key's outcome is written after it, see the domain).
  */
 
@@ -54,13 +55,18 @@ export interface InsertRequestBatchParams {
   items: readonly RequestBatchRow[];
 }
 
-/** The SQL parts the server owns today (issue 43 moves them here): the access check and the allowance call. */
+/** The SQL part the server owns today (issue 43 moves it here): the access check. */
 export interface RequestBatchParts {
   /** A condition over `:tenantId` and `:ownerId`: the caller may send requests in the tenant. */
   memberMay: string;
-  /** The mail allowance call over the item `i` (`i.email`, `i.recipient_id`) and its own named parameters. */
-  allowance: string;
-  allowanceParams: Record<string, unknown>;
+}
+
+/** The daily email caps the batch's emails count against (take_mail_allowances). */
+export interface RequestBatchCaps {
+  /** The UTC day the emails count in (YYYY-MM-DD). */
+  day: string;
+  emailsPerRecipientPerDay: number;
+  emailsPerTenantPerDay: number;
 }
 
 export interface CreatedBatchRow {
@@ -78,21 +84,25 @@ const insertRequestBatchSql = (parts: RequestBatchParts) => `
     FOR SHARE),
   items AS MATERIALIZED (
     SELECT * FROM json_to_recordset(:items::json) AS i(${ITEM_COLUMNS})),
-  -- Once per item, in item order (the subquery's order; a volatile call is never moved below it), and only when
-  -- the work is there for this caller (a one-time filter: nothing counted otherwise).
+  -- Every email's place under the daily caps at once (migration request_batch_mail_allowances), only when the work
+  -- is there for this caller (nothing counted otherwise): per item, whether its address stopped the tenant's emails.
   allowance AS MATERIALIZED (
-    SELECT i.ord, ${parts.allowance} AS stopped
-    FROM (SELECT * FROM items ORDER BY ord) i
-    WHERE EXISTS (SELECT FROM work)),
+    SELECT take_mail_allowances(:tenantId::uuid, array_agg(i.email ORDER BY i.ord), :day::date,
+                                array_agg(i.recipient_id ORDER BY i.ord), :emailsPerRecipientPerDay::int,
+                                :emailsPerTenantPerDay::int) AS stopped
+    FROM items i
+    WHERE EXISTS (SELECT FROM work)
+    HAVING count(*) > 0),
   created AS (
     INSERT INTO requests (id, work_id, title, message, recipient_email, recipient_first_name, recipient_last_name,
                           due_at, owner_id, created_at, updated_at, email_status, email_failure, emails_stopped,
                           tenant_id, search)
     SELECT i.id, :workId::uuid, i.title, i.message, i.email, i.first_name, i.last_name, i.due_at, :ownerId::uuid,
            :now::timestamptz, :now::timestamptz,
-           CASE WHEN a.stopped THEN 'dropped' ELSE 'queued' END::mail_status,
-           CASE WHEN a.stopped THEN :emailsStoppedFailure END, a.stopped, :tenantId::uuid, i.search
-    FROM items i JOIN allowance a ON a.ord = i.ord
+           CASE WHEN a.stopped[i.ord + 1] THEN 'dropped' ELSE 'queued' END::mail_status,
+           CASE WHEN a.stopped[i.ord + 1] THEN :emailsStoppedFailure END, a.stopped[i.ord + 1], :tenantId::uuid,
+           i.search
+    FROM items i, allowance a
     ORDER BY i.ord
     RETURNING id, emails_stopped),
   counted AS (
@@ -119,6 +129,7 @@ const insertRequestBatchSql = (parts: RequestBatchParts) => `
 export async function insertRequestBatch(
   db: Queryable,
   parts: RequestBatchParts,
+  caps: RequestBatchCaps,
   params: InsertRequestBatchParams,
 ): Promise<CreatedBatchRow[]> {
   const items = JSON.stringify(
@@ -146,6 +157,6 @@ export async function insertRequestBatch(
     now: params.now,
     emailsStoppedFailure: params.emailsStoppedFailure,
     items,
-    ...parts.allowanceParams,
+    ...caps,
   });
 }

@@ -117,15 +117,10 @@ describe('POST .../request-batches', () => {
     const feed = await server.callAs(ada, 'GET', `/v1/tenants/${tenantId}/events?limit=100`);
     expect(feed.status).toBe(200);
     const created = feed.body.events.edges
-      .map((edge: { node: { type: string; data: { request?: { id: string } } } }) => edge.node)
-      .filter((node: { type: string }) => node.type === 'request.created');
-    // Newest first: the last item's event first.
-    expect(created.map((node: { data: { request?: { id: string } } }) => node.data.request!.id).reverse()).toEqual(
-      res.body.batch.requests.map((r) => r.id),
-    );
-    expect(created.map((node: { data: { request?: unknown } }) => node.data.request).reverse()).toEqual(
-      res.body.batch.requests,
-    );
+      .map((edge) => edge.node)
+      .flatMap((node) => (node.type === 'request.created' ? [node.data.request] : []));
+    // Newest first: the last item's event first; each the request as the batch answered it.
+    expect(created.reverse()).toEqual(res.body.batch.requests);
   });
 
   it('names every bad item by index and field in one 400, and creates nothing', async () => {
@@ -211,7 +206,7 @@ describe('POST .../request-batches', () => {
       ],
     });
     expect([res.status, res.body.code]).toEqual([429, 'recipient_email_limit_reached']);
-    expect(res.body.detail).toContain(email.toLowerCase());
+    expect(res.body.detail).toContain(`(${email.toLowerCase()}, item 2)`);
     expect(res.body.detail).toContain('nothing was created');
     const retryAfter = Number(res.headers.get('retry-after'));
     expect(Math.abs(retryAfter - secondsUntilNextUtcDay(new Date()))).toBeLessThanOrEqual(5);
@@ -237,6 +232,28 @@ describe('POST .../request-batches', () => {
     expect([over.status, over.body.code]).toEqual([429, 'tenant_email_budget_exhausted']);
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await rowsIn(workId)).toBe(1000);
+  }, 60_000);
+
+  it("never counts past the tenant's budget when batches and single creates race", async () => {
+    const { batches, requests, tenantId } = await freshWork();
+    const answers = await Promise.all([
+      ...Array.from({ length: 5 }, (_, i) =>
+        sendBatch(batches, { defaults: { title: 'Raced' }, items: items(350, `race${i}-`) }),
+      ),
+      ...Array.from({ length: 30 }, (_, i) =>
+        server.callAs(ada, 'POST', requests, { title: 'Raced', recipient: { email: freshEmail(`single${i}`) } }),
+      ),
+    ]);
+    const created = answers
+      .filter((answer) => answer.status === 201)
+      .reduce((sum, answer) => sum + ((answer.body as Partial<BatchBody>).batch?.count ?? 1), 0);
+    expect(
+      answers.filter((answer) => answer.status !== 201).map((answer) => [answer.status, answer.body.code]),
+    ).toEqual(answers.filter((answer) => answer.status !== 201).map(() => [429, 'tenant_email_budget_exhausted']));
+    expect(created).toBeLessThanOrEqual(LIMITS.emailsPerTenantPerDay);
+    expect(created).toBeGreaterThan(1000);
+    expect(await db().mailMessage.count({ where: { tenantId } })).toBe(created);
+    expect((await server.callAs(ada, 'GET', `${requests}?limit=1`)).body.requests.totalCount).toBe(created);
   }, 60_000);
 
   it('creates the request of an address that stopped the tenant’s emails without an email (emailsStopped)', async () => {
@@ -284,7 +301,7 @@ describe('POST .../request-batches', () => {
     expect(await rowsIn(workId)).toBe(5);
   });
 
-  it('records a refused keyed batch as nothing: the key is given back and the same batch can run later', async () => {
+  it("refuses a keyed batch over a cap whole, naming the address, through the batch's transaction", async () => {
     const { batches, workId } = await freshWork();
     const key = `batch-${randomUUID()}`;
     const email = freshEmail('keyed-cap');
@@ -293,8 +310,13 @@ describe('POST .../request-batches', () => {
       items: Array.from({ length: 4 }, () => ({ recipient: { email } })),
     };
     const refused = await sendBatch(batches, body, { 'Idempotency-Key': key });
-    expect(refused.status).toBe(429);
+    expect([refused.status, refused.body.code]).toEqual([429, 'recipient_email_limit_reached']);
+    expect(refused.body.detail).toContain(`(${email.toLowerCase()}, item 0)`);
     expect(await rowsIn(workId)).toBe(0);
+    // Given back: the same key with a batch the caps take now creates it.
+    const fewer = { ...body, items: body.items.slice(0, 3) };
+    const later = await sendBatch(batches, fewer, { 'Idempotency-Key': `batch-${randomUUID()}` });
+    expect(later.status).toBe(201);
   });
 
   it('is 404 to a non-member, 409 in a discarded work, and 404 for a missing work', async () => {

@@ -4,7 +4,7 @@ import { type Actor, authorize, memberMaySql } from '../access';
 import { parseDateTime } from '../dates';
 import { type FieldError, notFound, ProblemError } from '../errors';
 import { DEFAULT_LIMITS } from '../limits';
-import { ALLOWANCE_CALL, allowanceParams, EMAILS_STOPPED, type MailCaps, mailCapRefusal } from '../mail-caps';
+import { EMAILS_STOPPED, type MailCaps, mailCapRefusal, utcDay } from '../mail-caps';
 import type { Schemas } from '../schemas';
 import { requestSearchText } from '../search/fold';
 import { textViolation } from '../text';
@@ -161,15 +161,11 @@ export async function createRequestBatch(
     };
     return { row, taking, stopped };
   });
-  // The allowance call over each item's own address and new recipient id; the rest of its parameters shared.
-  const { allowanceEmail: _email, allowanceRecipientId: _id, ...shared } = allowanceParams(tenantId, '', caps, now);
-  const parts = {
-    memberMay: memberMaySql('sendRequest', ':tenantId', ':ownerId'),
-    allowance: ALLOWANCE_CALL.replace(':allowanceEmail::text', 'i.email').replace(
-      ':allowanceRecipientId::uuid',
-      'i.recipient_id',
-    ),
-    allowanceParams: shared,
+  const parts = { memberMay: memberMaySql('sendRequest', ':tenantId', ':ownerId') };
+  const allowance = {
+    day: utcDay(now),
+    emailsPerRecipientPerDay: caps.emailsPerRecipientPerDay,
+    emailsPerTenantPerDay: caps.emailsPerTenantPerDay,
   };
   const params = {
     tenantId,
@@ -191,7 +187,7 @@ export async function createRequestBatch(
     if (outcome) {
       batch = await db.prisma.$transaction(
         async (tx) => {
-          const rows = await insertRequestBatch(tx, parts, params);
+          const rows = await insertRequestBatch(tx, parts, allowance, params);
           if (rows.length === 0) return undefined;
           const created = answer(rows);
           await outcome.recordIn(tx, created);
@@ -200,7 +196,7 @@ export async function createRequestBatch(
         { timeout: 30_000 },
       );
     } else {
-      const rows = await insertRequestBatch(db, parts, params);
+      const rows = await insertRequestBatch(db, parts, allowance, params);
       if (rows.length > 0) batch = answer(rows);
     }
   } catch (error) {
@@ -228,12 +224,21 @@ export async function createRequestBatch(
 function batchCapRefusal(error: unknown, caps: MailCaps, now: Date, emails: string[]): ProblemError | undefined {
   const refusal = mailCapRefusal(error, caps, now);
   if (!refusal) return undefined;
-  // An address the batch itself names more often than its daily cap allows is named; otherwise the cap was reached
-  // with what was sent before (the function does not say for which address).
-  const times = new Map<string, number>();
-  for (const email of emails) times.set(email, (times.get(email) ?? 0) + 1);
-  const over = [...times].filter(([, count]) => count > caps.emailsPerRecipientPerDay).map(([email]) => email);
-  const named = refusal.code === 'recipient_email_limit_reached' && over.length > 0 ? ` (${over.join(', ')})` : '';
+  // take_mail_allowances names the first address over its cap, in item order (its DETAIL).
+  const address = refusal.code === 'recipient_email_limit_reached' ? detailOf(error) : undefined;
+  const named = address && emails.includes(address) ? ` (${address}, item ${emails.indexOf(address)})` : '';
   const detail = `${refusal.detail}${named} The batch of ${emails.length} was refused whole: nothing was created.`;
   return new ProblemError(refusal.code, detail, refusal.extensions, refusal.retryAfterSeconds);
+}
+
+/** The DETAIL of a database error, wherever the driver or Prisma put it (as mail-caps.ts finds its SQLSTATE). */
+function detailOf(error: unknown, depth = 0): string | undefined {
+  if (typeof error !== 'object' || error === null || depth > 5) return undefined;
+  const { detail, cause, meta } = error as {
+    detail?: unknown;
+    cause?: unknown;
+    meta?: { driverAdapterError?: unknown };
+  };
+  if (typeof detail === 'string') return detail;
+  return detailOf(cause, depth + 1) ?? detailOf(meta?.driverAdapterError, depth + 1);
 }

@@ -334,6 +334,8 @@ describe('the permission matrix', () => {
       `PUT ${work}/undiscard`,
       `GET ${work}/requests`,
       `POST ${work}/requests`,
+      // Bulk send (PRODUCT.md: Operations).
+      `POST ${work}/request-batches`,
       // Finding things and catching up: the tenant-wide request list and the events feed.
       'GET /tenants/{tenant_id}/requests',
       'GET /tenants/{tenant_id}/events',

@@ -11,9 +11,11 @@ afterEach(() => closeScriptedServers());
 const run = promisify(execFile);
 const example = join(__dirname, '..', 'examples', 'bulk-send.mjs');
 
+// A day a month ahead, as a spreadsheet writes a date.
+const dueDay = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
 const csv = [
   '\uFEFFEmail,First name,Last name,Title,Message,Due date',
-  'grace@example.com,Grace,Hopper,,,2030-01-31',
+  `grace@example.com,Grace,Hopper,,,${dueDay}`,
   '"ada@example.com",Ada,"Lovelace, Countess",Own title,"Line one',
   'line two",',
 ].join('\r\n');
@@ -59,7 +61,7 @@ describe('examples/bulk-send.mjs', () => {
       items: [
         {
           recipient: { email: 'grace@example.com', firstName: 'Grace', lastName: 'Hopper' },
-          dueAt: '2030-01-31T23:59:59Z',
+          dueAt: `${dueDay}T23:59:59Z`,
         },
         {
           recipient: { email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace, Countess' },

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { secondsUntilNextUtcDay } from '../../src/domain/mail-caps';
 import { createTenant, createWork, freshEmail } from '../support/fixtures';
+import { daysFromNow } from '../support/clock';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';
 
 /**
@@ -130,7 +131,7 @@ describe('POST .../request-batches', () => {
         { title: 'Good', recipient: { email: freshEmail('good') } },
         { title: 'Bad email', recipient: { email: 'not-an-email' } },
         { recipient: { email: freshEmail('untitled') } }, // no title, none in defaults
-        { title: 'Past', recipient: { email: freshEmail('past') }, dueAt: '2020-01-01T00:00:00Z' },
+        { title: 'Past', recipient: { email: freshEmail('past') }, dueAt: daysFromNow(-3) },
         { title: '   ', recipient: { email: freshEmail('blank') } },
         { title: 'Good too', recipient: { email: freshEmail('good2') } },
         { title: 'No recipient' },
@@ -167,7 +168,7 @@ describe('POST .../request-batches', () => {
       items: [
         { title: 'Fine', recipient: { email: freshEmail('fine') } },
         { recipient: { email: freshEmail('a') } },
-        { title: 'Past', recipient: { email: freshEmail('b') }, dueAt: '2021-06-01T00:00:00Z' },
+        { title: 'Past', recipient: { email: freshEmail('b') }, dueAt: daysFromNow(-400) },
         { recipient: { email: freshEmail('c') } },
       ],
     });

@@ -34,8 +34,7 @@ export interface MailAllowanceCaps {
  *   service-wide cap, and it goes whatever the address stopped, so that no stop locks a person out.
  */
 export type MailAllowanceFor =
-  | { kind: 'tenant'; tenantId: string; senderId: string; email: string }
-  | { kind: 'asked-by-address'; email: string };
+  { kind: 'tenant'; tenantId: string; senderId: string; email: string } | { kind: 'asked-by-address'; email: string };
 
 /**
  * The SQL call taking one email's place, with named parameters (`namedQuery`, `preparedQuery`): `true` when the

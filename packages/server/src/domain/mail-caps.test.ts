@@ -27,16 +27,10 @@ describe('the daily email caps', () => {
     expect(mailCapRefusal(inTransaction, caps, now)?.code).toBe('recipient_email_limit_reached');
     // Which cap: the address across the service (WA003), the sending user across their tenants (WA004).
     const address = mailCapRefusal({ code: 'WA003' }, caps, now);
-    expect([address?.code, address?.retryAfterSeconds]).toEqual([
-      'address_email_limit_reached',
-      3600,
-    ]);
+    expect([address?.code, address?.retryAfterSeconds]).toEqual(['address_email_limit_reached', 3600]);
     expect(address?.detail).toContain('50 emails by this service today (from every tenant');
     const sender = mailCapRefusal({ cause: { code: 'WA004' } }, caps, now);
-    expect([sender?.code, sender?.retryAfterSeconds]).toEqual([
-      'sender_email_budget_exhausted',
-      3600,
-    ]);
+    expect([sender?.code, sender?.retryAfterSeconds]).toEqual(['sender_email_budget_exhausted', 3600]);
     expect(sender?.detail).toBe(
       'You have caused 1500 emails today (in all your tenants), the most allowed; retry after Retry-After.',
     );

@@ -68,7 +68,12 @@ const unknownPage = () =>
     FOOTER,
   );
 
-const ACTIONS: Record<string, StopAction> = { stop: 'stop', resume: 'resume', stop_all: 'stop_all', resume_all: 'resume_all' };
+const ACTIONS: Record<string, StopAction> = {
+  stop: 'stop',
+  resume: 'resume',
+  stop_all: 'stop_all',
+  resume_all: 'resume_all',
+};
 const DONE: Record<StopAction, Done> = {
   stop: 'stopped',
   resume: 'resumed',

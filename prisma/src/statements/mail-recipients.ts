@@ -99,7 +99,8 @@ export async function findStopLinkState(db: Queryable, recipientId: string): Pro
   const [row] = await namedQuery<StopLinkState>(
     db,
     `SELECT t.name AS "tenantName", canonical_email(l.email) AS email,
-            coalesce(r.stopped_at, l.stopped_at) IS NOT NULL AS stopped, a.stopped_at IS NOT NULL AS "stoppedEverywhere"
+            CASE WHEN r.id IS NULL THEN l.stopped_at IS NOT NULL ELSE r.stopped_at IS NOT NULL END AS stopped,
+            a.stopped_at IS NOT NULL AS "stoppedEverywhere"
      FROM mail_recipients l
      JOIN tenants t ON t.id = l.tenant_id
      LEFT JOIN mail_recipients r ON r.tenant_id = l.tenant_id AND r.email = canonical_email(l.email)

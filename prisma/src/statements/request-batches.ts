@@ -67,6 +67,10 @@ export interface RequestBatchCaps {
   day: string;
   emailsPerRecipientPerDay: number;
   emailsPerTenantPerDay: number;
+  /** Across the service, per canonical address (issue 42). */
+  emailsPerAddressPerDay: number;
+  /** The sending user's, across their tenants (issue 42): the batch's caller sends its emails. */
+  emailsPerSenderPerDay: number;
 }
 
 export interface CreatedBatchRow {
@@ -87,9 +91,10 @@ const insertRequestBatchSql = (parts: RequestBatchParts) => `
   -- Every email's place under the daily caps at once (migration request_batch_mail_allowances), only when the work
   -- is there for this caller (nothing counted otherwise): per item, whether its address stopped the tenant's emails.
   allowance AS MATERIALIZED (
-    SELECT take_mail_allowances(:tenantId::uuid, array_agg(i.email ORDER BY i.ord), :day::date,
+    SELECT take_mail_allowances(:tenantId::uuid, :ownerId::uuid, array_agg(i.email ORDER BY i.ord), :day::date,
                                 array_agg(i.recipient_id ORDER BY i.ord), :emailsPerRecipientPerDay::int,
-                                :emailsPerTenantPerDay::int) AS stopped
+                                :emailsPerTenantPerDay::int, :emailsPerAddressPerDay::int,
+                                :emailsPerSenderPerDay::int) AS stopped
     FROM items i
     WHERE EXISTS (SELECT FROM work)
     HAVING count(*) > 0),

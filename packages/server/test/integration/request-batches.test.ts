@@ -11,7 +11,12 @@ import { startTestServer, type TestServer, type TestUser } from '../support/serv
  * `request.created` event per request in that order; the work's and tenant's counts exact at once. Runs on PGlite
  * and, with DATABASE_URL, on PostgreSQL.
  */
-const LIMITS = { emailsPerRecipientPerDay: 3, emailsPerTenantPerDay: 1500 };
+const LIMITS = {
+  emailsPerRecipientPerDay: 3,
+  emailsPerTenantPerDay: 1500,
+  emailsPerAddressPerDay: 5,
+  emailsPerSenderPerDay: 1_000_000,
+};
 
 let server: TestServer;
 let ada: TestUser;
@@ -223,6 +228,26 @@ describe('POST .../request-batches', () => {
       items: Array.from({ length: 3 }, () => ({ recipient: { email } })),
     });
     expect(fine.status).toBe(201);
+  });
+
+  it('answers 429 naming the service-wide cap of an address (in any of its forms), across tenants', async () => {
+    const first = await freshWork();
+    const second = await freshWork();
+    const email = freshEmail('everywhere');
+    const [local, domain] = email.split('@');
+    const thrice = (address: string) => Array.from({ length: 3 }, () => ({ recipient: { email: address } }));
+    expect((await sendBatch(first.batches, { defaults: { title: 'A' }, items: thrice(email) })).status).toBe(201);
+    const variant = `${local!.toUpperCase()}+tag@${domain}`;
+    const over = await sendBatch(second.batches, {
+      defaults: { title: 'B' },
+      items: [...items(1), ...thrice(variant)],
+    });
+    expect([over.status, over.body.code]).toEqual([429, 'address_email_limit_reached']);
+    expect(over.body.detail).toContain(`(${variant.toLowerCase()}, item 1)`);
+    expect(await rowsIn(second.workId)).toBe(0);
+    expect(
+      (await sendBatch(second.batches, { defaults: { title: 'B' }, items: thrice(variant).slice(0, 2) })).status,
+    ).toBe(201);
   });
 
   it("answers 429 naming the tenant's daily budget, and creates nothing", async () => {

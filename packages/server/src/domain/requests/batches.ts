@@ -166,6 +166,8 @@ export async function createRequestBatch(
     day: utcDay(now),
     emailsPerRecipientPerDay: caps.emailsPerRecipientPerDay,
     emailsPerTenantPerDay: caps.emailsPerTenantPerDay,
+    emailsPerAddressPerDay: caps.emailsPerAddressPerDay,
+    emailsPerSenderPerDay: caps.emailsPerSenderPerDay,
   };
   const params = {
     tenantId,
@@ -224,8 +226,9 @@ export async function createRequestBatch(
 function batchCapRefusal(error: unknown, caps: MailCaps, now: Date, emails: string[]): ProblemError | undefined {
   const refusal = mailCapRefusal(error, caps, now);
   if (!refusal) return undefined;
-  // take_mail_allowances names the first address over its cap, in item order (its DETAIL).
-  const address = refusal.code === 'recipient_email_limit_reached' ? detailOf(error) : undefined;
+  // take_mail_allowances names the first address over a per-address cap, in item order (its DETAIL).
+  const perAddress = refusal.code === 'recipient_email_limit_reached' || refusal.code === 'address_email_limit_reached';
+  const address = perAddress ? detailOf(error)?.toLowerCase() : undefined;
   const named = address && emails.includes(address) ? ` (${address}, item ${emails.indexOf(address)})` : '';
   const detail = `${refusal.detail}${named} The batch of ${emails.length} was refused whole: nothing was created.`;
   return new ProblemError(refusal.code, detail, refusal.extensions, refusal.retryAfterSeconds);

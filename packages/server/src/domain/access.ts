@@ -1,7 +1,7 @@
 import type { Db } from '@works-api/prisma';
 import type { Membership as MembershipRow } from '@works-api/prisma/client';
 import { isId } from '@works-api/prisma';
-import { preparedQuery } from '@works-api/prisma';
+import { sendStatement } from '@works-api/prisma';
 import { notFound, ProblemError } from './errors';
 import type { Schemas } from './schemas';
 
@@ -48,10 +48,10 @@ export async function authorize(db: Db, actor: Actor, tenantId: string, permissi
   // An id we never issue names no tenant; it must not reach the uuid column either.
   if (!isId(tenantId)) throw notFound('tenant');
   // Nearly every request runs this too: a plain statement, prepared, like the key lookup (see authenticate).
-  const [membership] = await preparedQuery<Pick<MembershipRow, 'role'>>(
+  const [membership] = await sendStatement<Pick<MembershipRow, 'role'>>(
     db,
     'SELECT role::text AS role FROM memberships WHERE tenant_id = :tenantId::uuid AND user_id = :userId::uuid',
-    { tenantId, userId: actor.userId },
+    { tenantId, userId: actor.userId }, { prepared: true },
   );
   if (!membership) throw notFound('tenant');
   const caller = { tenantId, role: membership.role };

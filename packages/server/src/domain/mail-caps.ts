@@ -29,7 +29,7 @@ export function secondsUntilNextUtcDay(now: Date): number {
 
 /**
  * The SQL call taking one email's place (tenant, address, day, a new recipient id, the two caps), with named
- * parameters (`namedQuery`): `true` when the address stopped the tenant's emails (nothing counted, nothing to
+ * parameters (`sendStatement`): `true` when the address stopped the tenant's emails (nothing counted, nothing to
  * send), `false` once counted. `allowanceParams` gives its values.
  */
 export const ALLOWANCE_CALL =

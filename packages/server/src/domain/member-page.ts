@@ -1,5 +1,5 @@
 import type { Db } from '@works-api/prisma';
-import { isId, namedQuery, type StatementParams } from '@works-api/prisma';
+import { isId, sendStatement, type StatementParams } from '@works-api/prisma';
 import { type Actor, type Permission, requirePermission, type Role } from './access';
 import { notFound } from './errors';
 import { type Connection, COUNT_CAP, pageOf, type PageRequest, toConnection } from './paging';
@@ -51,7 +51,7 @@ export async function readMemberPage<Row extends { id: string }, Node>(
   const after = page.beforeId !== undefined;
   const counted = `(SELECT count(*)::int FROM (SELECT 1 FROM ${list.countFrom ?? list.from}
                      WHERE ${list.where} ORDER BY ${list.countOrder} LIMIT :countTake) AS counted)`;
-  const rows = await namedQuery<Partial<Row> & Framing>(
+  const rows = await sendStatement<Partial<Row> & Framing>(
     db,
     `WITH member AS (
        SELECT role::text AS role FROM memberships WHERE tenant_id = :tenantId::uuid AND user_id = :userId::uuid),

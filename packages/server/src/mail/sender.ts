@@ -1,7 +1,7 @@
 import type { Db } from '@works-api/prisma';
 import { OutboxLoop } from '../outbox-loop';
 import { newId } from '@works-api/prisma';
-import { namedQuery, type StatementParams } from '@works-api/prisma';
+import { sendStatement, type StatementParams } from '@works-api/prisma';
 import type { Invitation, MailMessage, MailRecipient, Request, Tenant, User, Work } from '@works-api/prisma/client';
 import { secretBoxOf } from '@works-api/prisma';
 import { DEFAULT_LIMITS } from '../domain/limits';
@@ -210,7 +210,7 @@ export class MailSender {
   }
 
   private run<Row>(sql: string, params: StatementParams): Promise<Row[]> {
-    return namedQuery<Row>(this.options.db, sql, params);
+    return sendStatement<Row>(this.options.db, sql, params);
   }
 
   /**
@@ -535,7 +535,7 @@ export class MailSender {
       // Not prepared: a generic plan, made while few emails are queued, reads every queued one through the partial
       // index to find these few (seen with plan_cache_mode = force_generic_plan), and keeps doing so through a
       // backlog; planned for each call, it looks them up by key once the queue is long.
-      await namedQuery(
+      await sendStatement(
         this.options.db,
         `WITH outcome AS (
            SELECT * FROM unnest(:mailIds::uuid[], :statuses::text[], :errors::text[], :retryAts::timestamptz[],

@@ -1,6 +1,6 @@
 import type { Db } from '@works-api/prisma';
 import { OutboxLoop } from '../outbox-loop';
-import { namedQuery, type StatementParams } from '@works-api/prisma';
+import { sendStatement, type StatementParams } from '@works-api/prisma';
 import type { Lookup } from '../domain/webhooks/addresses';
 import { DISABLE_AFTER_FAILING_MS, retryDelayMs } from '../domain/webhooks/backoff';
 import { firstIdAt, HISTORY_RETENTION_MS } from '../domain/webhooks/events';
@@ -304,7 +304,7 @@ export class Dispatcher {
   }
 
   private run<Row>(sql: string, params: StatementParams): Promise<Row[]> {
-    return namedQuery<Row>(this.db, sql, params);
+    return sendStatement<Row>(this.db, sql, params);
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { Db } from '@works-api/prisma';
-import { namedQuery } from '@works-api/prisma';
+import { sendStatement } from '@works-api/prisma';
 import { secretBoxOf } from '@works-api/prisma';
 import { notFound } from '../errors';
 import { recipientOfStopLink } from './stop-links';
@@ -22,7 +22,7 @@ const linkUnknown = () => notFound('address for this link');
 export async function emailsFromTenant(db: Db, token: string): Promise<EmailsFromTenant> {
   const id = recipientOfStopLink(secretBoxOf(db), token);
   if (id === null) throw linkUnknown();
-  const [row] = await namedQuery<EmailsFromTenant>(
+  const [row] = await sendStatement<EmailsFromTenant>(
     db,
     `SELECT t.name AS "tenantName", r.email, r.stopped_at IS NOT NULL AS stopped
      FROM mail_recipients r JOIN tenants t ON t.id = r.tenant_id WHERE r.id = :recipientId::uuid`,
@@ -36,7 +36,7 @@ export async function emailsFromTenant(db: Db, token: string): Promise<EmailsFro
 export async function setEmailsStopped(db: Db, token: string, stopped: boolean): Promise<EmailsFromTenant> {
   const id = recipientOfStopLink(secretBoxOf(db), token);
   if (id === null) throw linkUnknown();
-  const [row] = await namedQuery<EmailsFromTenant>(
+  const [row] = await sendStatement<EmailsFromTenant>(
     db,
     `UPDATE mail_recipients r SET stopped_at = CASE WHEN :stopped THEN coalesce(r.stopped_at, now()) END
      FROM tenants t WHERE r.id = :recipientId::uuid AND t.id = r.tenant_id

@@ -4,7 +4,7 @@ import { countRequestsOf } from '@works-api/prisma';
 import type { Prisma, WebhookEvent } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
 import { type KeyOutcome, KeyHoldLost, outcomeStatement } from '@works-api/prisma';
-import { preparedQuery } from '@works-api/prisma';
+import { sendStatement } from '@works-api/prisma';
 import { type Actor, authorize, memberMaySql, type Permission, requirePermission, type Role } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
@@ -197,7 +197,7 @@ export async function createRequest(
   let inserted: Array<{ stopped: boolean }>;
   try {
     // Prepared: the same statement on every call, by keys only, whose planning was a third of its cost.
-    inserted = await preparedQuery<{ stopped: boolean }>(
+    inserted = await sendStatement<{ stopped: boolean }>(
       db,
       `WITH ${key.first}
        work AS (
@@ -238,7 +238,7 @@ export async function createRequest(
         ...outboxParams(event),
         ...allowanceParams(tenantId, request.recipientEmail, caps, now),
         ...key.params,
-      },
+      }, { prepared: true },
     );
   } catch (error) {
     throw mailCapRefusal(error, caps, now) ?? error;
@@ -443,14 +443,14 @@ export async function findRequestAs(db: Db, actor: Actor, permission: Permission
     await authorize(db, actor, tenantId, permission);
     return findRequest(db, ref);
   }
-  const [row] = await preparedQuery<RequestReadRow>(
+  const [row] = await sendStatement<RequestReadRow>(
     db,
     `SELECT m.role::text AS "callerRole", ${REQUEST_ROW_COLUMNS}
      FROM (SELECT) AS one
      LEFT JOIN memberships m ON m.tenant_id = :tenantId::uuid AND m.user_id = :userId::uuid
      LEFT JOIN (requests r JOIN works w ON w.id = r.work_id JOIN users o ON o.id = r.owner_id)
        ON r.id = :requestId::uuid AND r.work_id = :workId::uuid AND w.tenant_id = :tenantId::uuid`,
-    { tenantId, userId: actor.userId, requestId, workId },
+    { tenantId, userId: actor.userId, requestId, workId }, { prepared: true },
   );
   if (!row?.callerRole) throw notFound('tenant');
   requirePermission({ tenantId, role: row.callerRole }, permission);
@@ -611,7 +611,7 @@ export async function applyAction(
     // One statement, so one round trip and atomic: the transition, its RequestEvent and its webhook outbox row are
     // written together, or (when the request changed or its work was discarded since the read) not at all. By keys
     // only: prepared, like the read before it (see plain-statement.ts).
-    const applied = await preparedQuery<Pick<WebhookEvent, 'id'>>(
+    const applied = await sendStatement<Pick<WebhookEvent, 'id'>>(
       db,
       `WITH changed AS (
          UPDATE requests r SET status = :to::request_status, updated_at = :now::timestamptz, ${changedColumns(action)},
@@ -641,7 +641,7 @@ export async function applyAction(
         actorType: eventActor.type,
         throughDevMailbox,
         ...outboxParams(event),
-      },
+      }, { prepared: true },
     );
     if (applied.length > 0) {
       db.outbox.webhooks.signal();
@@ -672,7 +672,7 @@ export async function resendRequest(
   checkResendable(current, limits, now);
   let resent: Array<{ stopped: boolean; queued: number }>;
   try {
-    resent = await preparedQuery<{ stopped: boolean; queued: number }>(
+    resent = await sendStatement<{ stopped: boolean; queued: number }>(
       db,
       `WITH target AS (
          SELECT r.id, r.recipient_email FROM requests r
@@ -707,7 +707,7 @@ export async function resendRequest(
         resendsPerRequest: limits.resendsPerRequest,
         cooldown: `${limits.resendCooldownMs / 1000} seconds`,
         ...allowanceParams(ref.tenantId, current.recipientEmail, limits, now),
-      },
+      }, { prepared: true },
     );
   } catch (error) {
     throw mailCapRefusal(error, limits, now) ?? error;

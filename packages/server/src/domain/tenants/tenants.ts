@@ -4,7 +4,7 @@ import { nextTenantSlugNumber } from '@works-api/prisma';
 import { newId } from '@works-api/prisma';
 import { type KeyOutcome, outcomeStatement } from '@works-api/prisma';
 import type { Prisma, Tenant } from '@works-api/prisma/client';
-import { preparedQuery } from '@works-api/prisma';
+import { sendStatement } from '@works-api/prisma';
 import { type Actor, authorize } from '../access';
 import { notFound } from '../errors';
 import { tenantLimitReached } from '../limits';
@@ -79,7 +79,7 @@ export async function createTenant(
       // cap, exactly under concurrency (see its migration, counted_by_their_creations); at the cap it returns false
       // and nothing is inserted.
       const key = outcomeStatement(outcome, tenant);
-      const created = await preparedQuery<Pick<Tenant, 'id'>>(
+      const created = await sendStatement<Pick<Tenant, 'id'>>(
         db,
         `WITH ${key.first}
          placed AS (SELECT count_new_tenant(:ownerId::uuid, :maxOwnedTenants::int) AS placed WHERE ${key.guard}),
@@ -96,7 +96,7 @@ export async function createTenant(
         {
           ...{ tenantId: id, name, slug, ownerId: actor.userId, now: now.toISOString() },
           ...{ membershipId: newId(), maxOwnedTenants, ...key.params },
-        },
+        }, { prepared: true },
       );
       if (created.length === 0) throw tenantLimitReached(maxOwnedTenants);
       return tenant;

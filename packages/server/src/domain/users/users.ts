@@ -2,7 +2,7 @@ import type { Db } from '@works-api/prisma';
 import type { ApiKey, User } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
 import { type KeyOutcome, outcomeStatement } from '@works-api/prisma';
-import { namedQuery } from '@works-api/prisma';
+import { sendStatement } from '@works-api/prisma';
 import type { Actor } from '../access';
 import { newApiKey, presentApiKey } from '../api-keys/api-keys';
 import { notFound, ProblemError } from '../errors';
@@ -43,7 +43,7 @@ export async function createUserWithKey(db: Db, input: NewUser, outcome?: KeyOut
   const created: CreatedUser = { user: presentUser(user), apiKey: { ...presentApiKey(key), secret } };
   const recorded = outcomeStatement(outcome, created);
   try {
-    await namedQuery(
+    await sendStatement(
       db,
       `WITH ${recorded.first}
        created AS (

@@ -67,14 +67,14 @@ export function outboxBody<T extends WebhookEventType>(
 export const OUTBOX_COLUMNS = 'id, tenant_id, type, ordering_key, endpoint_id, body, created_at';
 
 /**
- * The outbox row's values as named parameters (`namedQuery`), in `OUTBOX_COLUMNS`' order; `body` replaces the
+ * The outbox row's values as named parameters (`sendStatement`), in `OUTBOX_COLUMNS`' order; `body` replaces the
  * body's parameter with an expression (choosing between bodies the statement alone can tell apart).
  */
 export const outboxParamsWith = ({ body = ':outboxBody::text' }: { body?: string } = {}): string =>
   ':outboxId::uuid, :outboxTenantId::uuid, :outboxType::text, :outboxOrderingKey::uuid, :outboxEndpointId::uuid, ' +
   `${body}, :outboxCreatedAt::timestamptz`;
 
-/** The outbox row's values as named parameters (`namedQuery`), in `OUTBOX_COLUMNS`' order, and their values. */
+/** The outbox row's values as named parameters (`sendStatement`), in `OUTBOX_COLUMNS`' order, and their values. */
 export const OUTBOX_PARAMS = outboxParamsWith();
 export const outboxParams = (row: OutboxRow) => ({
   outboxId: row.id,

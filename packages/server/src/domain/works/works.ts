@@ -4,7 +4,7 @@ import { nextWorkSlugNumber } from '@works-api/prisma';
 import type { Prisma, WebhookEvent, Work } from '@works-api/prisma/client';
 import { type KeyOutcome, KeyHoldLost, outcomeStatement } from '@works-api/prisma';
 import { isId, newId } from '@works-api/prisma';
-import { namedQuery, preparedQuery } from '@works-api/prisma';
+import { sendStatement } from '@works-api/prisma';
 import { type Actor, authorize, memberMaySql } from '../access';
 import { notFound, ProblemError } from '../errors';
 import {
@@ -167,7 +167,7 @@ export async function createWork(
       const presented = presentWork({ ...work, createdAt: now, updatedAt: now, discardedAt: null });
       const key = outcomeStatement(outcome, presented);
       // Prepared: a write by key, planned once per connection.
-      const created = await preparedQuery<Pick<Work, 'id'>>(
+      const created = await sendStatement<Pick<Work, 'id'>>(
         db,
         `WITH ${key.first}
          work AS (
@@ -187,7 +187,7 @@ export async function createWork(
           now: now.toISOString(),
           search,
           ...key.params,
-        },
+        }, { prepared: true },
       );
       if (created.length === 0) {
         await authorize(db, actor, tenantId, 'createWork');
@@ -293,7 +293,7 @@ async function setWorkDiscarded(db: Db, actor: Actor, tenantId: string, workId: 
     const now = new Date();
     const changed = presentWork({ ...current, discardedAt: discarded ? now : null, updatedAt: now });
     const event = outboxRow(discarded ? 'work.discarded' : 'work.undiscarded', tenantId, { work: changed }, now);
-    const rows = await namedQuery<Pick<WebhookEvent, 'id'>>(
+    const rows = await sendStatement<Pick<WebhookEvent, 'id'>>(
       db,
       `WITH changed AS (
          UPDATE works SET discarded_at = :discardedAt::timestamptz, updated_at = :now::timestamptz

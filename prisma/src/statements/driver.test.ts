@@ -1,4 +1,4 @@
-import { preparedName } from './plain-statement';
+import { preparedName } from './driver';
 
 describe('preparedName', () => {
   it("names one text the same way every time, and two texts apart, within PostgreSQL's 63 characters", () => {

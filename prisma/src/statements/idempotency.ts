@@ -1,8 +1,8 @@
-import type { Db } from './handle';
-import { secretBoxOf } from './handle';
-import type { Prisma } from './generated/client';
-import type { StatementParams } from './named-statement';
-import { idempotencyKeySlot } from './secret-box';
+import type { Db } from '../handle';
+import { secretBoxOf } from '../handle';
+import type { Prisma } from '../generated/client';
+import type { StatementParams } from './named-parameters';
+import { idempotencyKeySlot } from '../secret-box';
 
 /**
  * The `idempotency_keys` table: one row per (scope, key). A request takes a key by inserting its row (locked:
@@ -127,7 +127,7 @@ export interface OutcomeStatement {
   guard: string;
   /** The CTE writing the outcome, once `effect` (a CTE of the statement) returned its row (empty, or from a comma). */
   last: (effect: string) => string;
-  /** Its named parameters (`namedQuery`), all starting with `key`, for the statement's own to go with. */
+  /** Its named parameters (`sendStatement`), all starting with `key`, for the statement's own to go with. */
   params: StatementParams;
 }
 

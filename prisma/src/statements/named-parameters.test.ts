@@ -1,4 +1,4 @@
-import { namedStatement } from './named-statement';
+import { namedStatement } from './named-parameters';
 
 describe('namedStatement', () => {
   it('numbers each name once, in the order of first use, and keeps casts', () => {

@@ -8,3 +8,4 @@ export * from './idempotency';
 export * from './named-parameters';
 export * from './send';
 export * from './slugs';
+export * from './mail';

@@ -51,7 +51,8 @@ export async function authorize(db: Db, actor: Actor, tenantId: string, permissi
   const [membership] = await sendStatement<Pick<MembershipRow, 'role'>>(
     db,
     'SELECT role::text AS role FROM memberships WHERE tenant_id = :tenantId::uuid AND user_id = :userId::uuid',
-    { tenantId, userId: actor.userId }, { prepared: true },
+    { tenantId, userId: actor.userId },
+    { prepared: true },
   );
   if (!membership) throw notFound('tenant');
   const caller = { tenantId, role: membership.role };

@@ -1,16 +1,21 @@
 import type { Db } from '@works-api/prisma';
-import { OutboxLoop } from '../outbox-loop';
+import { OutboxLoop } from '../jobs/outbox-loop';
 import { newId } from '@works-api/prisma';
-import { sendStatement, type StatementParams } from '@works-api/prisma';
-import type { Invitation, MailMessage, MailRecipient, Request, Tenant, User, Work } from '@works-api/prisma/client';
+import {
+  claimDueEmails,
+  type ClaimedEmailRow,
+  ensureMailRecipient,
+  insertAnswerLink,
+  queueDueReminders,
+  recordEmailOutcomes,
+} from '@works-api/prisma';
 import { secretBoxOf } from '@works-api/prisma';
 import { DEFAULT_LIMITS } from '../domain/limits';
-import { EMAILS_STOPPED, utcDay } from '../domain/mail-caps';
+import { EMAILS_STOPPED, utcDay } from './caps';
 import { stopLinkToken } from '../domain/recipients/stop-links';
 import { type NewAnswerToken, newAnswerToken } from '../domain/recipients/tokens';
-import { retryDelayMs } from '../domain/webhooks/backoff';
+import { retryDelayMs } from '../webhooks/backoff';
 import type { Logger } from '../observability/logger';
-import { MAIL_COLUMNS } from '../domain/mail-outbox';
 import { type RenderedMail, renderInvitationMail, renderRequestMail } from './render';
 import type { MailOrigin, MailTransport, SendOutcome } from './transport';
 
@@ -41,54 +46,7 @@ export interface MailSenderOptions {
   onlyTenants?: () => readonly string[];
 }
 
-/** `T` with every field possibly null: the columns of a LEFT JOIN. */
-type Nullable<T> = { [K in keyof T]: T[K] | null };
-
-/**
- * A claimed email as the claim returns it: the outbox row, and what rendering it needs, read in the same statement.
- * For a request's email (`request`, `reminder`): the request, its work's name and whether the work is discarded.
- * For an invitation's: the invitation. For both: the tenant's name, who is writing (the request's owner, the
- * inviter), the address's mail_recipients row (what the stop link names; null where there is none yet), and
- * whether the claim stored the answer link it made for this email (`linked`). Null where the subject is gone.
- */
-type ClaimedRow = Pick<
-  MailMessage,
-  'id' | 'kind' | 'tenantId' | 'requestId' | 'invitationId' | 'to' | 'subject' | 'text' | 'html' | 'attempts'
-> &
-  Nullable<
-    Pick<
-      Request,
-      | 'status'
-      | 'workId'
-      | 'ownerId'
-      | 'title'
-      | 'message'
-      | 'dueAt'
-      | 'recipientEmail'
-      | 'recipientFirstName'
-      | 'recipientLastName'
-    >
-  > & {
-    workName: Work['name'] | null;
-    workDiscarded: boolean;
-    invitationEmail: Invitation['email'] | null;
-    invitationFirstName: Invitation['firstName'] | null;
-    role: Invitation['role'] | null;
-    expiresAt: Invitation['expiresAt'] | null;
-    /** The tenant the email is about (the request's work's, the invitation's): its stop link names it. */
-    aboutTenantId: Tenant['id'] | null;
-    tenantName: Tenant['name'] | null;
-    senderEmail: User['email'] | null;
-    senderFirstName: User['firstName'] | null;
-    senderLastName: User['lastName'] | null;
-    recipientId: MailRecipient['id'] | null;
-    stopped: boolean;
-    linked: boolean;
-    /** Its place in the claim (1-based): which of the claim's answer tokens is its own. */
-    n: number;
-  };
-
-type Claimed = ClaimedRow & {
+type Claimed = ClaimedEmailRow & {
   /** Real time (Date.now()) until which the claim holds: its lease, read on this process's clock. */
   leaseEndsAt: number;
   /** The answer link the claim made for it (stored only where `linked`), and when. */
@@ -175,6 +133,11 @@ export class MailSender {
     return this;
   }
 
+  /** The loop's state, for the job that runs it (jobs/). */
+  get loopState(): { failingSince: Date | undefined; inFlight: number } {
+    return { failingSince: this.loop.failingSince, inFlight: this.loop.inFlightCount };
+  }
+
   nudge(): void {
     this.loop.nudge();
   }
@@ -209,10 +172,6 @@ export class MailSender {
     return claimed.length === free;
   }
 
-  private run<Row>(sql: string, params: StatementParams): Promise<Row[]> {
-    return sendStatement<Row>(this.options.db, sql, params);
-  }
-
   /**
    * Queues the one reminder of each pending request whose due date is within `reminderBeforeMs` (and still
    * ahead), in bounded batches, marking the request in the same statement: exactly once, whichever process
@@ -223,29 +182,13 @@ export class MailSender {
     this.remindersLookedAt = Date.now();
     const before = `${this.options.reminderBeforeMs / 1000} seconds`;
     const ids = Array.from({ length: REMINDER_BATCH }, () => newId());
-    const rows = await this.run<{ id: string }>(
-      `WITH due AS (
-         SELECT id FROM requests
-         WHERE status = 'pending' AND reminded_at IS NULL AND due_at IS NOT NULL
-           AND due_at > :now::timestamptz AND due_at <= :now::timestamptz + :before::interval
-           AND created_at < due_at - :before::interval
-           AND (:onlyTenants::uuid[] IS NULL OR work_id IN (SELECT id FROM works WHERE tenant_id = ANY (:onlyTenants::uuid[])))
-         ORDER BY due_at LIMIT :batch FOR UPDATE SKIP LOCKED),
-       marked AS (
-         UPDATE requests r SET reminded_at = :now::timestamptz FROM due WHERE r.id = due.id RETURNING r.id, r.work_id),
-       numbered AS (SELECT id, work_id, row_number() OVER () AS n FROM marked)
-       INSERT INTO mail_outbox (${MAIL_COLUMNS})
-       SELECT (:mailIds::uuid[])[n], 'reminder', w.tenant_id, numbered.id, NULL, :now::timestamptz, :now::timestamptz
-       FROM numbered JOIN works w ON w.id = numbered.work_id
-       RETURNING id`,
-      {
-        now: now.toISOString(),
-        before,
-        batch: REMINDER_BATCH,
-        mailIds: ids,
-        onlyTenants: this.options.onlyTenants?.() ?? null,
-      },
-    );
+    const rows = await queueDueReminders(this.options.db, {
+      now: now.toISOString(),
+      before,
+      batch: REMINDER_BATCH,
+      mailIds: ids,
+      onlyTenants: this.options.onlyTenants?.() ?? null,
+    });
     this.remindersFull = rows.length === REMINDER_BATCH;
     if (rows.length > 0) this.options.logger.info({ reminders: rows.length }, 'mail: reminders queued');
     return rows.length;
@@ -262,58 +205,15 @@ export class MailSender {
     const now = this.options.clock();
     const leaseEndsAt = Date.now() + LEASE_MS;
     const answers = Array.from({ length: limit }, () => newAnswerToken());
-    const claimed = await this.run<ClaimedRow>(
-      `WITH due AS (
-         SELECT id FROM mail_outbox WHERE status = 'queued' AND next_attempt_at <= :now::timestamptz
-           AND (:onlyTenants::uuid[] IS NULL OR tenant_id = ANY (:onlyTenants::uuid[]))
-         ORDER BY next_attempt_at LIMIT :limit FOR UPDATE SKIP LOCKED),
-       claimed AS (
-         UPDATE mail_outbox m SET attempts = m.attempts + 1, next_attempt_at = :leaseEnds::timestamptz
-         FROM due WHERE m.id = due.id
-         RETURNING m.id, m.kind, m.tenant_id, m.request_id, m.invitation_id, m."to", m.subject, m.text, m.html,
-                   m.attempts),
-       about AS (
-         SELECT c.*, (row_number() OVER (ORDER BY c.id))::int AS n, r.status, r.work_id, r.owner_id, r.title,
-                r.message, r.due_at, r.recipient_email, r.recipient_first_name, r.recipient_last_name,
-                r.link_generation, w.name AS work_name, w.discarded_at IS NOT NULL AS work_discarded,
-                i.email AS invitation_email, i.first_name AS invitation_first_name, i.role, i.expires_at,
-                coalesce(w.tenant_id, i.tenant_id) AS about_tenant_id, coalesce(r.owner_id, i.invited_by) AS sender_id,
-                mr.id AS recipient_id, mr.stopped_at IS NOT NULL AS stopped
-         FROM claimed c
-         LEFT JOIN requests r ON r.id = c.request_id
-         LEFT JOIN works w ON w.id = r.work_id
-         LEFT JOIN invitations i ON i.id = c.invitation_id
-         LEFT JOIN mail_recipients mr
-           ON mr.tenant_id = coalesce(w.tenant_id, i.tenant_id) AND mr.email = coalesce(r.recipient_email, i.email)),
-       linked AS (
-         INSERT INTO answer_links (token_hash, request_id, generation, created_at, dev_mailbox)
-         SELECT (:tokenHashes::text[])[a.n], a.request_id, a.link_generation, :madeAt::timestamptz, :devMailbox
-         FROM about a
-         WHERE a.status = 'pending' AND NOT a.work_discarded AND a.recipient_id IS NOT NULL AND NOT a.stopped
-         RETURNING token_hash)
-       SELECT a.id, a.kind, a.tenant_id AS "tenantId", a.request_id AS "requestId", a.invitation_id AS "invitationId",
-              a."to", a.subject, a.text, a.html, a.attempts, a.n,
-              a.status::text AS status, a.work_id AS "workId", a.owner_id AS "ownerId", a.title, a.message,
-              a.due_at AS "dueAt", a.recipient_email AS "recipientEmail",
-              a.recipient_first_name AS "recipientFirstName", a.recipient_last_name AS "recipientLastName",
-              a.work_name AS "workName", a.work_discarded AS "workDiscarded", a.invitation_email AS "invitationEmail",
-              a.invitation_first_name AS "invitationFirstName", a.role::text AS role, a.expires_at AS "expiresAt",
-              a.about_tenant_id AS "aboutTenantId", t.name AS "tenantName", u.email AS "senderEmail",
-              u.first_name AS "senderFirstName", u.last_name AS "senderLastName", a.recipient_id AS "recipientId",
-              a.stopped, EXISTS (SELECT 1 FROM linked l WHERE l.token_hash = (:tokenHashes::text[])[a.n]) AS linked
-       FROM about a
-       LEFT JOIN tenants t ON t.id = a.about_tenant_id
-       LEFT JOIN users u ON u.id = a.sender_id`,
-      {
-        now: now.toISOString(),
-        leaseEnds: new Date(now.getTime() + LEASE_MS).toISOString(),
-        limit,
-        onlyTenants: this.options.onlyTenants?.() ?? null,
-        tokenHashes: answers.map((answer) => answer.tokenHash),
-        madeAt: now.toISOString(),
-        devMailbox: this.options.transport.keepsLinks,
-      },
-    );
+    const claimed = await claimDueEmails(this.options.db, {
+      now: now.toISOString(),
+      leaseEnds: new Date(now.getTime() + LEASE_MS).toISOString(),
+      limit,
+      onlyTenants: this.options.onlyTenants?.() ?? null,
+      tokenHashes: answers.map((answer) => answer.tokenHash),
+      madeAt: now.toISOString(),
+      devMailbox: this.options.transport.keepsLinks,
+    });
     return claimed.map((mail) => ({ ...mail, leaseEndsAt, answer: answers[mail.n - 1]!, linkMadeAt: now }));
   }
 
@@ -362,16 +262,12 @@ export class MailSender {
    * runs only where it found none.
    */
   private async recipientOf(tenantId: string, email: string): Promise<{ recipientId: string; stopped: boolean }> {
-    const [row] = await this.run<{ id: string; stopped: boolean }>(
-      `WITH made AS (
-         INSERT INTO mail_recipients (tenant_id, email, id, day, sent) VALUES (:tenantId::uuid, :email, :recipientId::uuid, :day::date, 0)
-         ON CONFLICT (tenant_id, email) DO NOTHING RETURNING id, stopped_at)
-       SELECT id, stopped_at IS NOT NULL AS stopped FROM made
-       UNION ALL
-       SELECT id, stopped_at IS NOT NULL FROM mail_recipients WHERE tenant_id = :tenantId::uuid AND email = :email
-       LIMIT 1`,
-      { tenantId, email, recipientId: newId(), day: utcDay(this.options.clock()) },
-    );
+    const [row] = await ensureMailRecipient(this.options.db, {
+      tenantId,
+      email,
+      recipientId: newId(),
+      day: utcDay(this.options.clock()),
+    });
     if (!row) throw new Error('the recipient row was written by a concurrent sender: try again after the lease');
     return { recipientId: row.id, stopped: row.stopped };
   }
@@ -432,18 +328,12 @@ export class MailSender {
    * current link generation, if it is still pending. False when it is not.
    */
   private async storeAnswerLink(mail: Claimed): Promise<boolean> {
-    const stored = await this.run<{ generation: number }>(
-      `INSERT INTO answer_links (token_hash, request_id, generation, created_at, dev_mailbox)
-       SELECT :tokenHash, r.id, r.link_generation, :madeAt::timestamptz, :devMailbox FROM requests r
-       WHERE r.id = :requestId::uuid AND r.status = 'pending'
-       RETURNING generation`,
-      {
-        tokenHash: mail.answer.tokenHash,
-        requestId: mail.requestId,
-        madeAt: mail.linkMadeAt.toISOString(),
-        devMailbox: this.options.transport.keepsLinks,
-      },
-    );
+    const stored = await insertAnswerLink(this.options.db, {
+      tokenHash: mail.answer.tokenHash,
+      requestId: mail.requestId,
+      madeAt: mail.linkMadeAt.toISOString(),
+      devMailbox: this.options.transport.keepsLinks,
+    });
     return stored.length > 0;
   }
 
@@ -532,41 +422,14 @@ export class MailSender {
     this.pendingOutcomes = [];
     const outcomes = batch.map((entry) => entry.outcome);
     try {
-      // Not prepared: a generic plan, made while few emails are queued, reads every queued one through the partial
-      // index to find these few (seen with plan_cache_mode = force_generic_plan), and keeps doing so through a
-      // backlog; planned for each call, it looks them up by key once the queue is long.
-      await sendStatement(
-        this.options.db,
-        `WITH outcome AS (
-           SELECT * FROM unnest(:mailIds::uuid[], :statuses::text[], :errors::text[], :retryAts::timestamptz[],
-                                :emailsStopped::boolean[], :ats::timestamptz[])
-             AS o(id, status, error, retry_at, emails_stopped, at)),
-         recorded AS (
-           UPDATE mail_outbox m
-           SET status = CASE WHEN o.status = 'retry' THEN m.status ELSE o.status::mail_status END,
-               next_attempt_at = o.retry_at, last_error = o.error,
-               sent_at = CASE WHEN o.status = 'sent' THEN o.at END
-           FROM outcome o WHERE m.id = o.id AND m.status = 'queued'
-           RETURNING m.request_id, m.created_at, m.id, o.status, o.error, o.emails_stopped, o.at),
-         latest AS (
-           SELECT DISTINCT ON (request_id) * FROM recorded
-           WHERE request_id IS NOT NULL AND status <> 'retry'
-           ORDER BY request_id, created_at DESC, id DESC)
-         UPDATE requests r
-         SET email_status = l.status::mail_status,
-             email_sent_at = CASE WHEN l.status = 'sent' THEN l.at ELSE r.email_sent_at END,
-             email_failure = l.error,
-             emails_stopped = r.emails_stopped OR l.emails_stopped
-         FROM latest l WHERE r.id = l.request_id`,
-        {
-          mailIds: outcomes.map((o) => o.mail.id),
-          statuses: outcomes.map((o) => o.status),
-          errors: outcomes.map((o) => o.error),
-          retryAts: outcomes.map((o) => o.retryAt?.toISOString() ?? null),
-          emailsStopped: outcomes.map((o) => o.emailsStopped),
-          ats: outcomes.map((o) => o.at.toISOString()),
-        },
-      );
+      await recordEmailOutcomes(this.options.db, {
+        mailIds: outcomes.map((o) => o.mail.id),
+        statuses: outcomes.map((o) => o.status),
+        errors: outcomes.map((o) => o.error),
+        retryAts: outcomes.map((o) => o.retryAt?.toISOString() ?? null),
+        emailsStopped: outcomes.map((o) => o.emailsStopped),
+        ats: outcomes.map((o) => o.at.toISOString()),
+      });
     } catch (error) {
       for (const entry of batch) entry.reject(error);
       return;

@@ -1,11 +1,11 @@
 import type { Db } from '@works-api/prisma';
-import { OutboxLoop } from '../outbox-loop';
+import { OutboxLoop } from '../jobs/outbox-loop';
 import { sendStatement, type StatementParams } from '@works-api/prisma';
-import type { Lookup } from '../domain/webhooks/addresses';
-import { DISABLE_AFTER_FAILING_MS, retryDelayMs } from '../domain/webhooks/backoff';
-import { firstIdAt, HISTORY_RETENTION_MS } from '../domain/webhooks/events';
+import type { Lookup } from './addresses';
+import { DISABLE_AFTER_FAILING_MS, retryDelayMs } from './backoff';
+import { firstIdAt, HISTORY_RETENTION_MS } from './events';
 import { systemLookup } from './resolver';
-import { activeSecrets, signedHeaders } from '../domain/webhooks/signing';
+import { activeSecrets, signedHeaders } from './signing';
 import type { Logger } from '../observability/logger';
 import type { DeliveryOutcome, Metrics } from '../observability/metrics';
 import type { Tracing } from '../observability/tracing';
@@ -150,6 +150,11 @@ export class Dispatcher {
     this.unsubscribe = this.db.outbox.webhooks.on(() => this.nudge());
     this.loop.start();
     return this;
+  }
+
+  /** The loop's state, for the job that runs it (jobs/). */
+  get loopState(): { failingSince: Date | undefined; inFlight: number } {
+    return { failingSince: this.loop.failingSince, inFlight: this.loop.inFlightCount };
   }
 
   /** Look again now (a commit, a finished attempt): after a short batch window, when the loop is asleep. */

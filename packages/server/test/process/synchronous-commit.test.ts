@@ -47,9 +47,9 @@ withOwnPostgres('a commit the synchronous standby never confirms', () => {
     await admin.query('SELECT pg_reload_conf()');
     // The postmaster passes the reload on to every session by itself, a moment later: until the pool's has it.
     await eventually(async () =>
-      expect(await sendStatement(database, `SELECT current_setting('synchronous_standby_names') AS names`, {})).toEqual([
-        { names: 'never_connects' },
-      ]),
+      expect(await sendStatement(database, `SELECT current_setting('synchronous_standby_names') AS names`, {})).toEqual(
+        [{ names: 'never_connects' }],
+      ),
     );
   };
   /** The standby is back (here: no synchronous standby asked for any more); waiting commits complete. */

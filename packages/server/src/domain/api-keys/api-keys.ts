@@ -45,7 +45,8 @@ export async function authenticate(db: Db, presented: string | undefined, now = 
     `SELECT k.id, k.user_id AS "userId", k.secret_hash AS "secretHash", k.revoked_at AS "revokedAt",
             k.last_used_at AS "lastUsedAt", u.email, u.first_name AS "firstName", u.last_name AS "lastName"
      FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.prefix = :prefix`,
-    { prefix }, { prepared: true },
+    { prefix },
+    { prepared: true },
   );
   if (!key || !keyMatches(presented, key.secretHash)) throw unauthenticated('This API key is not valid.');
   if (key.revokedAt) throw unauthenticated('This API key has been revoked.');

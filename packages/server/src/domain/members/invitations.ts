@@ -2,16 +2,16 @@ import type { Db } from '@works-api/prisma';
 import { countMembersAddedSql, sendStatement } from '@works-api/prisma';
 import type { Prisma } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
-import { MAIL_COLUMNS } from '../mail-outbox';
 import { type Actor, authorize, minimumRole, type Role, roleAtLeast } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { invitationLimitReached } from '../limits';
-import { ALLOWANCE_CALL, allowanceParams, type MailCaps } from '../mail-caps';
+import type { MailCaps } from '../../mail/caps';
+import { ALLOWANCE_CALL, allowanceParams, MAIL_COLUMNS } from '@works-api/prisma';
 import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import type { Schemas } from '../schemas';
 import { getTenant } from '../tenants/tenants';
 import { presentUserRecord, userRecord } from '../users/present';
-import { outboxRow } from '../webhooks/events';
+import { outboxRow } from '../../webhooks/events';
 import { lockTenantMembers, presentMember, withUser } from './membership';
 
 /**

@@ -26,13 +26,13 @@ import {
   outboxParams,
   outboxParamsWith,
   outboxRow,
-} from '../webhooks/events';
+} from '../../webhooks/events';
 import { findWork, workDiscarded } from '../works/works';
 import { requestSearchText, searchSql, searchWhere } from '../search/fold';
-import { readMemberPage } from '../member-page';
-import { MAIL_COLUMNS } from '../mail-outbox';
+import { readCappedList } from '../capped-list';
 import { DEFAULT_LIMITS, type Limits } from '../limits';
-import { ALLOWANCE_CALL, allowanceParams, EMAILS_STOPPED, type MailCaps, mailCapRefusal } from '../mail-caps';
+import { EMAILS_STOPPED, type MailCaps, mailCapRefusal } from '../../mail/caps';
+import { ALLOWANCE_CALL, allowanceParams, MAIL_COLUMNS } from '@works-api/prisma';
 import {
   type ActionDefinition,
   allowedActions,
@@ -238,7 +238,8 @@ export async function createRequest(
         ...outboxParams(event),
         ...allowanceParams(tenantId, request.recipientEmail, caps, now),
         ...key.params,
-      }, { prepared: true },
+      },
+      { prepared: true },
     );
   } catch (error) {
     throw mailCapRefusal(error, caps, now) ?? error;
@@ -298,7 +299,7 @@ export interface TenantRequestsQuery extends PageRequest {
  * list. Read by the tenant's own indexes on requests ((tenant_id, id), (tenant_id, status, id), (tenant_id,
  * recipient_email, id), the prefix index (tenant_id, search_prefixes), and (tenant_id, id) of the requests with a due
  * date), each row checked against its work (kept) by primary key; its count is capped (COUNT_CAP), since no count of
- * it is kept. One statement with the caller's membership and the count (see `readMemberPage`).
+ * it is kept. One statement with the caller's membership and the count (see `readCappedList`).
  */
 export async function listTenantRequests(db: Db, actor: Actor, tenantId: string, query: TenantRequestsQuery) {
   const filter = tenantRequestsFilter(query);
@@ -318,7 +319,7 @@ export async function listTenantRequests(db: Db, actor: Actor, tenantId: string,
           : byStatus
             ? 'r.tenant_id DESC, r.status DESC, r.id DESC'
             : 'r.tenant_id DESC, r.id DESC';
-  return readMemberPage(db, actor, query, {
+  return readCappedList(db, actor, query, {
     tenantId,
     permission: 'readTenant',
     columns: REQUEST_COLUMNS,
@@ -450,7 +451,8 @@ export async function findRequestAs(db: Db, actor: Actor, permission: Permission
      LEFT JOIN memberships m ON m.tenant_id = :tenantId::uuid AND m.user_id = :userId::uuid
      LEFT JOIN (requests r JOIN works w ON w.id = r.work_id JOIN users o ON o.id = r.owner_id)
        ON r.id = :requestId::uuid AND r.work_id = :workId::uuid AND w.tenant_id = :tenantId::uuid`,
-    { tenantId, userId: actor.userId, requestId, workId }, { prepared: true },
+    { tenantId, userId: actor.userId, requestId, workId },
+    { prepared: true },
   );
   if (!row?.callerRole) throw notFound('tenant');
   requirePermission({ tenantId, role: row.callerRole }, permission);
@@ -641,7 +643,8 @@ export async function applyAction(
         actorType: eventActor.type,
         throughDevMailbox,
         ...outboxParams(event),
-      }, { prepared: true },
+      },
+      { prepared: true },
     );
     if (applied.length > 0) {
       db.outbox.webhooks.signal();
@@ -707,7 +710,8 @@ export async function resendRequest(
         resendsPerRequest: limits.resendsPerRequest,
         cooldown: `${limits.resendCooldownMs / 1000} seconds`,
         ...allowanceParams(ref.tenantId, current.recipientEmail, limits, now),
-      }, { prepared: true },
+      },
+      { prepared: true },
     );
   } catch (error) {
     throw mailCapRefusal(error, limits, now) ?? error;

@@ -96,7 +96,8 @@ export async function createTenant(
         {
           ...{ tenantId: id, name, slug, ownerId: actor.userId, now: now.toISOString() },
           ...{ membershipId: newId(), maxOwnedTenants, ...key.params },
-        }, { prepared: true },
+        },
+        { prepared: true },
       );
       if (created.length === 0) throw tenantLimitReached(maxOwnedTenants);
       return tenant;

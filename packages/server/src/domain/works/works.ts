@@ -29,8 +29,8 @@ import {
   userRecord,
 } from '../users/present';
 import { searchSql, workSearchText } from '../search/fold';
-import { readMemberPage } from '../member-page';
-import { OUTBOX_COLUMNS, OUTBOX_PARAMS, outboxParams, outboxRow } from '../webhooks/events';
+import { readCappedList } from '../capped-list';
+import { OUTBOX_COLUMNS, OUTBOX_PARAMS, outboxParams, outboxRow } from '../../webhooks/events';
 
 const withOwner = { owner: userRecord } as const;
 
@@ -118,7 +118,7 @@ function searchWorks(
     ...(discarded === 'all' ? [] : [`w.discarded_at IS ${discarded === 'true' ? 'NOT NULL' : 'NULL'}`]),
     search.where,
   ].join(' AND ');
-  return readMemberPage(db, actor, request, {
+  return readCappedList(db, actor, request, {
     tenantId,
     permission: 'readTenant',
     columns: `w.id, w.slug, w.name, w.description, w.created_at AS "createdAt", w.updated_at AS "updatedAt",
@@ -187,7 +187,8 @@ export async function createWork(
           now: now.toISOString(),
           search,
           ...key.params,
-        }, { prepared: true },
+        },
+        { prepared: true },
       );
       if (created.length === 0) {
         await authorize(db, actor, tenantId, 'createWork');

@@ -17,7 +17,7 @@ import { type Connection, COUNT_CAP, pageOf, type PageRequest, toConnection } fr
  * - `countOrder` is the ORDER BY of the count: every column of the index the list's filter reads (see
  *   `indexOrder`), so that the count reads that index and never walks the primary key.
  */
-export interface MemberPageList<Row extends { id: string }, Node> {
+export interface CappedList<Row extends { id: string }, Node> {
   tenantId: string;
   permission: Permission;
   /** The page's columns (`id` among them), over `from`. */
@@ -39,11 +39,11 @@ interface Framing {
   __count: number | null;
 }
 
-export async function readMemberPage<Row extends { id: string }, Node>(
+export async function readCappedList<Row extends { id: string }, Node>(
   db: Db,
   actor: Actor,
   request: PageRequest,
-  list: MemberPageList<Row, Node>,
+  list: CappedList<Row, Node>,
 ): Promise<Connection<Node>> {
   // An id we never issue names no tenant; it must not reach the uuid column either.
   if (!isId(list.tenantId)) throw notFound('tenant');

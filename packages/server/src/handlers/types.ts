@@ -3,7 +3,7 @@ import type { Db } from '@works-api/prisma';
 import type { KeyOutcome } from '@works-api/prisma';
 import type { Actor } from '../domain/access';
 import type { Limits } from '../domain/limits';
-import type { WebhookSettings } from '../domain/webhooks/endpoints';
+import type { WebhookSettings } from '../webhooks/endpoints';
 
 /**
  * Handlers are typed by operationId from the generated types: their params, query and body are what the

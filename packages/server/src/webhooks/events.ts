@@ -1,6 +1,6 @@
 import type { WebhookEvent as WebhookEventRow } from '@works-api/prisma/client';
 import { newId } from '@works-api/prisma';
-import type { Schemas } from '../schemas';
+import type { Schemas } from '../domain/schemas';
 
 /** Every event type, as the contract's WebhookEventType lists them. */
 export type WebhookEventType = Schemas['WebhookEventType'];

@@ -1,6 +1,5 @@
-import { newId } from '@works-api/prisma';
-import { ProblemError } from './errors';
-import type { Limits } from './limits';
+import { ProblemError } from '../domain/errors';
+import type { Limits } from '../domain/limits';
 
 /**
  * The daily email caps of a tenant: per address (MAX_EMAILS_PER_RECIPIENT_PER_DAY) and in all
@@ -18,31 +17,14 @@ export const EMAILS_STOPPED = 'The recipient has stopped emails from this tenant
 
 export type MailCaps = Pick<Limits, 'emailsPerRecipientPerDay' | 'emailsPerTenantPerDay'>;
 
-/** The UTC day an email counts in, as the `date` the function takes. */
-export const utcDay = (now: Date): string => now.toISOString().slice(0, 10);
+/** The UTC day an email counts in (statements/mail.ts). */
+export { utcDay } from '@works-api/prisma';
 
 /** Seconds from `now` until the next UTC day, when the daily caps start over (at least 1). */
 export function secondsUntilNextUtcDay(now: Date): number {
   const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
   return Math.max(1, Math.ceil((next - now.getTime()) / 1000));
 }
-
-/**
- * The SQL call taking one email's place (tenant, address, day, a new recipient id, the two caps), with named
- * parameters (`sendStatement`): `true` when the address stopped the tenant's emails (nothing counted, nothing to
- * send), `false` once counted. `allowanceParams` gives its values.
- */
-export const ALLOWANCE_CALL =
-  'take_mail_allowance(:allowanceTenantId::uuid, :allowanceEmail::text, :allowanceDay::date, :allowanceRecipientId::uuid, ' +
-  ':emailsPerRecipientPerDay::int, :emailsPerTenantPerDay::int)';
-export const allowanceParams = (tenantId: string, email: string, caps: MailCaps, now: Date) => ({
-  allowanceTenantId: tenantId,
-  allowanceEmail: email,
-  allowanceDay: utcDay(now),
-  allowanceRecipientId: newId(),
-  emailsPerRecipientPerDay: caps.emailsPerRecipientPerDay,
-  emailsPerTenantPerDay: caps.emailsPerTenantPerDay,
-});
 
 /**
  * The refusal's SQLSTATE of a database error, wherever the driver or Prisma put it: the driver's error (a plain

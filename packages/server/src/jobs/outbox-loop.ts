@@ -54,6 +54,16 @@ export class OutboxLoop {
     return this.stopping;
   }
 
+  /** Whether rounds are failing now, and since when (a job's health, jobs/job.ts). */
+  get failingSince(): Date | undefined {
+    return this.failing && new Date(this.failing.since);
+  }
+
+  /** How many pieces of work run now. */
+  get inFlightCount(): number {
+    return this.inFlight.size;
+  }
+
   /** How many more pieces of work may start now. */
   get free(): number {
     return this.options.maxInFlight - this.inFlight.size;

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { ruleMessages } from '../validation-messages';
+import { ruleMessages } from '../domain/validation-messages';
 
 /**
  * SSRF guard for webhook URLs: which addresses a delivery may connect to. The special-purpose ranges are not kept

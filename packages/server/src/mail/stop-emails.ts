@@ -1,8 +1,8 @@
 import type { Db } from '@works-api/prisma';
-import { sendStatement } from '@works-api/prisma';
+import { findEmailsFromTenant, setEmailsStopped as writeEmailsStopped } from '@works-api/prisma';
 import { secretBoxOf } from '@works-api/prisma';
-import { notFound } from '../errors';
-import { recipientOfStopLink } from './stop-links';
+import { notFound } from '../domain/errors';
+import { recipientOfStopLink } from '../domain/recipients/stop-links';
 
 /**
  * A recipient stops (or resumes) the emails of one tenant to their address, through the link every email carries,
@@ -22,12 +22,7 @@ const linkUnknown = () => notFound('address for this link');
 export async function emailsFromTenant(db: Db, token: string): Promise<EmailsFromTenant> {
   const id = recipientOfStopLink(secretBoxOf(db), token);
   if (id === null) throw linkUnknown();
-  const [row] = await sendStatement<EmailsFromTenant>(
-    db,
-    `SELECT t.name AS "tenantName", r.email, r.stopped_at IS NOT NULL AS stopped
-     FROM mail_recipients r JOIN tenants t ON t.id = r.tenant_id WHERE r.id = :recipientId::uuid`,
-    { recipientId: id },
-  );
+  const row = await findEmailsFromTenant(db, { recipientId: id });
   if (!row) throw linkUnknown();
   return row;
 }
@@ -36,13 +31,7 @@ export async function emailsFromTenant(db: Db, token: string): Promise<EmailsFro
 export async function setEmailsStopped(db: Db, token: string, stopped: boolean): Promise<EmailsFromTenant> {
   const id = recipientOfStopLink(secretBoxOf(db), token);
   if (id === null) throw linkUnknown();
-  const [row] = await sendStatement<EmailsFromTenant>(
-    db,
-    `UPDATE mail_recipients r SET stopped_at = CASE WHEN :stopped THEN coalesce(r.stopped_at, now()) END
-     FROM tenants t WHERE r.id = :recipientId::uuid AND t.id = r.tenant_id
-     RETURNING t.name AS "tenantName", r.email, r.stopped_at IS NOT NULL AS stopped`,
-    { recipientId: id, stopped },
-  );
+  const row = await writeEmailsStopped(db, { recipientId: id, stopped });
   if (!row) throw linkUnknown();
   return row;
 }

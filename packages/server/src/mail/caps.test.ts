@@ -1,4 +1,4 @@
-import { mailCapRefusal, secondsUntilNextUtcDay, utcDay } from './mail-caps';
+import { mailCapRefusal, secondsUntilNextUtcDay, utcDay } from './caps';
 
 const caps = { emailsPerRecipientPerDay: 20, emailsPerTenantPerDay: 1000 };
 

@@ -1,6 +1,7 @@
 import type { Db } from '@works-api/prisma';
-import { refoldSearchTexts } from './domain/search/refold';
-import type { Logger } from './observability/logger';
+import { refoldSearchTexts } from '../domain/search/refold';
+import type { Logger } from '../observability/logger';
+import { type Job, taskJob } from './job';
 
 /**
  * Runs the re-fold in the background after start-up (a database that never had rows folded in SQL finishes in one
@@ -20,3 +21,7 @@ export function startSearchRefold(db: Db, logger: Logger): { stop(): Promise<voi
     },
   };
 }
+
+/** The re-fold as a job (jobs/index.ts): it ends by itself once every row is folded. */
+export const searchRefoldJob = (db: Db, logger: Logger): Job =>
+  taskJob('search-refold', () => startSearchRefold(db, logger));

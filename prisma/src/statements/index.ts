@@ -9,3 +9,6 @@ export * from './named-parameters';
 export * from './send';
 export * from './slugs';
 export * from './mail';
+export * from './webhooks';
+export * from './parts';
+export * from './requests';

@@ -63,25 +63,5 @@ export function outboxBody<T extends WebhookEventType>(
   });
 }
 
-/** The columns of an outbox INSERT, for statements that write it together with the change. */
-export const OUTBOX_COLUMNS = 'id, tenant_id, type, ordering_key, endpoint_id, body, created_at';
-
-/**
- * The outbox row's values as named parameters (`sendStatement`), in `OUTBOX_COLUMNS`' order; `body` replaces the
- * body's parameter with an expression (choosing between bodies the statement alone can tell apart).
- */
-export const outboxParamsWith = ({ body = ':outboxBody::text' }: { body?: string } = {}): string =>
-  ':outboxId::uuid, :outboxTenantId::uuid, :outboxType::text, :outboxOrderingKey::uuid, :outboxEndpointId::uuid, ' +
-  `${body}, :outboxCreatedAt::timestamptz`;
-
-/** The outbox row's values as named parameters (`sendStatement`), in `OUTBOX_COLUMNS`' order, and their values. */
-export const OUTBOX_PARAMS = outboxParamsWith();
-export const outboxParams = (row: OutboxRow) => ({
-  outboxId: row.id,
-  outboxTenantId: row.tenantId,
-  outboxType: row.type,
-  outboxOrderingKey: row.orderingKey,
-  outboxEndpointId: row.endpointId,
-  outboxBody: row.body,
-  outboxCreatedAt: row.createdAt.toISOString(),
-});
+// The outbox row's SQL parts are the database package's (statements/parts.ts).
+export { OUTBOX_COLUMNS, OUTBOX_PARAMS, outboxParams, outboxParamsWith } from '@works-api/prisma';

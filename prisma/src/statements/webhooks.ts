@@ -48,7 +48,12 @@ const FAN_OUT_WEBHOOK_EVENTS = `WITH batch AS (
          UPDATE webhook_events SET fanned_out_at = :now::timestamptz WHERE id IN (SELECT id FROM batch))
        SELECT (SELECT count(*) FROM batch)::int AS events, (SELECT count(*) FROM fanned)::int AS deliveries`;
 
-/** One outbox batch of events → deliveries to the endpoints that take them, every event of it marked. */
+/**
+ * One outbox batch → deliveries, in one statement: each event goes to the tenant's enabled endpoints whose filter
+ * takes its type (a test event to its one endpoint); every event of the batch is marked. A delivery's id keeps its
+ * event's UUIDv7 timestamp (so deliveries sort by time like every id) and takes the rest from a hash of the event
+ * and endpoint ids: unique per pair, and the same if computed twice.
+ */
 export const fanOutWebhookEvents = (db: Queryable, params: { now: string; batch: number }) =>
   sendStatement<{ events: number; deliveries: number }>(db, FAN_OUT_WEBHOOK_EVENTS, params);
 
@@ -135,7 +140,20 @@ const CLAIM_DUE_DELIVERIES = `WITH RECURSIVE
                  endpoint.previous_secret_expires_at AS "previousSecretExpiresAt",
                  endpoint.failing_since AS "failingSince", delivery.leased_until AS "leasedUntil"`;
 
-/** Leases up to `limit` due deliveries, fair between tenants, each tenant within its share of `maxInFlight`. */
+/**
+ * Leases up to `limit` due deliveries, so no other process takes them meanwhile. Fair
+ * between tenants, at a cost that does not grow with the number of due deliveries:
+ * - it walks the tenants that have pending deliveries (one index probe each, a skip scan), round robin from
+ *   where the previous claim stopped, and stops once `limit` tenants have something to send;
+ * - each tenant gets at most its free share: `maxInFlightPerTenant` minus its leased deliveries, counted in the
+ *   database, so the cap holds across every dispatcher process;
+ * - from each, its oldest due deliveries that the ordering rule lets go (at most the share);
+ * - the batch takes every tenant's first before any tenant's second.
+ * Two processes that claim at once pick the same rows of a tenant first (same order, whatever their cursors);
+ * the `FOR UPDATE SKIP LOCKED` step then leaves the second without them rather than moving on to further rows.
+ * Racing claims can overshoot the cap only when they see different due rows (one's clock made a retry due that
+ * the other's did not): by those few rows, until they finish.
+ */
 export const claimDueDeliveries = (
   db: Queryable,
   params: {
@@ -178,3 +196,17 @@ const RECORD_ENDPOINT_HEALTH = `UPDATE webhook_endpoints endpoint
 /** Endpoint health: a success ends a run of failures; failing past `disableAfter` disables the endpoint. */
 export const updateEndpointHealth = (db: Queryable, params: { changes: string; disableAfter: string; ids: string[] }) =>
   sendStatement(db, RECORD_ENDPOINT_HEALTH, params);
+
+/** Where a dispatcher's first claim starts its walk over tenants. */
+export const FIRST_TENANT_CURSOR = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * Where the claim's walk over tenants got to: the last tenant served, in walk order (those after `cursor`, then
+ * those up to it). UUIDs compare as PostgreSQL orders them: lowercase hex, same layout.
+ */
+export function lastTenantInWalk(cursor: string, claimed: ReadonlyArray<{ tenantId: string }>): string {
+  const served = claimed.map((delivery) => delivery.tenantId);
+  if (served.length === 0) return cursor;
+  const wrapped = served.filter((tenant) => tenant <= cursor);
+  return (wrapped.length > 0 ? wrapped : served).reduce((last, tenant) => (tenant > last ? tenant : last));
+}

@@ -7,7 +7,6 @@ import {
   ensureMailRecipient,
   insertAnswerLink,
   queueDueReminders,
-  recordEmailOutcomes,
 } from '@works-api/prisma';
 import { secretBoxOf } from '@works-api/prisma';
 import { DEFAULT_LIMITS } from '../domain/limits';
@@ -18,6 +17,7 @@ import { retryDelayMs } from '../webhooks/backoff';
 import type { Logger } from '../observability/logger';
 import { type RenderedMail, renderInvitationMail, renderRequestMail } from './render';
 import type { MailOrigin, MailTransport, SendOutcome } from './transport';
+import { OutcomeRecorder } from './outcomes';
 
 export interface MailSenderOptions {
   db: Db;
@@ -39,10 +39,7 @@ export interface MailSenderOptions {
   random?: () => number;
   /** Called with each finished attempt (metrics). */
   onAttempt?: (outcome: 'sent' | 'retry' | 'failed' | 'dropped') => void;
-  /**
-   * Send (and remind) only these tenants' request emails. For tests that share one PostgreSQL database, where each
-   * test's sender must send its own tenants' emails (with its own clock) and leave the others' alone.
-   */
+  /** Send (and remind) only these tenants' emails: tests sharing one PostgreSQL database, each with its clock. */
   onlyTenants?: () => readonly string[];
 }
 
@@ -53,17 +50,6 @@ type Claimed = ClaimedEmailRow & {
   answer: NewAnswerToken;
   linkMadeAt: Date;
 };
-
-/** An attempt's outcome, as one statement records those of several emails. */
-interface Outcome {
-  mail: Claimed;
-  /** `retry`: the email stays queued, due again at `retryAt`. */
-  status: 'sent' | 'failed' | 'dropped' | 'retry';
-  error: string | null;
-  retryAt: Date | null;
-  emailsStopped: boolean;
-  at: Date;
-}
 
 /** A claimed email is this process's for this long: one killed mid-send leaves it due again afterwards. */
 export const LEASE_MS = 60_000;
@@ -84,19 +70,15 @@ const NUDGE_BATCH_WINDOW_MS = 10;
  * accepts it, so a restart never sends it again; only a process killed between the server's acceptance and that
  * update (milliseconds) leaves one to be sent twice, after its lease. Failed attempts are retried with the
  * webhooks' backoff (about 3 days); a permanent failure, or the last attempt, is recorded on the request.
- *
- * Statements per email, as a rule: the claim returns what rendering needs and stores the answer links (one
- * statement per round), and the outcomes that are ready at one moment (a round's emails, through a transport that
- * answers at once) are recorded in one statement. Only an email whose address has no mail_recipients row yet (one
- * queued before there were such rows) takes statements of its own.
+ * Statements per email, as a rule: one claim per round reads what rendering needs, and one statement records
+ * the outcomes ready together (outcomes.ts).
  */
 export class MailSender {
   private readonly options: Required<Omit<MailSenderOptions, 'onAttempt' | 'onlyTenants'>> &
     Pick<MailSenderOptions, 'onAttempt' | 'onlyTenants'>;
   private readonly loop: OutboxLoop;
   private unsubscribe: (() => void) | undefined;
-  /** The outcomes waiting for the next record statement (sent within this turn of the event loop). */
-  private pendingOutcomes: Array<{ outcome: Outcome; resolve: () => void; reject: (error: unknown) => void }> = [];
+  private readonly outcomes: OutcomeRecorder;
   /** Real time (Date.now()) of the last look for due reminders, and whether it filled a batch. */
   private remindersLookedAt = -Infinity;
   private remindersFull = false;
@@ -110,6 +92,7 @@ export class MailSender {
       random: Math.random,
       ...options,
     };
+    this.outcomes = new OutcomeRecorder(this.options.db);
     this.loop = new OutboxLoop({
       pollIntervalMs: this.options.pollIntervalMs,
       maxInFlight: this.options.maxInFlight,
@@ -369,7 +352,7 @@ export class MailSender {
     if (delay === null) await this.finish(mail, 'failed', outcome.error);
     else {
       const at = this.options.clock();
-      await this.recordOutcome({
+      await this.outcomes.record({
         mail,
         status: 'retry',
         error: outcome.error,
@@ -395,46 +378,8 @@ export class MailSender {
     error: string | null = null,
     emailsStopped = false,
   ): Promise<void> {
-    await this.recordOutcome({ mail, status, error, retryAt: null, emailsStopped, at: this.options.clock() });
+    await this.outcomes.record({ mail, status, error, retryAt: null, emailsStopped, at: this.options.clock() });
     this.options.onAttempt?.(status);
-  }
-
-  /**
-   * Records an outcome with the others that are ready in this turn of the event loop, in one statement (below):
-   * no outcome waits for another, only for the end of the turn it is in, so none widens the window in which a
-   * killed process leaves a sent email to be sent again. Rejects when that statement failed.
-   */
-  private recordOutcome(outcome: Outcome): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      if (this.pendingOutcomes.length === 0) setImmediate(() => void this.writeOutcomes());
-      this.pendingOutcomes.push({ outcome, resolve, reject });
-    });
-  }
-
-  /**
-   * One statement for the outcomes of several emails: each email's state (a retry stays queued, due again later),
-   * and the `emailDelivery` of each request whose email that was, unless a resend has replaced it meanwhile (it is
-   * no longer `queued`): then the request describes the new one. Of two emails of one request recorded together
-   * (its email and its reminder), the later one's outcome is the request's.
-   */
-  private async writeOutcomes(): Promise<void> {
-    const batch = this.pendingOutcomes;
-    this.pendingOutcomes = [];
-    const outcomes = batch.map((entry) => entry.outcome);
-    try {
-      await recordEmailOutcomes(this.options.db, {
-        mailIds: outcomes.map((o) => o.mail.id),
-        statuses: outcomes.map((o) => o.status),
-        errors: outcomes.map((o) => o.error),
-        retryAts: outcomes.map((o) => o.retryAt?.toISOString() ?? null),
-        emailsStopped: outcomes.map((o) => o.emailsStopped),
-        ats: outcomes.map((o) => o.at.toISOString()),
-      });
-    } catch (error) {
-      for (const entry of batch) entry.reject(error);
-      return;
-    }
-    for (const entry of batch) entry.resolve();
   }
 }
 

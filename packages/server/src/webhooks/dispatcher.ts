@@ -2,6 +2,8 @@ import type { Db } from '@works-api/prisma';
 import { OutboxLoop } from '../jobs/outbox-loop';
 import {
   claimDueDeliveries,
+  FIRST_TENANT_CURSOR,
+  lastTenantInWalk,
   type ClaimedDeliveryRow,
   deleteOldWebhookHistory,
   fanOutWebhookEvents,
@@ -79,19 +81,6 @@ const outcomeOf = (outcome: AttemptOutcome): DeliveryOutcome =>
 /** A claimed delivery is someone's for this long: a process killed mid-send leaves it due again afterwards. */
 const LEASE_MS = 60_000;
 
-const NIL_UUID = '00000000-0000-0000-0000-000000000000';
-
-/**
- * Where the claim's walk over tenants got to: the last tenant served, in walk order (those after `cursor`, then
- * those up to it). UUIDs compare as PostgreSQL orders them: lowercase hex, same layout.
- */
-function lastInWalk(cursor: string, claimed: ReadonlyArray<{ tenantId: string }>): string {
-  const served = claimed.map((delivery) => delivery.tenantId);
-  if (served.length === 0) return cursor;
-  const wrapped = served.filter((tenant) => tenant <= cursor);
-  return (wrapped.length > 0 ? wrapped : served).reduce((last, tenant) => (tenant > last ? tenant : last));
-}
-
 /**
  * Moves events from the outbox to the endpoints, outside the request path. Each round: fan new outbox rows out
  * into one delivery per subscribed endpoint, record the attempts that finished, then claim due deliveries
@@ -113,7 +102,7 @@ export class Dispatcher {
   private lastClaimAt = 0;
   private lastClaimFull = false;
   /** Where the next claim's walk over tenants starts (after this id, wrapping around): round robin. */
-  private tenantCursor = NIL_UUID;
+  private tenantCursor = FIRST_TENANT_CURSOR;
   private finished: Finished[] = [];
   private unsubscribe: (() => void) | undefined;
   private lastCleanup = 0;
@@ -305,12 +294,8 @@ export class Dispatcher {
   }
 
   /**
-   * One outbox batch → deliveries, in one statement: each event goes to the tenant's enabled endpoints whose
-   * filter takes its type (a test event to its one endpoint); every event of the batch is marked, those nobody
-   * subscribes to included: they stay in the tenant's events feed (domain/events/feed.ts) until the clean-up. A
-   * delivery's id keeps its event's UUIDv7 timestamp (so deliveries sort by time like every id) and takes the rest
-   * from a hash of the event and endpoint ids: unique per pair, and the same if computed twice. Answers how many
-   * events it took and how many deliveries it made.
+   * One outbox batch → deliveries (`fanOutWebhookEvents`); events nobody subscribes to stay in the tenant's events
+   * feed until the clean-up. Answers how many events it took and how many deliveries it made.
    */
   private async fanOut(): Promise<{ events: number; deliveries: number }> {
     const now = this.options.clock().toISOString();
@@ -318,20 +303,7 @@ export class Dispatcher {
     return { events: result?.events ?? 0, deliveries: result?.deliveries ?? 0 };
   }
 
-  /**
-   * Takes up to `limit` due deliveries for this process, leased so no other process takes them meanwhile. Fair
-   * between tenants, at a cost that does not grow with the number of due deliveries:
-   * - it walks the tenants that have pending deliveries (one index probe each, a skip scan), round robin from
-   *   where the previous claim stopped, and stops once `limit` tenants have something to send;
-   * - each tenant gets at most its free share: `maxInFlightPerTenant` minus its leased deliveries, counted in the
-   *   database, so the cap holds across every dispatcher process;
-   * - from each, its oldest due deliveries that the ordering rule lets go (at most the share);
-   * - the batch takes every tenant's first before any tenant's second.
-   * Two processes that claim at once pick the same rows of a tenant first (same order, whatever their cursors);
-   * the `FOR UPDATE SKIP LOCKED` step then leaves the second without them rather than moving on to further rows.
-   * Racing claims can overshoot the cap only when they see different due rows (one's clock made a retry due that
-   * the other's did not): by those few rows, until they finish.
-   */
+  /** Takes up to `limit` due deliveries for this process, fair between tenants (`claimDueDeliveries`). */
   private async claim(limit: number): Promise<Claimed[]> {
     const now = this.options.clock();
     const claimed = await claimDueDeliveries(this.db, {
@@ -342,7 +314,7 @@ export class Dispatcher {
       maxInFlight: this.options.maxInFlightPerTenant,
       tenantCursor: this.tenantCursor,
     });
-    this.tenantCursor = lastInWalk(this.tenantCursor, claimed);
+    this.tenantCursor = lastTenantInWalk(this.tenantCursor, claimed);
     return claimed;
   }
 

@@ -1,5 +1,6 @@
 import type { Invitation, MailMessage, MailRecipient, Request, Tenant, User, Work } from '../generated/client';
 import { newId } from '../ids';
+import type { ClaimParams } from './parts';
 import { type Queryable, sendStatement } from './send';
 
 /**
@@ -155,15 +156,7 @@ const CLAIM_DUE_EMAILS = `WITH due AS (
  */
 export const claimDueEmails = (
   db: Queryable,
-  params: {
-    now: string;
-    leaseEnds: string;
-    limit: number;
-    onlyTenants: readonly string[] | null;
-    tokenHashes: string[];
-    madeAt: string;
-    devMailbox: boolean;
-  },
+  params: ClaimParams & { tokenHashes: string[]; madeAt: string; devMailbox: boolean },
 ) => sendStatement<ClaimedEmailRow>(db, CLAIM_DUE_EMAILS, params);
 
 const ENSURE_MAIL_RECIPIENT = `WITH made AS (

@@ -58,3 +58,11 @@ export interface OwnerColumns {
   ownerFirstName: string;
   ownerLastName: string;
 }
+
+/** What every outbox claim takes: the time, when the lease ends, how many, and (tests) only these tenants'. */
+export type ClaimParams = {
+  now: string;
+  leaseEnds: string;
+  limit: number;
+  onlyTenants: readonly string[] | null;
+};

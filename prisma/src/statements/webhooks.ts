@@ -1,4 +1,5 @@
 import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../generated/client';
+import type { ClaimParams } from './parts';
 import { type Queryable, sendStatement } from './send';
 
 /**
@@ -156,14 +157,7 @@ const CLAIM_DUE_DELIVERIES = `WITH RECURSIVE
  */
 export const claimDueDeliveries = (
   db: Queryable,
-  params: {
-    now: string;
-    leaseEnds: string;
-    limit: number;
-    onlyTenants: readonly string[] | null;
-    maxInFlight: number;
-    tenantCursor: string;
-  },
+  params: ClaimParams & { maxInFlight: number; tenantCursor: string },
 ) => sendStatement<ClaimedDeliveryRow>(db, CLAIM_DUE_DELIVERIES, params);
 
 const RECORD_DELIVERY_ATTEMPTS = `UPDATE webhook_deliveries delivery

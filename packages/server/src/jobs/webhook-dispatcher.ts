@@ -1,5 +1,6 @@
 import { Dispatcher } from '../webhooks/dispatcher';
 import type { Job, JobContext } from './job';
+import { outboxWorkerJob } from './outbox-worker-job';
 
 /** The webhook dispatcher (webhooks/dispatcher.ts): fans events out to endpoints and delivers them. */
 export function webhookDispatcherJob({ config, database, logger, telemetry }: JobContext): Job {
@@ -13,19 +14,9 @@ export function webhookDispatcherJob({ config, database, logger, telemetry }: Jo
     ...(telemetry.metrics && { metrics: telemetry.metrics }),
     ...(telemetry.tracing && { tracing: telemetry.tracing }),
   });
-  let running = false;
-  return {
-    name: 'webhook-dispatcher',
-    cutOffMessage: 'webhook deliveries still in flight were cut off; they are sent again after their lease',
-    start() {
-      dispatcher.start();
-      running = true;
-    },
-    async stop(timeoutMs) {
-      running = false;
-      return dispatcher.stop(timeoutMs);
-    },
-    health: () => ({ running, failingSince: dispatcher.loopState.failingSince }),
-    metrics: () => ({ inFlight: dispatcher.loopState.inFlight }),
-  };
+  return outboxWorkerJob(
+    'webhook-dispatcher',
+    'webhook deliveries still in flight were cut off; they are sent again after their lease',
+    dispatcher,
+  );
 }

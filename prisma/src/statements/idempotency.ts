@@ -122,17 +122,17 @@ export interface HeldKey {
 /** The parts a single-statement creation splices in to write its outcome with its effect (see `KeyOutcome`). */
 export interface OutcomeStatement {
   /** CTEs to open the statement's WITH list with (empty, or ending in a comma). */
-  first: string;
+  lockHeldKey: string;
   /** A condition to AND into the effect's first write: false once another request has retaken the key. */
   guard: string;
   /** The CTE writing the outcome, once `effect` (a CTE of the statement) returned its row (empty, or from a comma). */
-  last: (effect: string) => string;
+  recordOutcome: (effect: string) => string;
   /** Its named parameters (`sendStatement`), all starting with `key`, for the statement's own to go with. */
   params: StatementParams;
 }
 
 /** What a creation without a key splices in: nothing. */
-export const NO_OUTCOME: OutcomeStatement = { first: '', guard: 'TRUE', last: () => '', params: {} };
+export const NO_OUTCOME: OutcomeStatement = { lockHeldKey: '', guard: 'TRUE', recordOutcome: () => '', params: {} };
 
 /** Thrown inside a creation's transaction when the key is no longer this request's: its effect is rolled back. */
 export class KeyHoldLost extends Error {
@@ -173,12 +173,12 @@ export class KeyOutcome<Created> {
     const other = otherwise && this.sealed(otherwise.created);
     this.written = true;
     return {
-      first: `held_key AS (
+      lockHeldKey: `held_key AS (
            SELECT 1 FROM idempotency_keys
            WHERE scope = :keyScope AND key = :keyName AND locked_at = :keyLockedAt::timestamptz AND status IS NULL
            FOR UPDATE),`,
       guard: 'EXISTS (SELECT FROM held_key)',
-      last: (effect) => `,
+      recordOutcome: (effect) => `,
          recorded_key AS (
            UPDATE idempotency_keys k SET status = :keyStatus::int, content_type = :keyContentType,
              location = :keyLocation,

@@ -59,7 +59,7 @@ export function insertRequest(db: Queryable, params: InsertRequestParams, parts:
   const { key } = parts;
   return sendStatement<{ stopped: boolean }>(
     db,
-    `WITH ${key.first}
+    `WITH ${key.lockHeldKey}
        work AS (
          SELECT w.id FROM works w
          WHERE w.id = :workId::uuid AND w.tenant_id = :tenantId::uuid AND w.discarded_at IS NULL
@@ -75,7 +75,7 @@ export function insertRequest(db: Queryable, params: InsertRequestParams, parts:
                 CASE WHEN a.stopped THEN 'dropped' ELSE 'queued' END::mail_status,
                 CASE WHEN a.stopped THEN :emailsStoppedFailure END, a.stopped, :tenantId::uuid, :search
          FROM work, allowance a
-         RETURNING id, emails_stopped)${key.last('created')},
+         RETURNING id, emails_stopped)${key.recordOutcome('created')},
        -- Counted here, pending in the work's count slot of this session (see counts.ts), only when inserted.
        counted AS (
          INSERT INTO work_counts AS c (work_id, slot, pending)

@@ -81,7 +81,7 @@ export async function createTenant(
       const key = outcomeStatement(outcome, tenant);
       const created = await sendStatement<Pick<Tenant, 'id'>>(
         db,
-        `WITH ${key.first}
+        `WITH ${key.lockHeldKey}
          placed AS (SELECT count_new_tenant(:ownerId::uuid, :maxOwnedTenants::int) AS placed WHERE ${key.guard}),
          tenant AS (
            INSERT INTO tenants (id, name, slug, owner_id, created_at, updated_at)
@@ -89,7 +89,7 @@ export async function createTenant(
            WHERE placed
            RETURNING id),
          members_counted AS (
-           INSERT INTO tenant_counts (tenant_id, slot, members) SELECT id, counter_slot(), 1 FROM tenant)${key.last('tenant')}
+           INSERT INTO tenant_counts (tenant_id, slot, members) SELECT id, counter_slot(), 1 FROM tenant)${key.recordOutcome('tenant')}
          INSERT INTO memberships (id, tenant_id, user_id, role, created_at)
          SELECT :membershipId::uuid, id, :ownerId::uuid, 'owner'::member_role, :now::timestamptz FROM tenant
          RETURNING tenant_id AS id`,

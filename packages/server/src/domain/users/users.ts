@@ -45,11 +45,11 @@ export async function createUserWithKey(db: Db, input: NewUser, outcome?: KeyOut
   try {
     await sendStatement(
       db,
-      `WITH ${recorded.first}
+      `WITH ${recorded.lockHeldKey}
        created AS (
          INSERT INTO users (id, email, first_name, last_name, created_at)
          SELECT :userId::uuid, :email, :firstName, :lastName, :now::timestamptz
-         WHERE ${recorded.guard} RETURNING id)${recorded.last('created')}
+         WHERE ${recorded.guard} RETURNING id)${recorded.recordOutcome('created')}
        INSERT INTO api_keys (id, user_id, name, prefix, secret_hash, created_at)
        SELECT :apiKeyId::uuid, id, :apiKeyName, :prefix, :secretHash, :now::timestamptz FROM created`,
       {

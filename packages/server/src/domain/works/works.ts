@@ -169,13 +169,13 @@ export async function createWork(
       // Prepared: a write by key, planned once per connection.
       const created = await sendStatement<Pick<Work, 'id'>>(
         db,
-        `WITH ${key.first}
+        `WITH ${key.lockHeldKey}
          work AS (
            INSERT INTO works (id, tenant_id, slug, name, description, owner_id, created_at, updated_at, search)
            SELECT :workId::uuid, :tenantId::uuid, :slug, :name, :description, :ownerId::uuid,
                   :now::timestamptz, :now::timestamptz, :search
            WHERE ${memberMaySql('createWork', ':tenantId', ':ownerId')} AND ${key.guard}
-           RETURNING id)${key.last('work')}
+           RETURNING id)${key.recordOutcome('work')}
          SELECT id FROM work`,
         {
           workId: work.id,

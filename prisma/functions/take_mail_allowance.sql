@@ -1,56 +1,56 @@
 CREATE OR REPLACE FUNCTION public.take_mail_allowance(p_tenant uuid, p_email text, p_day date, p_new_id uuid, p_per_recipient integer, p_per_tenant integer)
  RETURNS boolean
+ LANGUAGE sql
+AS $function$
+  SELECT take_mail_allowance(p_tenant, NULL::uuid, p_email, p_day, p_new_id, p_per_recipient, p_per_tenant, 50,
+                             NULL::int, true)
+$function$;
+CREATE OR REPLACE FUNCTION public.take_mail_allowance(p_tenant uuid, p_sender uuid, p_email text, p_day date, p_new_id uuid, p_per_recipient integer, p_per_tenant integer, p_per_address integer, p_per_sender integer, p_stoppable boolean)
+ RETURNS boolean
  LANGUAGE plpgsql
 AS $function$
 DECLARE
+  v_email text := canonical_email(p_email);
   v_stopped boolean;
-  v_sent bigint;
-  v_sessions int := current_setting('max_connections')::int;
 BEGIN
-  INSERT INTO mail_recipients AS r (tenant_id, email, id, day, sent)
-  SELECT p_tenant, p_email, p_new_id, p_day, 1 WHERE p_per_recipient >= 1
-  ON CONFLICT (tenant_id, email) DO UPDATE
-  SET day = p_day, sent = CASE WHEN r.day = p_day THEN r.sent + 1 ELSE 1 END
-  WHERE r.stopped_at IS NULL AND (r.day <> p_day OR r.sent < p_per_recipient);
+  IF p_tenant IS NOT NULL THEN
+    INSERT INTO mail_recipients AS r (tenant_id, email, id, day, sent)
+    SELECT p_tenant, v_email, p_new_id, p_day, 1 WHERE p_per_recipient >= 1
+    ON CONFLICT (tenant_id, email) DO UPDATE
+    SET day = p_day, sent = CASE WHEN r.day = p_day THEN r.sent + 1 ELSE 1 END
+    WHERE (r.stopped_at IS NULL OR NOT p_stoppable) AND (r.day <> p_day OR r.sent < p_per_recipient);
+    IF NOT FOUND THEN
+      SELECT r.stopped_at IS NOT NULL INTO v_stopped
+      FROM mail_recipients r WHERE r.tenant_id = p_tenant AND r.email = v_email;
+      IF v_stopped AND p_stoppable THEN
+        RETURN true;
+      END IF;
+      RAISE EXCEPTION 'recipient_email_limit_reached' USING ERRCODE = 'WA001';
+    END IF;
+  END IF;
+
+  INSERT INTO mail_addresses AS a (email, day, sent)
+  SELECT v_email, p_day, 1 WHERE p_per_address >= 1
+  ON CONFLICT (email) DO UPDATE
+  SET day = p_day, sent = CASE WHEN a.day = p_day THEN a.sent + 1 ELSE 1 END
+  WHERE (a.stopped_at IS NULL OR NOT p_stoppable) AND (a.day <> p_day OR a.sent < p_per_address);
   IF NOT FOUND THEN
-    SELECT r.stopped_at IS NOT NULL INTO v_stopped
-    FROM mail_recipients r WHERE r.tenant_id = p_tenant AND r.email = p_email;
-    IF v_stopped THEN
+    SELECT a.stopped_at IS NOT NULL INTO v_stopped FROM mail_addresses a WHERE a.email = v_email;
+    IF v_stopped AND p_stoppable THEN
+      IF p_tenant IS NOT NULL THEN
+        UPDATE mail_recipients r SET sent = r.sent - 1 WHERE r.tenant_id = p_tenant AND r.email = v_email;
+      END IF;
       RETURN true;
     END IF;
-    RAISE EXCEPTION 'recipient_email_limit_reached' USING ERRCODE = 'WA001';
+    RAISE EXCEPTION 'address_email_limit_reached' USING ERRCODE = 'WA003';
   END IF;
 
-  SELECT coalesce(sum(sent) FILTER (WHERE day = p_day), 0) INTO v_sent
-  FROM tenant_mail_days WHERE tenant_id = p_tenant;
-  IF v_sent + 2 * v_sessions <= p_per_tenant THEN
-    BEGIN
-      INSERT INTO tenant_mail_days AS t (tenant_id, slot, day, sent)
-      VALUES (p_tenant, counter_slot(), p_day, 1)
-      ON CONFLICT (tenant_id, slot) DO UPDATE
-      SET day = EXCLUDED.day, sent = CASE WHEN t.day = EXCLUDED.day THEN t.sent + 1 ELSE 1 END;
-      SELECT coalesce(sum(sent) FILTER (WHERE day = p_day), 0) INTO v_sent
-      FROM tenant_mail_days WHERE tenant_id = p_tenant;
-      IF v_sent + v_sessions - 1 <= p_per_tenant THEN
-        RETURN false;
-      END IF;
-      RAISE EXCEPTION 'near the tenant email budget' USING ERRCODE = 'WA009';
-    EXCEPTION WHEN SQLSTATE 'WA009' THEN
-      NULL;
-    END;
+  IF p_tenant IS NOT NULL THEN
+    PERFORM take_tenant_mail_budget(p_tenant, p_day, p_per_tenant);
   END IF;
-
-  INSERT INTO tenant_mail_days (tenant_id, slot, day, sent)
-  SELECT p_tenant, s::smallint, p_day, 0 FROM generate_series(0, 15) s
-  ON CONFLICT (tenant_id, slot) DO NOTHING;
-  PERFORM 1 FROM tenant_mail_days WHERE tenant_id = p_tenant ORDER BY slot FOR UPDATE;
-  SELECT coalesce(sum(sent) FILTER (WHERE day = p_day), 0) INTO v_sent
-  FROM tenant_mail_days WHERE tenant_id = p_tenant;
-  IF v_sent >= p_per_tenant THEN
-    RAISE EXCEPTION 'tenant_email_budget_exhausted' USING ERRCODE = 'WA002';
+  IF p_sender IS NOT NULL THEN
+    PERFORM take_user_mail_budget(p_sender, p_day, p_per_sender);
   END IF;
-  UPDATE tenant_mail_days t SET day = p_day, sent = CASE WHEN t.day = p_day THEN t.sent + 1 ELSE 1 END
-  WHERE t.tenant_id = p_tenant AND t.slot = 0;
   RETURN false;
 END
 $function$;

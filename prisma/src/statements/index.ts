@@ -9,6 +9,7 @@ export * from './named-parameters';
 export * from './send';
 export * from './slugs';
 export * from './mail';
+export * from './mail-recipients';
 export * from './webhooks';
 export * from './parts';
 export * from './requests';

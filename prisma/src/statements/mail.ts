@@ -1,5 +1,4 @@
 import type { Invitation, MailMessage, MailRecipient, Request, Tenant, User, Work } from '../generated/client';
-import { newId } from '../ids';
 import type { ClaimParams } from './parts';
 import { type Queryable, sendStatement } from './send';
 
@@ -10,32 +9,6 @@ import { type Queryable, sendStatement } from './send';
 
 /** The columns a statement that queues an email writes, in this order. */
 export const MAIL_COLUMNS = 'id, kind, tenant_id, request_id, invitation_id, next_attempt_at, created_at';
-
-/** The daily caps `take_mail_allowance` counts against. */
-export interface MailCaps {
-  emailsPerRecipientPerDay: number;
-  emailsPerTenantPerDay: number;
-}
-
-/** The UTC day an email counts in, as the `date` the function takes. */
-export const utcDay = (now: Date): string => now.toISOString().slice(0, 10);
-
-/**
- * The SQL call taking one email's place (tenant, address, day, a new recipient id, the two caps), with named
- * parameters (`sendStatement`): `true` when the address stopped the tenant's emails (nothing counted, nothing to
- * send), `false` once counted. `allowanceParams` gives its values.
- */
-export const ALLOWANCE_CALL =
-  'take_mail_allowance(:allowanceTenantId::uuid, :allowanceEmail::text, :allowanceDay::date, :allowanceRecipientId::uuid, ' +
-  ':emailsPerRecipientPerDay::int, :emailsPerTenantPerDay::int)';
-export const allowanceParams = (tenantId: string, email: string, caps: MailCaps, now: Date) => ({
-  allowanceTenantId: tenantId,
-  allowanceEmail: email,
-  allowanceDay: utcDay(now),
-  allowanceRecipientId: newId(),
-  emailsPerRecipientPerDay: caps.emailsPerRecipientPerDay,
-  emailsPerTenantPerDay: caps.emailsPerTenantPerDay,
-});
 
 /** `T` with every field possibly null: the columns of a LEFT JOIN. */
 type Nullable<T> = { [K in keyof T]: T[K] | null };
@@ -123,13 +96,15 @@ const CLAIM_DUE_EMAILS = `WITH due AS (
                 r.link_generation, w.name AS work_name, w.discarded_at IS NOT NULL AS work_discarded,
                 i.email AS invitation_email, i.first_name AS invitation_first_name, i.role, i.expires_at,
                 coalesce(w.tenant_id, i.tenant_id) AS about_tenant_id, coalesce(r.owner_id, i.invited_by) AS sender_id,
-                mr.id AS recipient_id, mr.stopped_at IS NOT NULL AS stopped
+                mr.id AS recipient_id, mr.stopped_at IS NOT NULL OR ma.stopped_at IS NOT NULL AS stopped
          FROM claimed c
          LEFT JOIN requests r ON r.id = c.request_id
          LEFT JOIN works w ON w.id = r.work_id
          LEFT JOIN invitations i ON i.id = c.invitation_id
          LEFT JOIN mail_recipients mr
-           ON mr.tenant_id = coalesce(w.tenant_id, i.tenant_id) AND mr.email = coalesce(r.recipient_email, i.email)),
+           ON mr.tenant_id = coalesce(w.tenant_id, i.tenant_id)
+          AND mr.email = canonical_email(coalesce(r.recipient_email, i.email))
+         LEFT JOIN mail_addresses ma ON ma.email = canonical_email(coalesce(r.recipient_email, i.email))),
        linked AS (
          INSERT INTO answer_links (token_hash, request_id, generation, created_at, dev_mailbox)
          SELECT (:tokenHashes::text[])[a.n], a.request_id, a.link_generation, :madeAt::timestamptz, :devMailbox
@@ -160,14 +135,21 @@ export const claimDueEmails = (
 ) => sendStatement<ClaimedEmailRow>(db, CLAIM_DUE_EMAILS, params);
 
 const ENSURE_MAIL_RECIPIENT = `WITH made AS (
-         INSERT INTO mail_recipients (tenant_id, email, id, day, sent) VALUES (:tenantId::uuid, :email, :recipientId::uuid, :day::date, 0)
-         ON CONFLICT (tenant_id, email) DO NOTHING RETURNING id, stopped_at)
-       SELECT id, stopped_at IS NOT NULL AS stopped FROM made
+         INSERT INTO mail_recipients (tenant_id, email, id, day, sent)
+         VALUES (:tenantId::uuid, canonical_email(:email), :recipientId::uuid, :day::date, 0)
+         ON CONFLICT (tenant_id, email) DO NOTHING RETURNING id, stopped_at),
+       everywhere AS (
+         SELECT EXISTS (SELECT 1 FROM mail_addresses WHERE email = canonical_email(:email) AND stopped_at IS NOT NULL) AS stopped)
+       SELECT id, stopped_at IS NOT NULL OR (SELECT stopped FROM everywhere) AS stopped FROM made
        UNION ALL
-       SELECT id, stopped_at IS NOT NULL FROM mail_recipients WHERE tenant_id = :tenantId::uuid AND email = :email
+       SELECT id, stopped_at IS NOT NULL OR (SELECT stopped FROM everywhere) FROM mail_recipients
+       WHERE tenant_id = :tenantId::uuid AND email = canonical_email(:email)
        LIMIT 1`;
 
-/** The address's row of the tenant, made now if there is none; `stopped` when it stopped the tenant's emails. */
+/**
+ * The address's row of the tenant (canonical address), made now if there is none; `stopped` when it stopped the
+ * tenant's emails, or every email of the service.
+ */
 export const ensureMailRecipient = (
   db: Queryable,
   params: { tenantId: string; email: string; recipientId: string; day: string },
@@ -223,29 +205,3 @@ export const recordEmailOutcomes = (
     ats: string[];
   },
 ) => sendStatement(db, RECORD_EMAIL_OUTCOMES, params);
-
-/** An address's emails from one tenant, as its stop page shows them. */
-export interface EmailsFromTenantRow {
-  tenantName: string;
-  email: string;
-  stopped: boolean;
-}
-
-const EMAILS_FROM_TENANT = `SELECT t.name AS "tenantName", r.email, r.stopped_at IS NOT NULL AS stopped
-     FROM mail_recipients r JOIN tenants t ON t.id = r.tenant_id WHERE r.id = :recipientId::uuid`;
-
-/** What the stop link of `recipientId` is about. */
-export async function findEmailsFromTenant(db: Queryable, params: { recipientId: string }) {
-  const [row] = await sendStatement<EmailsFromTenantRow>(db, EMAILS_FROM_TENANT, params);
-  return row;
-}
-
-const SET_EMAILS_STOPPED = `UPDATE mail_recipients r SET stopped_at = CASE WHEN :stopped THEN coalesce(r.stopped_at, now()) END
-     FROM tenants t WHERE r.id = :recipientId::uuid AND t.id = r.tenant_id
-     RETURNING t.name AS "tenantName", r.email, r.stopped_at IS NOT NULL AS stopped`;
-
-/** Stops (`true`) or resumes (`false`) the tenant's emails to the address; twice changes nothing. */
-export async function setEmailsStopped(db: Queryable, params: { recipientId: string; stopped: boolean }) {
-  const [row] = await sendStatement<EmailsFromTenantRow>(db, SET_EMAILS_STOPPED, params);
-  return row;
-}

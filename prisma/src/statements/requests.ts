@@ -1,6 +1,7 @@
 import type { Request } from '../generated/client';
 import type { OutcomeStatement } from './idempotency';
-import { ALLOWANCE_CALL, type allowanceParams, MAIL_COLUMNS } from './mail';
+import { MAIL_COLUMNS } from './mail';
+import { MAIL_ALLOWANCE_CALL as ALLOWANCE_CALL, type mailAllowanceParams } from './mail-recipients';
 import {
   memberMaySql,
   OUTBOX_COLUMNS,
@@ -13,8 +14,8 @@ import {
 } from './parts';
 import { type Queryable, sendStatement } from './send';
 
-/** The values `take_mail_allowance` takes (mail.ts). */
-type AllowanceParams = ReturnType<typeof allowanceParams>;
+/** The values `take_mail_allowance` takes (mail-recipients.ts). */
+type AllowanceParams = ReturnType<typeof mailAllowanceParams>;
 
 /** A new request's columns, as `insertRequest` writes them. */
 export interface InsertRequestParams {

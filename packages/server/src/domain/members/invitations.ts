@@ -5,8 +5,8 @@ import { isId, newId } from '@works-api/prisma';
 import { type Actor, authorize, minimumRole, type Role, roleAtLeast } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { invitationLimitReached } from '../limits';
-import type { MailCaps } from '../../mail/caps';
-import { ALLOWANCE_CALL, allowanceParams, MAIL_COLUMNS } from '@works-api/prisma';
+import { ALLOWANCE_CALL, allowanceParams, type MailCaps } from '../../mail/caps';
+import { MAIL_COLUMNS } from '@works-api/prisma';
 import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import type { Schemas } from '../schemas';
 import { getTenant } from '../tenants/tenants';
@@ -88,7 +88,7 @@ export async function createInvitation(
   const [allowance] = await sendStatement<{ stopped: boolean }>(
     tx,
     `SELECT ${ALLOWANCE_CALL} AS stopped`,
-    allowanceParams(tenantId, input.email, caps, now),
+    allowanceParams(tenantId, actor.userId, input.email, caps, now),
   );
   if (allowance?.stopped) return presentInvitation(row);
   await sendStatement(

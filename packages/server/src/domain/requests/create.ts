@@ -1,14 +1,6 @@
 import { futureDateTime } from '../dates';
 import type { Db } from '@works-api/prisma';
-import {
-  allowanceParams,
-  insertRequest,
-  isId,
-  type KeyOutcome,
-  KeyHoldLost,
-  newId,
-  outcomeStatement,
-} from '@works-api/prisma';
+import { insertRequest, isId, type KeyOutcome, KeyHoldLost, newId, outcomeStatement } from '@works-api/prisma';
 import { type Actor, authorize, rolesAllowed } from '../access';
 import { notFound } from '../errors';
 import type { Schemas } from '../schemas';
@@ -17,7 +9,7 @@ import { outboxBody, outboxRow } from '../../webhooks/events';
 import { findWork, workDiscarded } from '../works/works';
 import { requestSearchText } from '../search/fold';
 import { DEFAULT_LIMITS } from '../limits';
-import { EMAILS_STOPPED, type MailCaps, mailCapRefusal } from '../../mail/caps';
+import { allowanceParams, EMAILS_STOPPED, type MailCaps, mailCapRefusal } from '../../mail/caps';
 import { presentRequest, type RequestRow } from './present';
 
 /**
@@ -108,7 +100,7 @@ export async function createRequest(
       {
         allowedRoles: rolesAllowed('sendRequest'),
         outbox: event,
-        allowance: allowanceParams(tenantId, request.recipientEmail, caps, now),
+        allowance: allowanceParams(tenantId, actor.userId, request.recipientEmail, caps, now),
         key,
       },
     );

@@ -1,11 +1,11 @@
 import type { Db } from '@works-api/prisma';
-import { allowanceParams, newId, resendRequestEmail } from '@works-api/prisma';
+import { newId, resendRequestEmail } from '@works-api/prisma';
 import type { Actor } from '../access';
 import { ProblemError } from '../errors';
 import type { Schemas } from '../schemas';
 import { workDiscarded } from '../works/works';
 import { DEFAULT_LIMITS, type Limits } from '../limits';
-import { type MailCaps, mailCapRefusal } from '../../mail/caps';
+import { allowanceParams, type MailCaps, mailCapRefusal } from '../../mail/caps';
 import { allowedActions } from './state-machine';
 import { presentRequest, type RequestRef } from './present';
 import { findRequestAs, type FoundRequest } from './read';
@@ -41,7 +41,8 @@ export async function resendRequest(
         resendsPerRequest: limits.resendsPerRequest,
         cooldown: `${limits.resendCooldownMs / 1000} seconds`,
       },
-      allowanceParams(ref.tenantId, current.recipientEmail, limits, now),
+      // The resender causes this email: it counts against their budget, not the request's creator's.
+      allowanceParams(ref.tenantId, actor.userId, current.recipientEmail, limits, now),
     );
   } catch (error) {
     throw mailCapRefusal(error, limits, now) ?? error;

@@ -1,7 +1,7 @@
 import type { Db } from '@works-api/prisma';
 import type { Membership as MembershipRow } from '@works-api/prisma/client';
 import { isId } from '@works-api/prisma';
-import { preparedQuery } from '@works-api/prisma';
+import { memberMaySql as memberMaySqlOf, sendStatement } from '@works-api/prisma';
 import { notFound, ProblemError } from './errors';
 import type { Schemas } from './schemas';
 
@@ -48,10 +48,11 @@ export async function authorize(db: Db, actor: Actor, tenantId: string, permissi
   // An id we never issue names no tenant; it must not reach the uuid column either.
   if (!isId(tenantId)) throw notFound('tenant');
   // Nearly every request runs this too: a plain statement, prepared, like the key lookup (see authenticate).
-  const [membership] = await preparedQuery<Pick<MembershipRow, 'role'>>(
+  const [membership] = await sendStatement<Pick<MembershipRow, 'role'>>(
     db,
     'SELECT role::text AS role FROM memberships WHERE tenant_id = :tenantId::uuid AND user_id = :userId::uuid',
     { tenantId, userId: actor.userId },
+    { prepared: true },
   );
   if (!membership) throw notFound('tenant');
   const caller = { tenantId, role: membership.role };
@@ -65,10 +66,12 @@ export async function authorize(db: Db, actor: Actor, tenantId: string, permissi
  * nothing, `authorize` says why (404 or 403).
  */
 export function memberMaySql(permission: Permission, tenantParam: string, userParam: string): string {
-  const roles = (Object.keys(rank) as Role[]).filter((role) => roleAtLeast(role, minimumRole[permission]));
-  return `EXISTS (SELECT 1 FROM memberships WHERE tenant_id = ${tenantParam}::uuid AND user_id = ${userParam}::uuid
-          AND role IN (${roles.map((role) => `'${role}'`).join(', ')}))`;
+  return memberMaySqlOf(rolesAllowed(permission), tenantParam, userParam);
 }
+
+/** The roles `permission` allows. */
+export const rolesAllowed = (permission: Permission): Role[] =>
+  (Object.keys(rank) as Role[]).filter((role) => roleAtLeast(role, minimumRole[permission]));
 
 /**
  * For rules that depend on more than the operation (e.g. on the role being granted): checks a membership that

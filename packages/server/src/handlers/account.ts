@@ -1,7 +1,7 @@
 import { createApiKey, listApiKeys, revokeApiKey } from '../domain/api-keys/api-keys';
 import { getMe } from '../domain/users/users';
 import type { Schemas } from '../domain/schemas';
-import type { HandlerMap } from '../http/handler';
+import type { HandlerMap } from './types';
 
 /** The operations tagged Account in openapi/api.yaml, in the spec's order. */
 export const account = {

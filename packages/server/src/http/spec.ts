@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Request } from 'express';
-import type { OperationId } from './handler';
+import type { OperationId } from '../handlers/types';
 
 /** openapi/api.yaml, the contract; the same path from src/ (tests) and dist/ (the built server). */
 export const specPath = path.resolve(__dirname, '../../../../openapi/api.yaml');

@@ -1,4 +1,4 @@
-import type { OperationId } from '../../src/http/handler';
+import type { OperationId } from '../../src/handlers/types';
 import { loadSpec, type SpecOperation } from '../../src/http/spec';
 import { createRequest, createWork, ok } from '../support/fixtures';
 import { addNewMember, inviteEmail, type RoleFixture, tenantWithRoles } from '../support/roles';

@@ -28,7 +28,7 @@ import { COUNT_CAP } from '../../src/domain/paging';
 import { listEvents } from '../../src/domain/events/feed';
 import { createTenant, getTenant, listTenants } from '../../src/domain/tenants/tenants';
 import { getMe } from '../../src/domain/users/users';
-import { listWebhookDeliveries, listWebhookEndpoints } from '../../src/domain/webhooks/endpoints';
+import { listWebhookDeliveries, listWebhookEndpoints } from '../../src/webhooks/endpoints';
 import { createWork, discardWork, getWork, listWorks, undiscardWork } from '../../src/domain/works/works';
 import { MailSender } from '../../src/mail/sender';
 import { DevMailbox } from '../../src/mail/transport';

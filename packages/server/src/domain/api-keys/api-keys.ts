@@ -3,7 +3,7 @@ import { countApiKeysOf } from '@works-api/prisma';
 import type { ApiKey, User } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
 import { type KeyOutcome } from '@works-api/prisma';
-import { preparedQuery } from '@works-api/prisma';
+import { sendStatement } from '@works-api/prisma';
 import type { Actor } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { apiKeyLimitReached, createWithinCap } from '../limits';
@@ -40,12 +40,13 @@ export async function authenticate(db: Db, presented: string | undefined, now = 
   if (presented === undefined || prefix === undefined) throw unauthenticated('A valid API key is required.');
   // Every request runs this: a plain statement, prepared (see prisma/src/plain-statement.ts). The owner's fields come
   // along, so that what the caller creates can be answered without reading the user back.
-  const [key] = await preparedQuery<KeyForAuth>(
+  const [key] = await sendStatement<KeyForAuth>(
     db,
     `SELECT k.id, k.user_id AS "userId", k.secret_hash AS "secretHash", k.revoked_at AS "revokedAt",
             k.last_used_at AS "lastUsedAt", u.email, u.first_name AS "firstName", u.last_name AS "lastName"
      FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.prefix = :prefix`,
     { prefix },
+    { prepared: true },
   );
   if (!key || !keyMatches(presented, key.secretHash)) throw unauthenticated('This API key is not valid.');
   if (key.revokedAt) throw unauthenticated('This API key has been revoked.');

@@ -21,3 +21,4 @@ export * from './seal-at-rest';
 export * from './secret-box';
 export * from './slug-counters';
 export * from './target';
+export * from './statements/api-keys';

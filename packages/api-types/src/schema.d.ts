@@ -1913,8 +1913,17 @@ export interface components {
          *       "name": "CI key",
          *       "prefix": "wk_5kq2x9mfa1",
          *       "createdAt": "2026-11-22T10:15:00.000Z",
-         *       "lastUsedAt": null,
-         *       "revokedAt": null
+         *       "lastUsedAt": "2026-11-23T08:41:00.000Z",
+         *       "revokedAt": null,
+         *       "tenants": [
+         *         "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5c"
+         *       ],
+         *       "scopes": [
+         *         "works:read",
+         *         "requests:read",
+         *         "requests:act"
+         *       ],
+         *       "expiresAt": "2027-06-30T00:00:00.000Z"
          *     }
          */
         ApiKey: {
@@ -1926,9 +1935,58 @@ export interface components {
              */
             prefix: string;
             createdAt: components["schemas"]["Timestamp"];
+            /** @description When the key last authenticated a request, to the minute (null if never). */
             lastUsedAt: components["schemas"]["NullableTimestamp"];
             revokedAt: components["schemas"]["NullableTimestamp"];
+            tenants: components["schemas"]["ApiKeyTenants"];
+            scopes: components["schemas"]["ApiKeyScopes"];
+            /** @description When the key stops working (`401`, as a revoked key); null if it does not expire. */
+            expiresAt: components["schemas"]["NullableTimestamp"];
         };
+        /**
+         * @description The tenants the key may reach: a list of tenant ids, or null for every tenant its user belongs to, now and
+         *     later. Any other tenant is `404` to the key, as to a non-member.
+         * @example [
+         *       "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5c"
+         *     ]
+         */
+        ApiKeyTenants: components["schemas"]["Id"][] | null;
+        /**
+         * @description The scopes the key holds, or null for every scope (then the user's role alone decides). Either way the
+         *     key never does more than its user's current role in the tenant allows.
+         * @example [
+         *       "works:read",
+         *       "requests:read",
+         *       "requests:act"
+         *     ]
+         */
+        ApiKeyScopes: components["schemas"]["Scope"][] | null;
+        /**
+         * @description What an API key may do, per resource: every operation needs exactly one scope (its `x-required-scope`,
+         *     shown as "Required scopes" in this reference). `account:manage` (API keys, one's own invitations) is
+         *     held only by an unrestricted key; `tenants:create` never by a key limited to `tenants`.
+         *
+         *     | Scope | Operations | Lowest role |
+         *     |---|---|---|
+         *     | `account:read` | `getMe` | none |
+         *     | `account:manage` | `listApiKeys`, `createApiKey`, `revokeApiKey`, `listMyInvitations`, `acceptInvitation`, `declineInvitation` | unrestricted keys only |
+         *     | `tenants:read` | `listTenants`, `getTenant` | member |
+         *     | `tenants:create` | `createTenant` | none |
+         *     | `tenants:write` | `updateTenant` | admin |
+         *     | `members:read` | `listMembers`, `getMember`, `listInvitations` | member |
+         *     | `members:write` | `addMember`, `updateMember`, `removeMember` (a member leaving), `deleteInvitation` | member |
+         *     | `works:read` | `listWorks`, `getWork` | member |
+         *     | `works:write` | `createWork`, `updateWork`, `discardWork`, `undiscardWork` | member |
+         *     | `requests:read` | `listTenantRequests`, `listRequests`, `getRequest`, `listRequestEvents` | member |
+         *     | `requests:write` | `createRequest`, `resendRequest` | member |
+         *     | `requests:act` | `cancelRequest`, `confirmRequest`, `earlyValidateRequest`, `validateRequest` | member |
+         *     | `webhooks:read` | `listWebhookEndpoints`, `getWebhookEndpoint`, `listWebhookDeliveries` | admin |
+         *     | `webhooks:write` | `createWebhookEndpoint`, `updateWebhookEndpoint`, `deleteWebhookEndpoint`, `rotateWebhookEndpointSecret`, `testWebhookEndpoint`, `retryWebhookDelivery` | admin |
+         *     | `events:read` | `listEvents` | member |
+         * @example works:read
+         * @enum {string}
+         */
+        Scope: "account:read" | "account:manage" | "tenants:read" | "tenants:create" | "tenants:write" | "members:read" | "members:write" | "works:read" | "works:write" | "requests:read" | "requests:write" | "requests:act" | "webhooks:read" | "webhooks:write" | "events:read";
         /**
          * @description A new API key, with its secret. Store the secret now; it is not shown again.
          * @example {
@@ -1938,6 +1996,15 @@ export interface components {
          *       "createdAt": "2026-11-22T10:15:00.000Z",
          *       "lastUsedAt": null,
          *       "revokedAt": null,
+         *       "tenants": [
+         *         "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5c"
+         *       ],
+         *       "scopes": [
+         *         "works:read",
+         *         "requests:read",
+         *         "requests:act"
+         *       ],
+         *       "expiresAt": "2027-06-30T00:00:00.000Z",
          *       "secret": "wk_5kq2x9mfa1_Qm9vbGVhbiBibG9ja3MgYXJlIGZ1bg"
          *     }
          */
@@ -1950,8 +2017,13 @@ export interface components {
              */
             prefix: string;
             createdAt: components["schemas"]["Timestamp"];
+            /** @description When the key last authenticated a request, to the minute (null if never). */
             lastUsedAt: components["schemas"]["NullableTimestamp"];
             revokedAt: components["schemas"]["NullableTimestamp"];
+            tenants: components["schemas"]["ApiKeyTenants"];
+            scopes: components["schemas"]["ApiKeyScopes"];
+            /** @description When the key stops working (`401`, as a revoked key); null if it does not expire. */
+            expiresAt: components["schemas"]["NullableTimestamp"];
             /**
              * @description The whole key, to send as `Authorization: Bearer <secret>`.
              * @example wk_5kq2x9mfa1_Qm9vbGVhbiBibG9ja3MgYXJlIGZ1bg
@@ -2708,7 +2780,10 @@ export interface components {
          *             "prefix": "wk_5kq2x9mfa1",
          *             "createdAt": "2026-11-22T10:15:00.000Z",
          *             "lastUsedAt": "2026-11-23T08:05:00.000Z",
-         *             "revokedAt": null
+         *             "revokedAt": null,
+         *             "tenants": null,
+         *             "scopes": null,
+         *             "expiresAt": null
          *           }
          *         }
          *       ],
@@ -2913,12 +2988,40 @@ export interface components {
             lastName: components["schemas"]["PersonName"];
         };
         /**
+         * @description A key with `tenants` or `scopes` is restricted: it reaches only those tenants and holds only those scopes,
+         *     and never manages API keys or accepts invitations. Each tenant must be one the caller belongs to, and each
+         *     scope one the caller's role allows in at least one of the key's tenants (`400 validation_failed` naming
+         *     the others).
          * @example {
-         *       "name": "CI key"
+         *       "name": "Accounting integration",
+         *       "tenants": [
+         *         "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5c"
+         *       ],
+         *       "scopes": [
+         *         "works:read",
+         *         "requests:read",
+         *         "requests:act"
+         *       ],
+         *       "expiresAt": "2027-06-30T00:00:00Z"
          *     }
          */
         CreateApiKeyBody: {
             name: components["schemas"]["Name"];
+            /**
+             * @description Tenant ids the caller is a member of: the key reaches only these. Omitted: every tenant of the
+             *     caller, now and later.
+             */
+            tenants?: components["schemas"]["Id"][];
+            /**
+             * @description The scopes the key holds (not `account:manage`; not `tenants:create` with `tenants`). Omitted:
+             *     everything the caller's role allows.
+             */
+            scopes?: components["schemas"]["Scope"][];
+            /**
+             * @description When the key stops working: in the future and at most a year (366 days) ahead. Omitted: it does not
+             *     expire.
+             */
+            expiresAt?: components["schemas"]["DateTimeInput"];
         };
         /**
          * @example {
@@ -4160,6 +4263,28 @@ export interface components {
             status: 403;
         };
         /**
+         * insufficient_scope
+         * @description The API key does not hold the scope the operation needs (`scope`). Only keys created with `scopes` or
+         *     `tenants` (restricted keys) get it; `account:manage` is never held by a restricted key, and
+         *     `tenants:create` never by a key limited to `tenants`.
+         * @example {
+         *       "type": "https://works-api.dev/problems/insufficient_scope",
+         *       "title": "Insufficient scope",
+         *       "status": 403,
+         *       "detail": "This API key does not have the works:write scope.",
+         *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works",
+         *       "code": "insufficient_scope",
+         *       "scope": "works:write"
+         *     }
+         */
+        InsufficientScopeProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "insufficient_scope";
+            /** @constant */
+            status: 403;
+            scope: components["schemas"]["Scope"];
+        };
+        /**
          * not_found
          * @description The resource does not exist, or the caller may not see it (to anyone but its members, a tenant and
          *     everything in it do not exist).
@@ -4765,7 +4890,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["ValidationFailedProblem"] | components["schemas"]["InvalidCursorProblem"] | components["schemas"]["MalformedRequestProblem"];
             };
         };
-        /** @description No valid API key (missing, malformed, unknown or revoked). */
+        /** @description No valid API key (missing, malformed, unknown, expired or revoked). */
         Unauthorized: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
@@ -4813,9 +4938,14 @@ export interface components {
                 "application/problem+json": components["schemas"]["UnauthenticatedProblem"];
             };
         };
-        /** @description The caller is a member, but their role does not allow this operation. */
+        /**
+         * @description The caller is a member, but their role does not allow this operation (`forbidden`); or the API key lacks
+         *     the scope the operation needs (`insufficient_scope`, with `WWW-Authenticate: Bearer
+         *     error="insufficient_scope", scope="…"`).
+         */
         Forbidden: {
             headers: {
+                "WWW-Authenticate": components["headers"]["WwwAuthenticateScope"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -4834,7 +4964,37 @@ export interface components {
                  *       "code": "forbidden"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                "application/problem+json": components["schemas"]["ForbiddenProblem"] | components["schemas"]["InsufficientScopeProblem"];
+            };
+        };
+        /**
+         * @description The API key lacks the scope this operation needs (`insufficient_scope`): the scope is named in the body
+         *     (`scope`) and in `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"` (RFC 6750). Only a key
+         *     created with `scopes` or `tenants` gets it.
+         */
+        InsufficientScope: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WwwAuthenticateScope"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://works-api.dev/problems/insufficient_scope",
+                 *       "title": "Insufficient scope",
+                 *       "status": 403,
+                 *       "detail": "This API key does not have the works:write scope.",
+                 *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works",
+                 *       "code": "insufficient_scope",
+                 *       "scope": "works:write"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["InsufficientScopeProblem"];
             };
         };
         /** @description The resource does not exist, or the caller may not see it. */
@@ -5463,6 +5623,11 @@ export interface components {
         /** @description The authentication scheme to use: `Bearer`. */
         WwwAuthenticate: string;
         /**
+         * @description On `insufficient_scope` only: `Bearer error="insufficient_scope", scope="<the scope>"` (RFC 6750, section
+         *     3.1). A `forbidden` (the role) carries none.
+         */
+        WwwAuthenticateScope: string;
+        /**
          * @description A strong entity tag for the resource in the body: the same tag means the same representation. Send it back
          *     in `If-None-Match` (reads: `304` when unchanged) or `If-Match` (request actions and `PATCH`: `412` when the
          *     resource changed since).
@@ -5649,6 +5814,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -5694,6 +5860,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -5741,6 +5908,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             409: components["responses"]["ApiKeyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5784,6 +5952,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -5830,6 +5999,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -5876,6 +6046,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             409: components["responses"]["TenantConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5925,6 +6096,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -6030,6 +6202,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -6137,6 +6310,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -6380,6 +6554,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -6417,6 +6592,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -6453,6 +6629,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -6516,6 +6693,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -6569,6 +6747,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -6624,6 +6803,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -6894,6 +7074,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -6962,6 +7143,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -7020,6 +7202,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["RequestCreationConflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -7080,6 +7263,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -7142,6 +7326,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -7187,6 +7372,7 @@ export interface operations {
             200: components["responses"]["RequestActionDone"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["TransitionConflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -7236,6 +7422,7 @@ export interface operations {
             200: components["responses"]["RequestActionDone"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["TransitionConflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -7285,6 +7472,7 @@ export interface operations {
             200: components["responses"]["RequestActionDone"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["TransitionConflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -7334,6 +7522,7 @@ export interface operations {
             200: components["responses"]["RequestActionDone"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["TransitionConflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -7386,6 +7575,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResendConflict"];
             429: components["responses"]["ResendLimited"];
@@ -7441,6 +7631,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];

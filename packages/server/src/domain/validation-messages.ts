@@ -27,6 +27,11 @@ export const ruleMessages = {
   sentOnce: 'must be sent at most once',
   searchWord: 'must contain a letter or a digit',
   ourCursor: 'must be the endCursor of a page of this same list, with the same filters',
+  withinAYear: 'must be at most a year (366 days) ahead',
+  yourTenants: 'must list only tenants you are a member of',
+  scopesYourRoleAllows: "must list only scopes your role allows in the key's tenants",
+  notOnRestrictedKey: 'must not list account:manage: a restricted key never manages API keys or invitations',
+  noTenantCreationWithTenants: 'must not list tenants:create together with tenants',
 } as const;
 
 /** Messages that carry a number or a value from the contract. */

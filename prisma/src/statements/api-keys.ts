@@ -63,7 +63,11 @@ export async function holdsRoleAmongTenants(
 const MEMBER_TENANTS_AMONG = `SELECT tenant_id::text AS "tenantId" FROM memberships
  WHERE user_id = :userId::uuid AND tenant_id = ANY(:tenantIds::uuid[])`;
 
-export async function memberTenantsAmong(db: Queryable, userId: string, tenantIds: readonly string[]): Promise<string[]> {
+export async function memberTenantsAmong(
+  db: Queryable,
+  userId: string,
+  tenantIds: readonly string[],
+): Promise<string[]> {
   const rows = await preparedQuery<{ tenantId: string }>(db, MEMBER_TENANTS_AMONG, { userId, tenantIds });
   return rows.map((row) => row.tenantId);
 }

@@ -1,5 +1,11 @@
 import type { Db } from '@works-api/prisma';
-import { countApiKeysOf, findApiKeyForAuth, holdsRoleAmongTenants, memberTenantsAmong, touchApiKeyLastUsed } from '@works-api/prisma';
+import {
+  countApiKeysOf,
+  findApiKeyForAuth,
+  holdsRoleAmongTenants,
+  memberTenantsAmong,
+  touchApiKeyLastUsed,
+} from '@works-api/prisma';
 import type { ApiKey } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
 import { type KeyOutcome } from '@works-api/prisma';
@@ -128,7 +134,8 @@ export async function readRestrictions(
     expiresAt = parseDateTime(input.expiresAt);
     if (!expiresAt) fail('/body/expiresAt', ruleMessages.realDateTime);
     else if (expiresAt <= now) fail('/body/expiresAt', ruleMessages.future);
-    else if (expiresAt.getTime() - now.getTime() > MAX_KEY_LIFETIME_MS) fail('/body/expiresAt', ruleMessages.withinAYear);
+    else if (expiresAt.getTime() - now.getTime() > MAX_KEY_LIFETIME_MS)
+      fail('/body/expiresAt', ruleMessages.withinAYear);
   }
 
   const tenants = input.tenants;

@@ -3165,6 +3165,8 @@ export interface components {
             currentStatus?: components["schemas"]["RequestStatus"];
             allowedActions?: components["schemas"]["AllowedActions"];
             requestId?: components["schemas"]["ProblemRequestId"];
+            /** @description On `insufficient_scope`, the scope the API key lacks (the operation's `x-required-scope`). */
+            scope?: components["schemas"]["Scope"];
         };
         /**
          * @description A page of the tenant's events feed.

@@ -294,6 +294,9 @@ async function runMode(
     const serverRounds = new Map(unit.map((s) => [s.id, [] as Measurement[]]));
     const baselineRounds = new Map(unit.map((s) => [s.id, [] as Measurement[]]));
     const halves = new Map<ScenarioId, ScenarioResult['halfRate']>();
+    // A pair is compared at a few percent: both are run once first, unmeasured, so that neither is measured while
+    // the process is still compiling the code the other one warmed.
+    if (twin) for (const each of unit) await measure(each, server, serverTarget, options, false);
     for (let round = 1; round <= options.rounds; round++) {
       for (const each of round % 2 === 1 ? unit : [...unit].reverse()) {
         // Rounds alternate server and baseline, so that a burst of other work on the machine hits both.
@@ -330,7 +333,6 @@ async function runMode(
     }
     const failures = [result.server, result.baseline, result.halfRate].filter((m) => m && m.errors > 0);
     if (failures.length > 0) result.note = `errors: ${failures.map((m) => JSON.stringify(m!.statusCodes)).join(' / ')}`;
-    results.push(result);
     log(
       `  ${scenario.title.padEnd(20)} ${result.server.rps.toFixed(0).padStart(6)} req/s` +
         (result.baseline

@@ -1773,7 +1773,8 @@ export interface components {
     schemas: {
         /**
          * @description An identifier: a time-ordered UUID (version 7) in lower-case hexadecimal with hyphens. Treat it as opaque
-         *     (compare it, never take it apart).
+         *     (compare it, never take it apart). Where you send one in a body (a key's `tenants`), it must be a lower-case
+         *     UUID, such as 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b, as the service wrote it.
          * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
          */
         Id: string;

@@ -84,6 +84,8 @@ export const schemaRules: Record<
   RequestStatusList: { pattern: 'must be request statuses separated by commas, such as pending,confirmed' },
   EventTypeList: { pattern: 'must be event types separated by commas, such as request.confirmed,request.validated' },
   IdInPath: { pattern: 'must be 1 to 64 letters, digits, "-" or "_"' },
+  // In a body only as a new API key's tenants.
+  Id: { pattern: 'must be a lower-case UUID, such as 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b' },
   IdempotencyKey: { pattern: 'must be 1 to 255 visible ASCII characters, without spaces' },
   DateTimeInput: { format: ruleMessages.realDateTime },
   Email: { format: ruleMessages.email },

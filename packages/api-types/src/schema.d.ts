@@ -2995,15 +2995,11 @@ export interface components {
          *     the others).
          * @example {
          *       "name": "Accounting integration",
-         *       "tenants": [
-         *         "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5c"
-         *       ],
          *       "scopes": [
          *         "works:read",
          *         "requests:read",
          *         "requests:act"
-         *       ],
-         *       "expiresAt": "2027-06-30T00:00:00Z"
+         *       ]
          *     }
          */
         CreateApiKeyBody: {

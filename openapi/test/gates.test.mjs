@@ -102,7 +102,7 @@ describe('redocly lint (recommended + our rules)', () => {
     { rule: 'works-api/schema-example', from: '      example:\n        name: Acme Research Lab\n', to: '' },
     {
       rule: 'works-api/pattern-description',
-      from: '      description: |\n        An identifier: a time-ordered UUID (version 7) in lower-case hexadecimal with hyphens. Treat it as opaque\n        (compare it, never take it apart). Where you send one in a body (a key\'s `tenants`), it must be a lower-case\n        UUID, such as 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b, as the service wrote it.\n',
+      from: "      description: |\n        An identifier: a time-ordered UUID (version 7) in lower-case hexadecimal with hyphens. Treat it as opaque\n        (compare it, never take it apart). Where you send one in a body (a key's `tenants`), it must be a lower-case\n        UUID, such as 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b, as the service wrote it.\n",
       to: '',
     },
     {

@@ -46,8 +46,12 @@ export async function touchApiKeyLastUsed(db: Queryable, id: string, minute: Dat
  * reads; without one, a user holding the role somewhere is found at once, and only a user who holds it nowhere is
  * read through (once per key creation, never on a request).
  */
-const HOLDS_ROLE_AMONG = `SELECT EXISTS (SELECT 1 FROM memberships WHERE user_id = :userId::uuid AND role::text = ANY(:roles::text[])
-               AND (:tenantIds::uuid[] IS NULL OR tenant_id = ANY(:tenantIds::uuid[]))) AS "holds"`;
+// Two texts rather than one with `:tenantIds IS NULL OR ...`: a prepared statement's generic plan for that OR read
+// every membership (a sequential scan on PostgreSQL); each of these is an index range on (user_id, tenant_id).
+const HOLDS_ROLE_IN_ANY = `SELECT EXISTS (SELECT 1 FROM memberships WHERE user_id = :userId::uuid
+               AND role::text = ANY(:roles::text[])) AS "holds"`;
+const HOLDS_ROLE_AMONG = `SELECT EXISTS (SELECT 1 FROM memberships WHERE user_id = :userId::uuid
+               AND tenant_id = ANY(:tenantIds::uuid[]) AND role::text = ANY(:roles::text[])) AS "holds"`;
 
 export async function holdsRoleAmongTenants(
   db: Queryable,
@@ -55,7 +59,10 @@ export async function holdsRoleAmongTenants(
   tenantIds: readonly string[] | null,
   roles: readonly string[],
 ): Promise<boolean> {
-  const [row] = await preparedQuery<{ holds: boolean }>(db, HOLDS_ROLE_AMONG, { userId, tenantIds, roles });
+  const [row] =
+    tenantIds === null
+      ? await preparedQuery<{ holds: boolean }>(db, HOLDS_ROLE_IN_ANY, { userId, roles })
+      : await preparedQuery<{ holds: boolean }>(db, HOLDS_ROLE_AMONG, { userId, tenantIds, roles });
   return row?.holds === true;
 }
 

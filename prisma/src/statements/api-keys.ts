@@ -46,12 +46,13 @@ export async function touchApiKeyLastUsed(db: Queryable, id: string, minute: Dat
  * reads; without one, a user holding the role somewhere is found at once, and only a user who holds it nowhere is
  * read through (once per key creation, never on a request).
  */
-// Two texts rather than one with `:tenantIds IS NULL OR ...`: a prepared statement's generic plan for that OR read
-// every membership (a sequential scan on PostgreSQL); each of these is an index range on (user_id, tenant_id).
-const HOLDS_ROLE_IN_ANY = `SELECT EXISTS (SELECT 1 FROM memberships WHERE user_id = :userId::uuid
-               AND role::text = ANY(:roles::text[])) AS "holds"`;
-const HOLDS_ROLE_AMONG = `SELECT EXISTS (SELECT 1 FROM memberships WHERE user_id = :userId::uuid
-               AND tenant_id = ANY(:tenantIds::uuid[]) AND role::text = ANY(:roles::text[])) AS "holds"`;
+// Two texts rather than one with `:tenantIds IS NULL OR ...`, and a LIMIT 1 in (user_id, tenant_id) order rather
+// than EXISTS: PostgreSQL's generic plans for those read every membership (a sequential scan, statement-plans test);
+// these walk the (user_id, tenant_id) index from the user's first membership and stop at the first that holds.
+const HOLDS_ROLE_IN_ANY = `SELECT count(*) > 0 AS "holds" FROM (SELECT 1 FROM memberships WHERE user_id = :userId::uuid
+               AND role::text = ANY(:roles::text[]) ORDER BY tenant_id LIMIT 1) found`;
+const HOLDS_ROLE_AMONG = `SELECT count(*) > 0 AS "holds" FROM (SELECT 1 FROM memberships WHERE user_id = :userId::uuid
+               AND tenant_id = ANY(:tenantIds::uuid[]) AND role::text = ANY(:roles::text[]) ORDER BY tenant_id LIMIT 1) found`;
 
 export async function holdsRoleAmongTenants(
   db: Queryable,

@@ -21,4 +21,5 @@ export * from './seal-at-rest';
 export * from './secret-box';
 export * from './slug-counters';
 export * from './target';
+export * from './statements/mail-recipients';
 export * from './statements/api-keys';

@@ -13,3 +13,4 @@ export * from './mail-recipients';
 export * from './webhooks';
 export * from './parts';
 export * from './requests';
+export * from './api-keys';

@@ -18,7 +18,7 @@ export const account = {
   createApiKey: async ({ db, actor, body, limits, outcome }) => {
     const created = (apiKey: Schemas['CreatedApiKey']) =>
       ({ status: 201, body: { apiKey }, location: `/api-keys/${apiKey.id}` }) as const;
-    return created(await createApiKey(db, actor, body.name, limits.apiKeysPerUser, outcome?.(created)));
+    return created(await createApiKey(db, actor, body, limits.apiKeysPerUser, outcome?.(created)));
   },
 
   revokeApiKey: async ({ db, actor, params }) => ({

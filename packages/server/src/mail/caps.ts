@@ -38,7 +38,7 @@ export function secondsUntilNextUtcDay(now: Date): number {
 }
 
 /**
- * The SQL call taking one email's place under every cap, with named parameters (`namedQuery`): `true` when the
+ * The SQL call taking one email's place under every cap, with named parameters (`sendStatement`): `true` when the
  * address stopped these emails (nothing counted, nothing to send), `false` once counted. `allowanceParams` gives
  * its values for a tenant's email caused by `senderId` (who sent, resent or invited).
  */

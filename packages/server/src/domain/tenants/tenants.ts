@@ -144,14 +144,20 @@ export async function listTenants(db: Db, actor: Actor, request: PageRequest) {
   return readPage(request, {
     rows: async (page: Page) => {
       const { where, ...window } = newestFirst(page, 'tenantId');
+      // A key limited to some tenants lists only those (at most 100): the others do not exist for it.
+      const reach = actor.tenants === null ? {} : { AND: [{ tenantId: { in: [...actor.tenants] } }] };
       const memberships = await db.prisma.membership.findMany({
-        where: { userId: actor.userId, ...where },
+        where: { userId: actor.userId, ...where, ...reach },
         select: { tenant: { include: tenantInclude } },
         ...window,
       });
       return memberships.map((membership) => membership.tenant);
     },
-    totalCount: () => countTenantsOf(db, actor.userId),
+    // The kept count of the user's tenants; for a limited key, its tenants the user is still a member of.
+    totalCount: () =>
+      actor.tenants === null
+        ? countTenantsOf(db, actor.userId)
+        : db.prisma.membership.count({ where: { userId: actor.userId, tenantId: { in: [...actor.tenants] } } }),
     present: presentTenant,
   });
 }

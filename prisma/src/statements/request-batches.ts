@@ -1,12 +1,13 @@
-import { namedQuery, type Queryable } from '../handle';
+import { memberMaySql } from './parts';
+import { sendStatement, type Queryable } from './send';
 
 /**
  * Bulk send (issue 41): the statement that creates a batch of requests in one work, set-based. The items travel as
  * ONE json parameter read by `json_to_recordset` (the same text on PGlite and PostgreSQL, whatever the batch's
  * size, and no array type the driver must know), so a batch of 1,000 is one statement and one round trip, never
- * 1,000. What it shares with a single create (packages/server/src/domain/requests/requests.ts, createRequest):
+ * 1,000. What it shares with a single create (statements/requests.ts `insertRequest`, packages/server/src/domain/requests/create.ts):
  *
- * - the work read kept, in the tenant and FOR SHARE, with the caller's membership as a condition (`memberMay`):
+ * - the work read kept, in the tenant and FOR SHARE, with the caller's membership as a condition (parts.ts `memberMaySql`):
  *   nothing is written for a caller who may not send, and a discard cannot slip in between (share locks do not
  *   conflict with each other, so single creates in the same work never wait for a batch);
  * - the mail caps: `take_mail_allowances`, the batch's `take_mail_allowance` (each address's row and the tenant's
@@ -55,10 +56,10 @@ export interface InsertRequestBatchParams {
   items: readonly RequestBatchRow[];
 }
 
-/** The SQL part the server owns today (issue 43 moves it here): the access check. */
+/** What `insertRequestBatch` is composed of besides the rows: the caller's access. */
 export interface RequestBatchParts {
-  /** A condition over `:tenantId` and `:ownerId`: the caller may send requests in the tenant. */
-  memberMay: string;
+  /** The roles that may send a request: the caller must hold one in the tenant (parts.ts `memberMaySql`). */
+  allowedRoles: readonly string[];
 }
 
 /** The daily email caps the batch's emails count against (take_mail_allowances). */
@@ -84,7 +85,7 @@ const ITEM_COLUMNS = `ord int, id uuid, title text, message text, email text, fi
 const insertRequestBatchSql = (parts: RequestBatchParts) => `
   WITH work AS (
     SELECT w.id FROM works w
-    WHERE w.id = :workId::uuid AND w.tenant_id = :tenantId::uuid AND w.discarded_at IS NULL AND ${parts.memberMay}
+    WHERE w.id = :workId::uuid AND w.tenant_id = :tenantId::uuid AND w.discarded_at IS NULL AND ${memberMaySql(parts.allowedRoles, ':tenantId', ':ownerId')}
     FOR SHARE),
   items AS MATERIALIZED (
     SELECT * FROM json_to_recordset(:items::json) AS i(${ITEM_COLUMNS})),
@@ -155,7 +156,7 @@ export async function insertRequestBatch(
       stopped_body: item.stoppedBody,
     })),
   );
-  return namedQuery<CreatedBatchRow>(db, insertRequestBatchSql(parts), {
+  return sendStatement<CreatedBatchRow>(db, insertRequestBatchSql(parts), {
     tenantId: params.tenantId,
     workId: params.workId,
     ownerId: params.ownerId,

@@ -11,6 +11,7 @@ export const problemCodes = {
   webhook_url_not_allowed: { status: 400, title: 'Webhook URL not allowed' },
   unauthenticated: { status: 401, title: 'Unauthenticated' },
   forbidden: { status: 403, title: 'Forbidden' },
+  insufficient_scope: { status: 403, title: 'Insufficient scope' },
   not_found: { status: 404, title: 'Not found' },
   invalid_transition: { status: 409, title: 'Conflict' },
   work_discarded: { status: 409, title: 'Conflict' },
@@ -58,6 +59,8 @@ export interface ProblemExtensions {
   errors?: FieldError[];
   currentStatus?: string;
   allowedActions?: string[];
+  /** On `insufficient_scope`: the scope the operation needs. */
+  scope?: string;
   /** On 500s: the request id, to quote when reporting the problem. */
   requestId?: string;
 }

@@ -11,7 +11,7 @@ import {
 import { createRequestBatch, type RequestBatch } from '../domain/requests/batches';
 import type { Schemas } from '../domain/schemas';
 import type { RequestAction } from '../domain/requests/state-machine';
-import type { HandlerContext, HandlerMap } from '../http/handler';
+import type { HandlerContext, HandlerMap } from './types';
 
 /** What the four action operations share: their path, their If-Match, and who calls. */
 type ActionContext = Pick<

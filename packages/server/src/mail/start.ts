@@ -4,11 +4,11 @@ import type { Logger } from '../observability/logger';
 import { MailSender } from './sender';
 import { DevMailbox, smtpTransport } from './transport';
 
-export interface RunningMail {
+export interface ProcessMail {
+  /** The sender when this process runs one (MAIL_SENDER), not started: jobs/index.ts starts it. */
   sender?: MailSender;
   /** With the dev mailbox on: where emails are kept (GET /dev/mailbox). */
   devMailbox?: DevMailbox;
-  stop(timeoutMs: number): Promise<boolean>;
 }
 
 /**
@@ -16,7 +16,7 @@ export interface RunningMail {
  * (MAIL_SENDER). With neither SMTP nor the dev mailbox, no sender runs: emails wait in the outbox, never lost, until
  * a process with SMTP_URL sends them (the start-up line says so).
  */
-export function startMail(config: Pick<Config, 'mail' | 'limits'>, db: Db, logger: Logger): RunningMail {
+export function processMail(config: Pick<Config, 'mail' | 'limits'>, db: Db, logger: Logger): ProcessMail {
   const devMailbox = config.mail.devMailbox ? new DevMailbox(logger) : undefined;
   const transport = config.mail.smtpUrl ? smtpTransport(config.mail.smtpUrl) : devMailbox;
   const sender =
@@ -30,11 +30,7 @@ export function startMail(config: Pick<Config, 'mail' | 'limits'>, db: Db, logge
           reminderBeforeMs: config.mail.reminderBeforeMs,
           answerLinkTtlMs: config.limits.answerLinkTtlMs,
           pollIntervalMs: config.mail.pollIntervalMs,
-        }).start()
+        })
       : undefined;
-  return {
-    ...(sender && { sender }),
-    ...(devMailbox && { devMailbox }),
-    stop: async (timeoutMs) => (sender ? sender.stop(timeoutMs) : true),
-  };
+  return { ...(sender && { sender }), ...(devMailbox && { devMailbox }) };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { secondsUntilNextUtcDay } from '../../src/domain/mail-caps';
+import { secondsUntilNextUtcDay } from '../../src/mail/caps';
 import { createTenant, createWork, freshEmail } from '../support/fixtures';
 import { daysFromNow } from '../support/clock';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';

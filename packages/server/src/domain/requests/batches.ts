@@ -1,18 +1,18 @@
 import type { Db } from '@works-api/prisma';
 import { insertRequestBatch, isId, type KeyOutcome, newId, type RequestBatchRow } from '@works-api/prisma';
-import { type Actor, authorize, memberMaySql } from '../access';
+import { type Actor, authorize, rolesAllowed } from '../access';
 import { parseDateTime } from '../dates';
 import { type FieldError, notFound, ProblemError } from '../errors';
 import { DEFAULT_LIMITS } from '../limits';
-import { EMAILS_STOPPED, type MailCaps, mailCapRefusal, utcDay } from '../mail-caps';
+import { EMAILS_STOPPED, type MailCaps, mailCapRefusal, utcDay } from '../../mail/caps';
 import type { Schemas } from '../schemas';
 import { requestSearchText } from '../search/fold';
 import { textViolation } from '../text';
 import { normalizeEmail, normalizeName } from '../users/present';
 import { aboutField, ruleMessages } from '../validation-messages';
-import { outboxBody, outboxRow } from '../webhooks/events';
+import { outboxBody, outboxRow } from '../../webhooks/events';
 import { findWork, workDiscarded } from '../works/works';
-import { presentRequest } from './requests';
+import { presentRequest } from './present';
 
 /** The most items a batch takes (the contract's maxItems). */
 export const MAX_BATCH_ITEMS = 1000;
@@ -161,7 +161,7 @@ export async function createRequestBatch(
     };
     return { row, taking, stopped };
   });
-  const parts = { memberMay: memberMaySql('sendRequest', ':tenantId', ':ownerId') };
+  const parts = { allowedRoles: rolesAllowed('sendRequest') };
   const allowance = {
     day: utcDay(now),
     emailsPerRecipientPerDay: caps.emailsPerRecipientPerDay,
@@ -222,7 +222,7 @@ export async function createRequestBatch(
   return batch;
 }
 
-/** A cap's 429 (mail-caps.ts), saying that it stopped the whole batch. */
+/** A cap's 429 (mail/caps.ts), saying that it stopped the whole batch. */
 function batchCapRefusal(error: unknown, caps: MailCaps, now: Date, emails: string[]): ProblemError | undefined {
   const refusal = mailCapRefusal(error, caps, now);
   if (!refusal) return undefined;
@@ -234,7 +234,7 @@ function batchCapRefusal(error: unknown, caps: MailCaps, now: Date, emails: stri
   return new ProblemError(refusal.code, detail, refusal.extensions, refusal.retryAfterSeconds);
 }
 
-/** The DETAIL of a database error, wherever the driver or Prisma put it (as mail-caps.ts finds its SQLSTATE). */
+/** The DETAIL of a database error, wherever the driver or Prisma put it (as mail/caps.ts finds its SQLSTATE). */
 function detailOf(error: unknown, depth = 0): string | undefined {
   if (typeof error !== 'object' || error === null || depth > 5) return undefined;
   const { detail, cause, meta } = error as {

@@ -2033,7 +2033,7 @@ export interface components {
          *     | `works:read` | `listWorks`, `getWork` | member |
          *     | `works:write` | `createWork`, `updateWork`, `discardWork`, `undiscardWork` | member |
          *     | `requests:read` | `listTenantRequests`, `listRequests`, `getRequest`, `listRequestEvents` | member |
-         *     | `requests:write` | `createRequest`, `resendRequest` | member |
+         *     | `requests:write` | `createRequest`, `createRequestBatch`, `resendRequest` | member |
          *     | `requests:act` | `cancelRequest`, `confirmRequest`, `earlyValidateRequest`, `validateRequest` | member |
          *     | `webhooks:read` | `listWebhookEndpoints`, `getWebhookEndpoint`, `listWebhookDeliveries` | admin |
          *     | `webhooks:write` | `createWebhookEndpoint`, `updateWebhookEndpoint`, `deleteWebhookEndpoint`, `rotateWebhookEndpointSecret`, `testWebhookEndpoint`, `retryWebhookDelivery` | admin |

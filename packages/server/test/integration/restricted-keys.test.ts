@@ -97,6 +97,15 @@ describe('bad input: each rule a 400 naming what is wrong', () => {
     expect(message).not.toContain(roles.tenant.id);
   });
 
+  it('a hundred unknown tenants: the first ten named, the rest counted, the message within the contract', async () => {
+    const unknown = Array.from({ length: 100 }, (_, i) => `0193a1b2-7c3d-7e4f-8a9b-${String(i).padStart(12, '0')}`);
+    const message = await refused({ tenants: unknown }, '/body/tenants');
+    expect(message).toContain(unknown[9]);
+    expect(message).not.toContain(unknown[10]);
+    expect(message).toContain('and 90 more');
+    expect(message.length).toBeLessThanOrEqual(1000);
+  });
+
   it("a scope the user's role does not allow in the key's tenants is named", async () => {
     // A member may not manage webhooks or rename the tenant.
     const message = await refused(

@@ -110,6 +110,13 @@ export async function listApiKeys(db: Db, actor: Actor, request: PageRequest) {
   });
 }
 
+/** The first ids or scopes a rule names in an error message, which the contract keeps under 1,000 characters. */
+const MAX_NAMED = 10;
+const listed = (names: readonly string[]): string =>
+  names.length <= MAX_NAMED
+    ? names.join(', ')
+    : `${names.slice(0, MAX_NAMED).join(', ')} and ${names.length - MAX_NAMED} more`;
+
 /** The body of `createApiKey`, as the contract has it. */
 export type CreateApiKeyInput = Schemas['CreateApiKeyBody'];
 
@@ -127,7 +134,7 @@ export async function readRestrictions(
 ): Promise<KeyRestrictions> {
   const errors: FieldError[] = [];
   const fail = (path: string, rule: string, names?: readonly string[]) =>
-    errors.push({ path, message: `${aboutField(path, rule)}${names ? `: ${names.join(', ')}` : ''}` });
+    errors.push({ path, message: `${aboutField(path, rule)}${names ? `: ${listed(names)}` : ''}` });
 
   let expiresAt: Date | undefined;
   if (input.expiresAt !== undefined) {

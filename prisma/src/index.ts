@@ -21,3 +21,5 @@ export * from './seal-at-rest';
 export * from './secret-box';
 export * from './slug-counters';
 export * from './target';
+export * from './statements/sessions';
+export * from './statements/sign-in';

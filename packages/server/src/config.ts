@@ -91,6 +91,9 @@ const trustProxy = z
 
 const flag = z.enum(['true', 'false'], 'must be true or false').transform((value) => value === 'true');
 
+const SIGN_UP_POLICIES = ['invite', 'open', 'closed'] as const;
+export type SignUpPolicy = (typeof SIGN_UP_POLICIES)[number];
+
 /** Every variable the server reads itself, with its check and default (docs/configuration.md lists them). */
 export const environment = z.object({
   PORT: wholeNumber(0, 65535).default(3000),
@@ -152,7 +155,40 @@ export const environment = z.object({
   NODE_ENV: z.string().optional(),
   MAIL_POLL_INTERVAL_MS: wholeNumber(50, 600_000).default(1000),
   TRUST_TRACEPARENT: flag.default(false),
+  SIGNUP: z.enum(SIGN_UP_POLICIES, `must be one of ${SIGN_UP_POLICIES.join(', ')}`).optional(),
+  SESSION_IDLE_TIMEOUT: durationBetween('5m', '30d').default(24 * DURATION_UNITS_MS.h),
+  SESSION_LIFETIME: durationBetween('1h', '365d').default(30 * DURATION_UNITS_MS.d),
+  SIGN_IN_EMAILS_PER_ADDRESS_PER_HOUR: wholeNumber(1, 1000).default(5),
+  SIGN_IN_REQUESTS_PER_CLIENT_PER_HOUR: wholeNumber(0, 1_000_000).default(60),
 });
+
+
+/** How people sign in and stay signed in (console sessions). */
+export interface SessionSettings {
+  /** SIGNUP: who gets an account by signing in (besides the users an operator created). */
+  signUp: SignUpPolicy;
+  /** Why `signUp` is what it is when SIGNUP was not set (for the start-up line). */
+  signUpDefault?: string;
+  /** SESSION_IDLE_TIMEOUT: a session unused this long no longer authenticates. */
+  idleTimeoutMs: number;
+  /** SESSION_LIFETIME: a session this old no longer authenticates, however used. */
+  lifetimeMs: number;
+  /** Sessions a user keeps (the oldest end as new ones start). */
+  maxPerUser: number;
+  /** SIGN_IN_EMAILS_PER_ADDRESS_PER_HOUR: sign-in emails to one address (compared in canonical form) per hour. */
+  emailsPerAddressPerHour: number;
+  /** SIGN_IN_REQUESTS_PER_CLIENT_PER_HOUR: sign-in requests (emails and codes) per client address per hour; 0: off. */
+  requestsPerClientPerHour: number;
+}
+
+export const DEFAULT_SESSION_SETTINGS: SessionSettings = {
+  signUp: 'invite',
+  idleTimeoutMs: 24 * DURATION_UNITS_MS.h,
+  lifetimeMs: 30 * DURATION_UNITS_MS.d,
+  maxPerUser: 50,
+  emailsPerAddressPerHour: 5,
+  requestsPerClientPerHour: 60,
+};
 
 export interface Config {
   port: number;
@@ -219,6 +255,7 @@ export interface Config {
   };
   /** OpenTelemetry traces, as the standard OTEL_* variables ask (the SDK reads the rest of them itself). */
   tracing: TracingSettings;
+  sessions: SessionSettings;
 }
 
 export interface TracingSettings {
@@ -354,6 +391,22 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       pollIntervalMs: vars.MAIL_POLL_INTERVAL_MS,
     },
     tracing: { ...tracingSettings(present), trustIncoming: vars.TRUST_TRACEPARENT },
+    sessions: {
+      // A developer's machine (the dev mailbox on by default: embedded database, loopback, no SMTP) lets anyone who
+      // reads the server's log in: the README's first command then leads straight into the console.
+      signUp: vars.SIGNUP ?? (devMailbox && vars.DEV_MAILBOX === undefined ? 'open' : 'invite'),
+      ...(vars.SIGNUP === undefined && {
+        signUpDefault:
+          devMailbox && vars.DEV_MAILBOX === undefined
+            ? 'open by default with the dev mailbox on (a local machine: sign-in links are printed in this log)'
+            : 'invite by default',
+      }),
+      idleTimeoutMs: vars.SESSION_IDLE_TIMEOUT,
+      lifetimeMs: vars.SESSION_LIFETIME,
+      maxPerUser: DEFAULT_SESSION_SETTINGS.maxPerUser,
+      emailsPerAddressPerHour: vars.SIGN_IN_EMAILS_PER_ADDRESS_PER_HOUR,
+      requestsPerClientPerHour: vars.SIGN_IN_REQUESTS_PER_CLIENT_PER_HOUR,
+    },
   };
 }
 
@@ -441,6 +494,11 @@ export function describeConfig(config: Config, { clustered = false }: { clustere
     metrics: config.metricsToken
       ? 'GET /metrics, with the METRICS_TOKEN bearer token'
       : 'off (METRICS_TOKEN is not set)',
+    sessions: {
+      signUp: config.sessions.signUp + (config.sessions.signUpDefault ? ` (${config.sessions.signUpDefault})` : ''),
+      idleTimeout: `${config.sessions.idleTimeoutMs / 1000} s`,
+      lifetime: `${config.sessions.lifetimeMs / 1000} s`,
+    },
     traces: config.tracing.enabled
       ? `${config.tracing.description}; an incoming traceparent is ${
           config.tracing.trustIncoming ? 'continued (TRUST_TRACEPARENT)' : 'linked, not continued'

@@ -194,3 +194,40 @@ ${end.html}`,
   );
   return { to: input.to, subject, text, html, headers: unsubscribeHeaders(input.stopLink) };
 }
+
+export interface SignInMailInput {
+  to: string;
+  /** `<PUBLIC_URL>/console/sign-in#token=…` */
+  link: string;
+  /** `ABCD-EFGH`, for a person who reads this email on another device. */
+  code: string;
+  expiresAt: Date;
+  /** No account has the address yet: signing in makes one (the console asks for the person's names). */
+  newAccount: boolean;
+}
+
+/**
+ * The sign-in email: a link to the console and the same sign-in as a short code, valid until `expiresAt`, once.
+ * Written by the service alone (no one else's words in it), so it needs no stop link: it comes only when someone
+ * asks for it, and the per-address caps bound how often.
+ */
+export function renderSignInMail(input: SignInMailInput): RenderedMail {
+  const subject = `Your sign-in link for works-api (code ${input.code})`;
+  const until = formatDue(input.expiresAt);
+  const intro = input.newAccount
+    ? 'Someone (we hope you) asked to sign in to works-api with this address. Signing in creates your account: the console asks for your names.'
+    : 'Someone (we hope you) asked to sign in to works-api with this address.';
+  const code = `Or, on the device where you asked, enter this code: ${input.code}`;
+  const rules = `The link and the code work once, until ${until}. If you did not ask, ignore this email: nothing happens.`;
+  const text = ['Hello,', '', intro, '', `Sign in: ${input.link}`, '', code, '', rules, ''].join('\n');
+  const e = escapeHtml;
+  const html = page(
+    subject,
+    `<p>Hello,</p>
+<p>${e(intro)}</p>
+${button(input.link, 'Sign in')}
+<p>${e(code.replace(input.code, ''))}<strong style="font-family: ui-monospace, monospace; font-size: 1.2rem;">${e(input.code)}</strong></p>
+<p style="font-size: 0.875rem; color: #555;">${e(rules)}</p>`,
+  );
+  return { to: input.to, subject, text, html };
+}

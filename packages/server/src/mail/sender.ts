@@ -11,7 +11,9 @@ import { type NewAnswerToken, newAnswerToken } from '../domain/recipients/tokens
 import { retryDelayMs } from '../domain/webhooks/backoff';
 import type { Logger } from '../observability/logger';
 import { MAIL_COLUMNS } from '../domain/mail-outbox';
-import { type RenderedMail, renderInvitationMail, renderRequestMail } from './render';
+import { type RenderedMail, renderInvitationMail, renderRequestMail, renderSignInMail } from './render';
+import { armSignIn, type SignUpPolicy } from '@works-api/prisma';
+import { newSignInSecret, SIGN_IN_TTL_MS, signInLink } from '../domain/sessions/secrets';
 import type { MailOrigin, MailTransport, SendOutcome } from './transport';
 
 export interface MailSenderOptions {
@@ -39,6 +41,8 @@ export interface MailSenderOptions {
    * test's sender must send its own tenants' emails (with its own clock) and leave the others' alone.
    */
   onlyTenants?: () => readonly string[];
+  /** `SIGNUP`: who a sign-in email goes to besides addresses with an account (invited ones, anyone, no one). */
+  signUp?: SignUpPolicy;
 }
 
 /** `T` with every field possibly null: the columns of a LEFT JOIN. */
@@ -53,7 +57,7 @@ type Nullable<T> = { [K in keyof T]: T[K] | null };
  */
 type ClaimedRow = Pick<
   MailMessage,
-  'id' | 'kind' | 'tenantId' | 'requestId' | 'invitationId' | 'to' | 'subject' | 'text' | 'html' | 'attempts'
+  'id' | 'kind' | 'tenantId' | 'requestId' | 'invitationId' | 'signInId' | 'to' | 'subject' | 'text' | 'html' | 'attempts'
 > &
   Nullable<
     Pick<
@@ -150,6 +154,7 @@ export class MailSender {
       maxInFlight: 8,
       clock: () => new Date(),
       random: Math.random,
+      signUp: 'invite',
       ...options,
     };
     this.loop = new OutboxLoop({
@@ -270,8 +275,8 @@ export class MailSender {
        claimed AS (
          UPDATE mail_outbox m SET attempts = m.attempts + 1, next_attempt_at = :leaseEnds::timestamptz
          FROM due WHERE m.id = due.id
-         RETURNING m.id, m.kind, m.tenant_id, m.request_id, m.invitation_id, m."to", m.subject, m.text, m.html,
-                   m.attempts),
+         RETURNING m.id, m.kind, m.tenant_id, m.request_id, m.invitation_id, m.sign_in_id, m."to", m.subject,
+                   m.text, m.html, m.attempts),
        about AS (
          SELECT c.*, (row_number() OVER (ORDER BY c.id))::int AS n, r.status, r.work_id, r.owner_id, r.title,
                 r.message, r.due_at, r.recipient_email, r.recipient_first_name, r.recipient_last_name,
@@ -292,7 +297,7 @@ export class MailSender {
          WHERE a.status = 'pending' AND NOT a.work_discarded AND a.recipient_id IS NOT NULL AND NOT a.stopped
          RETURNING token_hash)
        SELECT a.id, a.kind, a.tenant_id AS "tenantId", a.request_id AS "requestId", a.invitation_id AS "invitationId",
-              a."to", a.subject, a.text, a.html, a.attempts, a.n,
+              a.sign_in_id AS "signInId", a."to", a.subject, a.text, a.html, a.attempts, a.n,
               a.status::text AS status, a.work_id AS "workId", a.owner_id AS "ownerId", a.title, a.message,
               a.due_at AS "dueAt", a.recipient_email AS "recipientEmail",
               a.recipient_first_name AS "recipientFirstName", a.recipient_last_name AS "recipientLastName",
@@ -323,7 +328,9 @@ export class MailSender {
         ? await this.renderRequestMail(mail)
         : mail.invitationId
           ? await this.renderInvitationMail(mail)
-          : plainContent(mail);
+          : mail.signInId
+            ? await this.renderSignInMail(mail.signInId)
+            : plainContent(mail);
       if (rendered === 'stopped') return await this.finish(mail, 'dropped', EMAILS_STOPPED, true);
       if (!rendered) return await this.finish(mail, 'dropped');
       const { origin, ...content } = rendered;
@@ -471,6 +478,29 @@ export class MailSender {
       stopLink: recipient.stopLink,
     });
     return { ...rendered, origin: { request: null } };
+  }
+
+  /**
+   * A sign-in email: its link's token and code are made now and only their hashes stored (valid SIGN_IN_TTL from
+   * this attempt), if the address may sign in (an account, or SIGNUP allows one); null when it may not or the
+   * sign-in was used: then nothing is sent, and the person who asked learns nothing they did not know.
+   */
+  private async renderSignInMail(signInId: string): Promise<Rendered | null> {
+    const now = this.options.clock();
+    const secret = newSignInSecret();
+    const expiresAt = new Date(now.getTime() + SIGN_IN_TTL_MS);
+    const armed = await armSignIn(this.options.db, {
+      id: signInId,
+      tokenHash: secret.tokenHash,
+      codeHash: secret.codeHash,
+      expiresAt,
+      now,
+      signUp: this.options.signUp,
+    });
+    if (!armed) return null;
+    const link = signInLink(this.options.publicUrl, secret.token);
+    const rendered = renderSignInMail({ to: armed.email, link, code: secret.code, expiresAt, newAccount: !armed.hasAccount });
+    return { ...rendered, origin: { request: null, signInLink: link } };
   }
 
   private async record(mail: Claimed, outcome: SendOutcome): Promise<void> {

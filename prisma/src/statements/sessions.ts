@@ -1,0 +1,150 @@
+import { type Queryable, namedQuery, preparedQuery } from '../handle';
+
+/**
+ * Statements of the `sessions` table: a person signed in to the console (see schema.prisma, model Session). The
+ * cookie's id is never stored: every statement takes its SHA-256 (`tokenHash`).
+ */
+
+/** What authenticating a request with a session cookie reads: the session, and its user's public fields. */
+export interface SessionForAuth {
+  id: string;
+  userId: string;
+  lastUsedAt: Date;
+  expiresAt: Date;
+  email: string;
+  firstName: string;
+  lastName: string;
+}
+
+/** The session whose cookie hashes to `tokenHash`, with its user (every cookie-authenticated request runs it). */
+export async function findSessionForAuth(db: Queryable, params: { tokenHash: string }): Promise<SessionForAuth | undefined> {
+  const [row] = await preparedQuery<SessionForAuth>(
+    db,
+    `SELECT s.id, s.user_id AS "userId", s.last_used_at AS "lastUsedAt", s.expires_at AS "expiresAt",
+            u.email, u.first_name AS "firstName", u.last_name AS "lastName"
+     FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = :tokenHash`,
+    params,
+  );
+  return row;
+}
+
+/** Marks a session used now (at most once a minute per session: the caller decides). */
+export async function touchSession(db: Queryable, params: { id: string; now: Date }): Promise<void> {
+  await preparedQuery(db, 'UPDATE sessions SET last_used_at = :now::timestamptz WHERE id = :id::uuid', {
+    id: params.id,
+    now: params.now.toISOString(),
+  });
+}
+
+export interface NewSession {
+  id: string;
+  userId: string;
+  tokenHash: string;
+  userAgent: string | null;
+  now: Date;
+  expiresAt: Date;
+  /** The session the browser signed in from, if any (rotation: it ends here). */
+  replacedTokenHash: string | null;
+  /** How many sessions a user keeps: the oldest beyond it (less the new one) end here. */
+  maxPerUser: number;
+}
+
+/**
+ * A new session, in one statement: the browser's previous one (if it sent one) and the user's oldest beyond
+ * `maxPerUser` are deleted with it, so a user's sessions stay bounded (the list's count is of a bounded list).
+ */
+export async function insertSession(db: Queryable, session: NewSession): Promise<void> {
+  await namedQuery(
+    db,
+    `WITH replaced AS (
+       DELETE FROM sessions WHERE token_hash = :replacedTokenHash),
+     oldest AS (
+       DELETE FROM sessions WHERE id IN (
+         SELECT id FROM sessions WHERE user_id = :userId::uuid ORDER BY id DESC OFFSET :keep))
+     INSERT INTO sessions (id, user_id, token_hash, user_agent, created_at, last_used_at, expires_at)
+     VALUES (:id::uuid, :userId::uuid, :tokenHash, :userAgent, :now::timestamptz, :now::timestamptz, :expiresAt::timestamptz)`,
+    {
+      id: session.id,
+      userId: session.userId,
+      tokenHash: session.tokenHash,
+      userAgent: session.userAgent,
+      now: session.now.toISOString(),
+      expiresAt: session.expiresAt.toISOString(),
+      replacedTokenHash: session.replacedTokenHash,
+      keep: Math.max(0, session.maxPerUser - 1),
+    },
+  );
+}
+
+export interface SessionRow {
+  id: string;
+  userAgent: string | null;
+  createdAt: Date;
+  lastUsedAt: Date;
+  expiresAt: Date;
+}
+
+/** A page of a user's sessions, newest first (`take` rows older than `beforeId`). */
+export function sessionsPage(
+  db: Queryable,
+  params: { userId: string; take: number; beforeId?: string | undefined },
+): Promise<SessionRow[]> {
+  return namedQuery<SessionRow>(
+    db,
+    `SELECT id, user_agent AS "userAgent", created_at AS "createdAt", last_used_at AS "lastUsedAt",
+            expires_at AS "expiresAt"
+     FROM sessions WHERE user_id = :userId::uuid AND (:beforeId::uuid IS NULL OR id < :beforeId::uuid)
+     ORDER BY id DESC LIMIT :take`,
+    { userId: params.userId, take: params.take, beforeId: params.beforeId ?? null },
+  );
+}
+
+/** How many sessions a user has (a bounded list: at most SESSION_MAX_PER_USER rows). */
+export async function countSessionsOf(db: Queryable, params: { userId: string }): Promise<number> {
+  const [row] = await namedQuery<{ count: number }>(
+    db,
+    'SELECT count(*)::int AS count FROM sessions WHERE user_id = :userId::uuid',
+    params,
+  );
+  return row?.count ?? 0;
+}
+
+/** Ends one of a user's sessions; its id when there was one. */
+export async function deleteSession(db: Queryable, params: { id: string; userId: string }): Promise<string | undefined> {
+  const [row] = await namedQuery<{ id: string }>(
+    db,
+    'DELETE FROM sessions WHERE id = :id::uuid AND user_id = :userId::uuid RETURNING id',
+    params,
+  );
+  return row?.id;
+}
+
+/** Ends every session of a user (sign out everywhere); how many there were. */
+export async function deleteSessionsOf(db: Queryable, params: { userId: string }): Promise<number> {
+  const rows = await namedQuery<{ id: string }>(
+    db,
+    'DELETE FROM sessions WHERE user_id = :userId::uuid RETURNING id',
+    params,
+  );
+  return rows.length;
+}
+
+/**
+ * Deletes up to `batch` sessions that no longer authenticate (past their lifetime, or idle longer than `idleMs`);
+ * how many. The expired ones through the index on `expires_at`; the idle ones as the same scan finds them.
+ */
+export async function deleteEndedSessions(
+  db: Queryable,
+  params: { now: Date; idleMs: number; batch: number },
+): Promise<number> {
+  const rows = await namedQuery<{ id: string }>(
+    db,
+    `DELETE FROM sessions WHERE id IN (
+       SELECT id FROM sessions
+       WHERE expires_at <= :now::timestamptz OR last_used_at <= :now::timestamptz - :idle::interval
+       LIMIT :batch)
+     RETURNING id`,
+    { now: params.now.toISOString(), idle: `${Math.floor(params.idleMs / 1000)} seconds`, batch: params.batch },
+  );
+  return rows.length;
+}

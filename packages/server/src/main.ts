@@ -88,7 +88,7 @@ async function sharedRateLimitStores(
   config: Config,
   redis: RedisConnection | undefined,
   telemetry: Telemetry,
-): Promise<Record<'perUser' | 'unauthenticated' | 'recipientToken' | 'recipientAddress', Store> | undefined> {
+): Promise<Record<'perUser' | 'unauthenticated' | 'recipientToken' | 'recipientAddress' | 'signIn', Store> | undefined> {
   let store: ((name: string) => Store) | undefined;
   if (redis) store = (name) => redis.store(`${config.redis?.prefix}${name}`);
   else if (isClusterWorker()) {
@@ -103,6 +103,7 @@ async function sharedRateLimitStores(
       unauthenticated: store('rl-unauth:'),
       recipientToken: store('rl:recipient-token:'),
       recipientAddress: store('rl:recipient-address:'),
+      signIn: store('rl:sign-in:'),
     }
   );
 }
@@ -150,6 +151,9 @@ async function serveApp(
       recipientRateLimit: { stores: { perToken: stores.recipientToken, perAddress: stores.recipientAddress } },
     }),
     ...(mail.devMailbox && { devMailbox: mail.devMailbox }),
+    sessions: config.sessions,
+    publicUrl: config.mail.publicUrl,
+    ...(stores && { signInStore: stores.signIn }),
   });
   const server = app.listen(config.port, config.host);
   answerClientErrors(server);

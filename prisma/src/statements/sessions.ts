@@ -84,27 +84,39 @@ export interface SessionRow {
   expiresAt: Date;
 }
 
-/** A page of a user's sessions, newest first (`take` rows older than `beforeId`). */
+/** Live: not past its lifetime, and used since `idleSince`. */
+const LIVE = 'expires_at > :now::timestamptz AND last_used_at > :idleSince::timestamptz';
+
+/** A page of a user's live sessions, newest first (`take` rows older than `beforeId`). */
 export function sessionsPage(
   db: Queryable,
-  params: { userId: string; take: number; beforeId?: string | undefined },
+  params: { userId: string; take: number; beforeId?: string | undefined; now: Date; idleSince: Date },
 ): Promise<SessionRow[]> {
   return namedQuery<SessionRow>(
     db,
     `SELECT id, user_agent AS "userAgent", created_at AS "createdAt", last_used_at AS "lastUsedAt",
             expires_at AS "expiresAt"
-     FROM sessions WHERE user_id = :userId::uuid AND (:beforeId::uuid IS NULL OR id < :beforeId::uuid)
+     FROM sessions WHERE user_id = :userId::uuid AND (:beforeId::uuid IS NULL OR id < :beforeId::uuid) AND ${LIVE}
      ORDER BY id DESC LIMIT :take`,
-    { userId: params.userId, take: params.take, beforeId: params.beforeId ?? null },
+    {
+      userId: params.userId,
+      take: params.take,
+      beforeId: params.beforeId ?? null,
+      now: params.now.toISOString(),
+      idleSince: params.idleSince.toISOString(),
+    },
   );
 }
 
-/** How many sessions a user has (a bounded list: at most SESSION_MAX_PER_USER rows). */
-export async function countSessionsOf(db: Queryable, params: { userId: string }): Promise<number> {
+/** How many live sessions a user has (a bounded list: a user keeps at most a few dozen rows). */
+export async function countSessionsOf(
+  db: Queryable,
+  params: { userId: string; now: Date; idleSince: Date },
+): Promise<number> {
   const [row] = await namedQuery<{ count: number }>(
     db,
-    'SELECT count(*)::int AS count FROM sessions WHERE user_id = :userId::uuid',
-    params,
+    `SELECT count(*)::int AS count FROM sessions WHERE user_id = :userId::uuid AND ${LIVE}`,
+    { userId: params.userId, now: params.now.toISOString(), idleSince: params.idleSince.toISOString() },
   );
   return row?.count ?? 0;
 }

@@ -149,7 +149,7 @@ export async function findSignInByCode(
     `UPDATE sign_in_links SET code_failures = code_failures + 1
      WHERE email = :email AND created_at > :since::timestamptz AND used_at IS NULL AND code_hash IS NOT NULL
        AND code_failures < :maxFailures`,
-    values,
+    { email: values.email, since: values.since, maxFailures: values.maxFailures },
   );
   return undefined;
 }

@@ -31,10 +31,13 @@ const rank: Record<Role, number> = { member: 1, admin: 2, owner: 3 };
 
 export const roleAtLeast = (role: Role, minimum: Role): boolean => rank[role] >= rank[minimum];
 
-/** The caller, as established by their API key. */
+/** The caller, as established by their API key or their session (the console's cookie). */
 export interface Actor {
   userId: string;
-  apiKeyId: string;
+  /** What authenticated the request: an API key, or a person's session (which has the user's whole power). */
+  via: 'apiKey' | 'session';
+  /** The credential's id: the API key's, or the session's. */
+  credentialId: string;
   /** How the caller appears as the owner of what they create (users never change, so this stays true). */
   user: Schemas['UserRecord'];
 }

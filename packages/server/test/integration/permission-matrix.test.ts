@@ -51,6 +51,13 @@ const expected: Record<OperationId, Row> = {
   listApiKeys: anyUser(200),
   createApiKey: anyUser(201),
   revokeApiKey: anyUser(200),
+  // Signing in needs no credential: whatever the caller sends in Authorization, the same answer (a forged link: 400).
+  createSignIn: { ...anyUser(202), revokedKey: 202, noKey: 202, operatorToken: 202 },
+  createSession: { ...anyUser(400), revokedKey: 400, noKey: 400, operatorToken: 400 },
+  listSessions: anyUser(200),
+  revokeAllSessions: anyUser(204),
+  // A session id of no one's (API-key callers have none of their own here; sessions.test.ts ends real ones).
+  revokeSession: anyUser(404),
   listTenants: anyUser(200),
   createTenant: anyUser(201),
   getTenant: byRole(200, 200, 200, 404),
@@ -128,6 +135,11 @@ const inputs: Record<OperationId, (caller: Caller) => Promise<Input>> = {
     const spare = ok(await holder.client.POST('/api-keys', { body: { name: 'Spare' } })).apiKey;
     return { params: { api_key_id: spare.id } };
   },
+  createSignIn: async () => ({ body: { email: freshEmail() } }),
+  createSession: async () => ({ body: { token: 'A'.repeat(43) } }),
+  listSessions: async () => ({}),
+  revokeAllSessions: async () => ({}),
+  revokeSession: async () => ({ params: { session_id: '0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b' } }),
   listTenants: async () => ({}),
   createTenant: async () => ({ body: { name: 'Matrix tenant' } }),
   getTenant: async () => ({ params: { tenant_id: shared.tenant_id } }),

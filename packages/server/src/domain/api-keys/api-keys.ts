@@ -53,7 +53,7 @@ export async function authenticate(db: Db, presented: string | undefined, now = 
     await db.prisma.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } });
   }
   const { email, firstName, lastName } = key;
-  return { userId: key.userId, apiKeyId: key.id, user: { email, firstName, lastName } };
+  return { userId: key.userId, via: 'apiKey', credentialId: key.id, user: { email, firstName, lastName } };
 }
 
 export const unauthenticated = (detail: string): ProblemError => new ProblemError('unauthenticated', detail);

@@ -391,7 +391,11 @@ describe('the permission matrix', () => {
         if (want >= 400) {
           expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
           const code = JSON.parse(text).code;
-          expect(code).toBe({ 401: 'unauthenticated', 403: 'forbidden', 404: 'not_found' }[want]);
+          expect(code).toBe(
+            operation.operationId === 'createSession'
+              ? 'invalid_sign_in'
+              : { 401: 'unauthenticated', 403: 'forbidden', 404: 'not_found' }[want],
+          );
         }
         if (want === 401) expect(res.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
         else expect(res.headers.get('www-authenticate')).toBeNull();

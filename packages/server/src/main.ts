@@ -45,12 +45,16 @@ async function main(): Promise<void> {
 
   const { startIdempotencyJanitor } = await import('./http/idempotency.js');
   const { startSearchRefold } = await import('./search-refold.js');
+  const { allOf, startSessionJanitor } = await import('./jobs/session-cleanup.js');
   const resources: ProcessResources = {
     logger,
     telemetry,
     database,
     redis,
-    janitor: startIdempotencyJanitor(database, logger, config.idempotencyCleanupIntervalMs),
+    janitor: allOf(
+      startIdempotencyJanitor(database, logger, config.idempotencyCleanupIntervalMs),
+      startSessionJanitor(database, logger, config.sessions.idleTimeoutMs),
+    ),
     refold: startSearchRefold(database, logger),
     dispatcher: config.webhooks.dispatcher ? await startDispatcher(config, database, logger, telemetry) : undefined,
     mail,
@@ -209,16 +213,19 @@ async function drainOnSignal(
  * gets them as plain lines they can copy. Under WEB_CONCURRENCY the primary prints those, once.
  */
 async function announce(config: Config, server: Server, logger: Logger, pretty: boolean): Promise<void> {
-  const { entryPoints, createUserCommand, startupBanner } = await import('./http/entry-points.js');
+  const { entryPoints, createUserCommand, startupBanner, consoleSignInHint } = await import('./http/entry-points.js');
   const address = server.address();
   const points = entryPoints(`http://${config.host}:${typeof address === 'object' && address ? address.port : 0}`);
   logger.info(
     { url: points.api, docs: points.docs, openapi: points.openapi, console: points.console },
     `works-api listening on ${points.api}`,
   );
+  const signInHint = consoleSignInHint(points, { devMailbox: config.mail.devMailbox, signUp: config.sessions.signUp });
   if (pretty && !isClusterWorker())
-    process.stdout.write(`${startupBanner(points, Boolean(config.adminToken)).join('\n')}\n`);
-  else if (config.adminToken) logger.info({ command: createUserCommand(points.api) }, 'create a user and an API key');
+    process.stdout.write(`${startupBanner(points, Boolean(config.adminToken), signInHint).join('\n')}\n`);
+  else if (signInHint) logger.info({ console: points.console }, signInHint);
+  if (!(pretty && !isClusterWorker()) && config.adminToken)
+    logger.info({ command: createUserCommand(points.api) }, 'create a user and an API key');
 }
 
 if (!startClusterPrimary(process.env)) main().catch(exitOnStartupFailure);

@@ -161,14 +161,15 @@ export interface InvitationMailInput extends Omit<From, 'sender'> {
   inviter: { email: string; firstName: string; lastName: string };
   role: 'owner' | 'admin' | 'member';
   expiresAt: Date;
-  /** Where the invitation is accepted: `<PUBLIC_URL>/console/invitations`. */
+  /** Where the invitation is accepted: `<PUBLIC_URL>/console/invitations?email=<the invited address>`. */
   link: string;
 }
 
 /**
  * The email an invitation sends: which tenant invited the person, who did, and the console page where they accept
- * or decline it once signed in (an operator creates an account for someone who has none). The same whether or not
- * an account has the address. Its link is no credential: the console asks for the person's own API key.
+ * or decline it once signed in by email with the invited address (someone without an account gets one by signing
+ * in, with the names they type). The same whether or not an account has the address. Its link is no credential:
+ * the console emails a sign-in link to the address.
  */
 export function renderInvitationMail(input: InvitationMailInput): RenderedMail {
   const inviter = fullName(input.inviter);
@@ -177,8 +178,9 @@ export function renderInvitationMail(input: InvitationMailInput): RenderedMail {
   const subject = `${shorten(inviter)} invited you to join "${shorten(input.tenantName)}" on works-api`;
   const intro = `${inviter} (${input.inviter.email}) invited you to join "${input.tenantName}" as ${role}.`;
   const next =
-    `To accept or decline, sign in to the console with your API key: ${input.link}. You join only if you accept, ` +
-    `until ${formatDue(input.expiresAt)}. If you have no account on this service, ask its operator for one.`;
+    `To accept or decline, open ${input.link} and sign in with this address (we email you a sign-in link; ` +
+    `without an account yet, signing in makes one with the names you type). You join only if you accept, ` +
+    `until ${formatDue(input.expiresAt)}.`;
   const ignore = 'If you did not expect this invitation, you can ignore this email: nothing changes unless you accept.';
   const end = footer({ ...input, sender: input.inviter });
   const text = [greeting, '', intro, '', next, '', ignore, '', ...end.text].join('\n');

@@ -474,7 +474,7 @@ export class MailSender {
       tenantName,
       role,
       expiresAt,
-      link: `${this.options.publicUrl}/console/invitations`,
+      link: `${this.options.publicUrl}/console/invitations?email=${encodeURIComponent(invitationEmail)}`,
       stopLink: recipient.stopLink,
     });
     return { ...rendered, origin: { request: null } };

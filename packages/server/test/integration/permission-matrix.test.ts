@@ -317,6 +317,12 @@ describe('the permission matrix', () => {
       'GET /api-keys',
       'POST /api-keys',
       'DELETE /api-keys/{api_key_id}',
+      // Sign-in for people (PRODUCT.md: sessions): the emailed link or code, the list, one ended, all ended.
+      'POST /sessions/email',
+      'POST /sessions',
+      'GET /me/sessions',
+      'DELETE /me/sessions/{session_id}',
+      'DELETE /me/sessions',
       'GET /tenants',
       'POST /tenants',
       'GET /tenants/{tenant_id}',

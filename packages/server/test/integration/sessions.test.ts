@@ -1,3 +1,4 @@
+import { startSessionJanitor } from '../../src/jobs/session-cleanup';
 import { DevMailbox } from '../../src/mail/transport';
 import { silentLogger } from '../../src/observability/logger';
 import { namedQuery } from '@works-api/prisma';
@@ -361,5 +362,23 @@ describe('settings', () => {
     } finally {
       await limited.close();
     }
+  });
+});
+
+describe('cleanup', () => {
+  test('the session janitor deletes ended sessions and day-old sign-ins, and keeps live ones', async () => {
+    const user = await server.createUser('janitor');
+    const live = await signedIn(user.email);
+    const ended = await signedIn(user.email);
+    await namedQuery(server.database, `UPDATE sessions SET expires_at = now() - interval '1 second' WHERE token_hash = encode(sha256(convert_to(:value, 'UTF8')), 'hex')`, {
+      value: ended.split('=')[1],
+    });
+    await namedQuery(server.database, `UPDATE sign_in_links SET created_at = now() - interval '25 hours' WHERE email = :email`, { email: user.email });
+    const janitor = startSessionJanitor(server.database, silentLogger(), 86_400_000);
+    await janitor.stop();
+    const count = async (sql: string) => (await namedQuery<{ n: number }>(server.database, sql, { email: user.email }))[0]!.n;
+    expect(await count(`SELECT count(*)::int AS n FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.email = :email`)).toBe(1);
+    expect(await count(`SELECT count(*)::int AS n FROM sign_in_links WHERE email = :email`)).toBe(0);
+    expect((await server.call('/v1/me', { headers: { cookie: live } })).status).toBe(200);
   });
 });

@@ -25,7 +25,11 @@ export const credentialPairs: CredentialPair[] = [
   {
     id: 'get-tenant',
     title: 'get tenant',
-    withKey: (f) => ({ method: 'GET', path: `/v1/tenants/${f.readTenantId}`, headers: { Authorization: `Bearer ${f.apiKey}` } }),
+    withKey: (f) => ({
+      method: 'GET',
+      path: `/v1/tenants/${f.readTenantId}`,
+      headers: { Authorization: `Bearer ${f.apiKey}` },
+    }),
     withSession: (f, cookie) => ({ method: 'GET', path: `/v1/tenants/${f.readTenantId}`, headers: { Cookie: cookie } }),
   },
   {

@@ -628,7 +628,12 @@ async function credentials(options: Options): Promise<CredentialRow[]> {
     const rounds = Math.max(3, options.rounds);
     for (const pair of credentialPairs) {
       const kind = pair.id === 'get-tenant' ? 'read' : 'write';
-      const withKey: Scenario = { id: pair.id as ScenarioId, title: pair.title, kind, requests: (t) => [pair.withKey(t.fixtures)] };
+      const withKey: Scenario = {
+        id: pair.id as ScenarioId,
+        title: pair.title,
+        kind,
+        requests: (t) => [pair.withKey(t.fixtures)],
+      };
       const withSession: Scenario = {
         id: pair.id as ScenarioId,
         title: pair.title,
@@ -642,14 +647,21 @@ async function credentials(options: Options): Promise<CredentialRow[]> {
         sessionRounds.push((await measure(withSession, server, target, options, false)).max);
       }
       const errors = [...keyRounds, ...sessionRounds].filter((m) => m.errors > 0);
-      if (errors.length > 0) throw new Error(`credentials ${pair.id}: errors ${JSON.stringify(errors[0]!.statusCodes)}`);
+      if (errors.length > 0)
+        throw new Error(`credentials ${pair.id}: errors ${JSON.stringify(errors[0]!.statusCodes)}`);
       const cpu = (measurements: Measurement[]) => {
         const values = measurements.map((m) => m.cpuMsPerRequest ?? NaN).sort((a, b) => a - b);
         return values[Math.floor((values.length - 1) / 2)]!;
       };
       const key = median(keyRounds);
       const session = median(sessionRounds);
-      const row: CredentialRow = { id: pair.id, title: pair.title, key, session, cpuRatio: cpu(sessionRounds) / cpu(keyRounds) };
+      const row: CredentialRow = {
+        id: pair.id,
+        title: pair.title,
+        key,
+        session,
+        cpuRatio: cpu(sessionRounds) / cpu(keyRounds),
+      };
       rows.push(row);
       log(
         `  ${pair.title.padEnd(14)} key ${key.rps.toFixed(0)} req/s, ${cpu(keyRounds).toFixed(3)} CPU ms/req; ` +

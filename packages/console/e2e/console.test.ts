@@ -63,7 +63,12 @@ async function newPage(viewport = DESKTOP): Promise<Page> {
  * Signs `user` in as a person does: their address on the sign-in page, then the emailed link, which the dev mailbox
  * prints in the server's log (as the README says); then opens `path`.
  */
-async function signIn(page: Page, user: { email: string }, path = '/console', on: RunningServer = server): Promise<void> {
+async function signIn(
+  page: Page,
+  user: { email: string },
+  path = '/console',
+  on: RunningServer = server,
+): Promise<void> {
   await page.goto(`${on.baseUrl}/console`);
   const link = await emailedLink(page, user.email, on);
   await page.goto(link);
@@ -143,7 +148,9 @@ describe('the console', () => {
     await expectVisible(page.getByTestId('signed-in-as').filter({ hasText: 'Ada Lovelace' }));
     // The link's token left the address bar; nothing of a credential is in the page's storage.
     expect(page.url()).not.toContain('token');
-    expect(await page.evaluate(() => [Object.keys(sessionStorage), Object.keys(localStorage), document.cookie])).toEqual([[], [], '']);
+    expect(
+      await page.evaluate(() => [Object.keys(sessionStorage), Object.keys(localStorage), document.cookie]),
+    ).toEqual([[], [], '']);
 
     await expectVisible(page.getByText('You are not a member of any tenant yet'));
     await page.getByLabel('Name', { exact: true }).fill('Acme Research');
@@ -564,7 +571,9 @@ describe('the console', () => {
     await expectVisible(page.getByLabel('Email', { exact: true }));
     await page.reload();
     await expectVisible(page.getByLabel('Email', { exact: true }));
-    const replayed = await fetch(`${server.baseUrl}/v1/me`, { headers: { cookie: `${cookie!.name}=${cookie!.value}` } });
+    const replayed = await fetch(`${server.baseUrl}/v1/me`, {
+      headers: { cookie: `${cookie!.name}=${cookie!.value}` },
+    });
     expect(replayed.status).toBe(401);
     // A link that is not ours is refused with the server's words, and says how to get a new one.
     await page.goto(`${server.baseUrl}/console/sign-in#token=${'A'.repeat(43)}`);

@@ -54,7 +54,8 @@ describe('loadConfig', () => {
       },
       sessions: {
         signUp: 'open',
-        signUpDefault: 'open by default with the dev mailbox on (a local machine: sign-in links are printed in this log)',
+        signUpDefault:
+          'open by default with the dev mailbox on (a local machine: sign-in links are printed in this log)',
         idleTimeoutMs: 86_400_000,
         lifetimeMs: 30 * 86_400_000,
         maxPerUser: 50,

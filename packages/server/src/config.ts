@@ -162,7 +162,6 @@ export const environment = z.object({
   SIGN_IN_REQUESTS_PER_CLIENT_PER_HOUR: wholeNumber(0, 1_000_000).default(60),
 });
 
-
 /** How people sign in and stay signed in (console sessions). */
 export interface SessionSettings {
   /** SIGNUP: who gets an account by signing in (besides the users an operator created). */

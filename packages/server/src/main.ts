@@ -92,7 +92,9 @@ async function sharedRateLimitStores(
   config: Config,
   redis: RedisConnection | undefined,
   telemetry: Telemetry,
-): Promise<Record<'perUser' | 'unauthenticated' | 'recipientToken' | 'recipientAddress' | 'signIn', Store> | undefined> {
+): Promise<
+  Record<'perUser' | 'unauthenticated' | 'recipientToken' | 'recipientAddress' | 'signIn', Store> | undefined
+> {
   let store: ((name: string) => Store) | undefined;
   if (redis) store = (name) => redis.store(`${config.redis?.prefix}${name}`);
   else if (isClusterWorker()) {

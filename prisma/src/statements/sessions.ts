@@ -17,7 +17,10 @@ export interface SessionForAuth {
 }
 
 /** The session whose cookie hashes to `tokenHash`, with its user (every cookie-authenticated request runs it). */
-export async function findSessionForAuth(db: Queryable, params: { tokenHash: string }): Promise<SessionForAuth | undefined> {
+export async function findSessionForAuth(
+  db: Queryable,
+  params: { tokenHash: string },
+): Promise<SessionForAuth | undefined> {
   const [row] = await preparedQuery<SessionForAuth>(
     db,
     `SELECT s.id, s.user_id AS "userId", s.last_used_at AS "lastUsedAt", s.expires_at AS "expiresAt",
@@ -122,7 +125,10 @@ export async function countSessionsOf(
 }
 
 /** Ends one of a user's sessions; its id when there was one. */
-export async function deleteSession(db: Queryable, params: { id: string; userId: string }): Promise<string | undefined> {
+export async function deleteSession(
+  db: Queryable,
+  params: { id: string; userId: string },
+): Promise<string | undefined> {
   const [row] = await namedQuery<{ id: string }>(
     db,
     'DELETE FROM sessions WHERE id = :id::uuid AND user_id = :userId::uuid RETURNING id',

@@ -54,4 +54,6 @@ export async function startSmtpCatcher(): Promise<SmtpCatcher> {
 }
 
 const decodeQuotedPrintable = (text: string): string =>
-  text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  text
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));

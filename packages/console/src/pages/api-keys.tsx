@@ -43,9 +43,7 @@ function KeyRow({ apiKey }: { apiKey: ApiKey }) {
   });
   return (
     <li className="row">
-      <span className="row-title">
-        {apiKey.name}
-      </span>
+      <span className="row-title">{apiKey.name}</span>
       <span className="muted">
         <code>{apiKey.prefix}…</code> · created {formatTime(apiKey.createdAt)} ·{' '}
         {apiKey.lastUsedAt ? `last used ${formatTime(apiKey.lastUsedAt)}` : 'never used'}

@@ -106,8 +106,8 @@ export function SignInPage({ notice, onSignedIn }: { notice: string | null; onSi
             }}
           >
             <p role="status">
-              If <strong>{sentTo}</strong> may sign in here, an email is on its way with a sign-in link and a code.
-              They work once, for 15 minutes. Open the link on this device, or type the code below.
+              If <strong>{sentTo}</strong> may sign in here, an email is on its way with a sign-in link and a code. They
+              work once, for 15 minutes. Open the link on this device, or type the code below.
             </p>
             <TextField
               label="Code from the email"
@@ -151,9 +151,7 @@ export function SignInPage({ notice, onSignedIn }: { notice: string | null; onSi
         {problem && (
           <>
             <ProblemAlert error={error} shownFields={['email', 'firstName', 'lastName']} />
-            {expired && !sentTo && (
-              <p className="muted">Type your address above to get a new sign-in link.</p>
-            )}
+            {expired && !sentTo && <p className="muted">Type your address above to get a new sign-in link.</p>}
           </>
         )}
       </div>

@@ -1,10 +1,4 @@
-import {
-  listSessions,
-  requestSignIn,
-  revokeAllSessions,
-  revokeSession,
-  signIn,
-} from '../domain/sessions/sessions';
+import { listSessions, requestSignIn, revokeAllSessions, revokeSession, signIn } from '../domain/sessions/sessions';
 import type { HandlerMap } from '../http/handler';
 
 /** The operations tagged Sessions in openapi/api.yaml, in the spec's order. */

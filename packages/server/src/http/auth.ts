@@ -58,9 +58,13 @@ export function requireCaller(db: Db, options: CallerOptions): RequestHandler {
       return next();
     }
     if (req.headers.authorization !== undefined)
-      throw new ProblemError('validation_failed', 'Send one credential: a session cookie or an Authorization header, not both.', {
-        errors: [{ path: '/headers/authorization', message: 'Authorization must not be sent with a session cookie' }],
-      });
+      throw new ProblemError(
+        'validation_failed',
+        'Send one credential: a session cookie or an Authorization header, not both.',
+        {
+          errors: [{ path: '/headers/authorization', message: 'Authorization must not be sent with a session cookie' }],
+        },
+      );
     if (changesSomething(req) && !isSameOrigin(req, options.cookies, false))
       throw unauthenticated(
         'A session cookie does not authenticate a request that changes something unless it comes from the pages of this service (this one came from another site, or said nothing of where it came from).',
@@ -83,7 +87,10 @@ export function requireCaller(db: Db, options: CallerOptions): RequestHandler {
 export function requireOwnPages(cookies: CookieSettings): RequestHandler {
   return (req, _res, next) => {
     if (!isSameOrigin(req, cookies, true))
-      throw new ProblemError('cross_site_request', 'Only the pages of this service may sign in: this request came from another site.');
+      throw new ProblemError(
+        'cross_site_request',
+        'Only the pages of this service may sign in: this request came from another site.',
+      );
     next();
   };
 }

@@ -16,12 +16,7 @@ import { pathPattern, type Spec, type SpecOperation, toExpressPath } from './spe
 import { textRulesFor } from './text-rules';
 import type { SessionPolicy } from '../domain/sessions/sessions';
 import { sessionHashOf } from '../domain/sessions/secrets';
-import {
-  clearSessionCookie,
-  type CookieSettings,
-  presentedSessionCookie,
-  setSessionCookie,
-} from './session-cookie';
+import { clearSessionCookie, type CookieSettings, presentedSessionCookie, setSessionCookie } from './session-cookie';
 
 /**
  * Mounts one route per operation of the contract, each answered by its handler. What an operation declares in

@@ -57,7 +57,17 @@ type Nullable<T> = { [K in keyof T]: T[K] | null };
  */
 type ClaimedRow = Pick<
   MailMessage,
-  'id' | 'kind' | 'tenantId' | 'requestId' | 'invitationId' | 'signInId' | 'to' | 'subject' | 'text' | 'html' | 'attempts'
+  | 'id'
+  | 'kind'
+  | 'tenantId'
+  | 'requestId'
+  | 'invitationId'
+  | 'signInId'
+  | 'to'
+  | 'subject'
+  | 'text'
+  | 'html'
+  | 'attempts'
 > &
   Nullable<
     Pick<
@@ -499,7 +509,13 @@ export class MailSender {
     });
     if (!armed) return null;
     const link = signInLink(this.options.publicUrl, secret.token);
-    const rendered = renderSignInMail({ to: armed.email, link, code: secret.code, expiresAt, newAccount: !armed.hasAccount });
+    const rendered = renderSignInMail({
+      to: armed.email,
+      link,
+      code: secret.code,
+      expiresAt,
+      newAccount: !armed.hasAccount,
+    });
     return { ...rendered, origin: { request: null, signInLink: link } };
   }
 

@@ -75,7 +75,10 @@ describe('emailed sign-in', () => {
     const known = await askForSignIn(user.email);
     const unknown = await askForSignIn(stranger);
     expect([known.status, unknown.status]).toEqual([202, 202]);
-    const [knownBody, unknownBody] = [await known.json<Record<string, unknown>>(), await unknown.json<Record<string, unknown>>()];
+    const [knownBody, unknownBody] = [
+      await known.json<Record<string, unknown>>(),
+      await unknown.json<Record<string, unknown>>(),
+    ];
     expect(Object.keys(knownBody.signIn as object)).toEqual(Object.keys(unknownBody.signIn as object));
     expect(knownBody).toEqual({ signIn: { email: user.email, validForSeconds: 900 } });
     const sent = await signInEmailTo(user.email);
@@ -106,7 +109,11 @@ describe('emailed sign-in', () => {
     expect((await expectProblem(again, 410, 'sign_in_used')).detail).toMatch(/new one/);
     // Nothing stored or logged could be used again.
     const stored = JSON.stringify(
-      await namedQuery(server.database, 'SELECT * FROM sign_in_links UNION ALL SELECT NULL, NULL, NULL, token_hash, NULL, NULL, created_at, expires_at, NULL FROM sessions', {}),
+      await namedQuery(
+        server.database,
+        'SELECT * FROM sign_in_links UNION ALL SELECT NULL, NULL, NULL, token_hash, NULL, NULL, created_at, expires_at, NULL FROM sessions',
+        {},
+      ),
     );
     expect(stored).not.toContain(token);
     expect(stored).not.toContain(cookie.value);
@@ -120,9 +127,13 @@ describe('emailed sign-in', () => {
     const user = await server.createUser('late');
     await askForSignIn(user.email);
     const { token } = (await signInEmailTo(user.email))!;
-    await namedQuery(server.database, `UPDATE sign_in_links SET expires_at = now() - interval '1 second' WHERE email = :email`, {
-      email: user.email,
-    });
+    await namedQuery(
+      server.database,
+      `UPDATE sign_in_links SET expires_at = now() - interval '1 second' WHERE email = :email`,
+      {
+        email: user.email,
+      },
+    );
     const problem = await expectProblem(await exchange({ token }), 410, 'sign_in_expired');
     expect(problem.detail).toMatch(/15 minutes.*new one/);
   });
@@ -139,7 +150,8 @@ describe('emailed sign-in', () => {
     await askForSignIn(other.email);
     const real = (await signInEmailTo(other.email))!.code;
     const wrong = real.startsWith('A') ? 'BBBB-BBBB' : 'AAAA-AAAA';
-    for (let i = 0; i < 5; i++) await expectProblem(await exchange({ email: other.email, code: wrong }), 400, 'invalid_sign_in');
+    for (let i = 0; i < 5; i++)
+      await expectProblem(await exchange({ email: other.email, code: wrong }), 400, 'invalid_sign_in');
     await expectProblem(await exchange({ email: other.email, code: real }), 400, 'invalid_sign_in');
   });
 });
@@ -169,12 +181,20 @@ describe('sessions', () => {
     const id = viaKey.edges[0]!.node.id;
     expect((await server.call(`/v1/me/sessions/${id}`, { method: 'DELETE', apiKey: user.apiKey })).status).toBe(204);
     await expectProblem(await server.call('/v1/me', { headers: asCookie(second) }), 401, 'unauthenticated');
-    await expectProblem(await server.call(`/v1/me/sessions/${id}`, { method: 'DELETE', apiKey: user.apiKey }), 404, 'not_found');
+    await expectProblem(
+      await server.call(`/v1/me/sessions/${id}`, { method: 'DELETE', apiKey: user.apiKey }),
+      404,
+      'not_found',
+    );
 
     // Sign out (the current session) clears the cookie; sign out everywhere ends them all.
     const third = await signedIn(user.email);
-    const thirdId = (await (await server.call('/v1/me/sessions', { headers: asCookie(third) })).json()).sessions.edges[0]!.node.id;
-    const out = await server.call(`/v1/me/sessions/${thirdId}`, { method: 'DELETE', headers: asCookie(third, SAME_ORIGIN) });
+    const thirdId = (await (await server.call('/v1/me/sessions', { headers: asCookie(third) })).json()).sessions
+      .edges[0]!.node.id;
+    const out = await server.call(`/v1/me/sessions/${thirdId}`, {
+      method: 'DELETE',
+      headers: asCookie(third, SAME_ORIGIN),
+    });
     expect(out.status).toBe(204);
     expect(out.headers.getSetCookie()).toEqual(['works_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0']);
     const a = await signedIn(user.email);
@@ -191,30 +211,42 @@ describe('sessions', () => {
     const user = await server.createUser('idle');
     const idle = await signedIn(user.email);
     const old = await signedIn(user.email);
-    await namedQuery(server.database, `UPDATE sessions SET last_used_at = now() - interval '25 hours' WHERE token_hash = encode(sha256(convert_to(:value, 'UTF8')), 'hex')`, {
-      value: idle.split('=')[1],
-    });
-    await namedQuery(server.database, `UPDATE sessions SET expires_at = now() - interval '1 second' WHERE token_hash = encode(sha256(convert_to(:value, 'UTF8')), 'hex')`, {
-      value: old.split('=')[1],
-    });
+    await namedQuery(
+      server.database,
+      `UPDATE sessions SET last_used_at = now() - interval '25 hours' WHERE token_hash = encode(sha256(convert_to(:value, 'UTF8')), 'hex')`,
+      {
+        value: idle.split('=')[1],
+      },
+    );
+    await namedQuery(
+      server.database,
+      `UPDATE sessions SET expires_at = now() - interval '1 second' WHERE token_hash = encode(sha256(convert_to(:value, 'UTF8')), 'hex')`,
+      {
+        value: old.split('=')[1],
+      },
+    );
     const idleRes = await server.call('/v1/me', { headers: asCookie(idle) });
     expect((await expectProblem(idleRes, 401, 'unauthenticated')).detail).toMatch(/unused.*Sign in again/);
     expect(idleRes.headers.getSetCookie()[0]).toMatch(/^works_session=; .*Max-Age=0$/);
-    expect((await expectProblem(await server.call('/v1/me', { headers: asCookie(old) }), 401, 'unauthenticated')).detail).toMatch(
-      /lifetime/,
-    );
+    expect(
+      (await expectProblem(await server.call('/v1/me', { headers: asCookie(old) }), 401, 'unauthenticated')).detail,
+    ).toMatch(/lifetime/);
   });
 
-  test("a cookie of another deployment is 401, says so, and is cleared", async () => {
+  test('a cookie of another deployment is 401, says so, and is cleared', async () => {
     const res = await server.call('/v1/me', { headers: asCookie(`works_session=ws_${'x'.repeat(43)}`) });
     expect((await expectProblem(res, 401, 'unauthenticated')).detail).toMatch(/another deployment.*Sign in again/);
     expect(res.headers.getSetCookie()[0]).toMatch(/Max-Age=0/);
   });
 
-  test('a session has its user\'s power: it creates tenants and API keys', async () => {
+  test("a session has its user's power: it creates tenants and API keys", async () => {
     const user = await server.createUser('power');
     const cookie = await signedIn(user.email);
-    const key = await server.call('/v1/api-keys', { method: 'POST', json: { name: 'From the console' }, headers: asCookie(cookie, SAME_ORIGIN) });
+    const key = await server.call('/v1/api-keys', {
+      method: 'POST',
+      json: { name: 'From the console' },
+      headers: asCookie(cookie, SAME_ORIGIN),
+    });
     expect(key.status).toBe(201);
     expect((await key.json()).apiKey.secret).toMatch(/^wk_/);
   });
@@ -227,7 +259,11 @@ describe('cross-site requests and mixed credentials', () => {
     const create = (headers: Record<string, string>) =>
       server.call('/v1/tenants', { method: 'POST', json: { name: 'Forged' }, headers: asCookie(cookie, headers) });
     // Fetch Metadata (every current browser), a cross-site form post:
-    await expectProblem(await create({ 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' }), 401, 'unauthenticated');
+    await expectProblem(
+      await create({ 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' }),
+      401,
+      'unauthenticated',
+    );
     await expectProblem(await create({ 'sec-fetch-site': 'same-site' }), 401, 'unauthenticated');
     // A browser without Fetch Metadata: Origin decides.
     await expectProblem(await create({ origin: 'https://evil.example' }), 401, 'unauthenticated');
@@ -238,12 +274,22 @@ describe('cross-site requests and mixed credentials', () => {
     expect((await create(SAME_ORIGIN)).status).toBe(201);
     expect((await create({ origin: server.baseUrl })).status).toBe(201);
     // A read from anywhere (SameSite and CORS keep other sites from reading it).
-    expect((await server.call('/v1/tenants', { headers: asCookie(cookie, { 'sec-fetch-site': 'cross-site' }) })).status).toBe(200);
+    expect(
+      (await server.call('/v1/tenants', { headers: asCookie(cookie, { 'sec-fetch-site': 'cross-site' }) })).status,
+    ).toBe(200);
   });
 
   test('a sign-in from another site is refused (login CSRF); curl needs no header', async () => {
-    await expectProblem(await askForSignIn(freshEmail(), { 'sec-fetch-site': 'cross-site' }), 403, 'cross_site_request');
-    await expectProblem(await exchange({ token: 'A'.repeat(43) }, { origin: 'https://evil.example' }), 403, 'cross_site_request');
+    await expectProblem(
+      await askForSignIn(freshEmail(), { 'sec-fetch-site': 'cross-site' }),
+      403,
+      'cross_site_request',
+    );
+    await expectProblem(
+      await exchange({ token: 'A'.repeat(43) }, { origin: 'https://evil.example' }),
+      403,
+      'cross_site_request',
+    );
     expect((await askForSignIn(freshEmail(), SAME_ORIGIN)).status).toBe(202);
   });
 
@@ -265,13 +311,19 @@ describe('sign-up and abuse', () => {
     await askForSignIn(email);
     const sent = (await signInEmailTo(email))!;
     expect(sent.text).toMatch(/creates your account/);
-    const missing = await expectProblem(await exchange({ token: sent.token }), 400, 'names_required', '/body/firstName');
+    const missing = await expectProblem(
+      await exchange({ token: sent.token }),
+      400,
+      'names_required',
+      '/body/firstName',
+    );
     expect(missing.detail).toMatch(/first and last name/);
     const res = await exchange({ token: sent.token, firstName: 'Mary', lastName: 'Jackson' });
     expect(res.status).toBe(201);
     expect((await res.json()).user).toMatchObject({ email, firstName: 'Mary', lastName: 'Jackson' });
     const cookie = cookieOf(res).pair;
-    const invitations = (await (await server.call('/v1/me/invitations', { headers: asCookie(cookie) })).json()).invitations;
+    const invitations = (await (await server.call('/v1/me/invitations', { headers: asCookie(cookie) })).json())
+      .invitations;
     const accepted = await server.call(`/v1/me/invitations/${invitations.edges[0]!.node.id}/accept`, {
       method: 'POST',
       headers: asCookie(cookie, SAME_ORIGIN),
@@ -282,7 +334,8 @@ describe('sign-up and abuse', () => {
   test('sign-in bombing of one address is capped (+tag variants count with it): 429 with Retry-After', async () => {
     const user = await server.createUser('bombed');
     const [local, domain] = user.email.split('@');
-    for (let i = 0; i < 5; i++) expect((await askForSignIn(i % 2 ? `${local}+${i}@${domain}` : user.email)).status).toBe(202);
+    for (let i = 0; i < 5; i++)
+      expect((await askForSignIn(i % 2 ? `${local}+${i}@${domain}` : user.email)).status).toBe(202);
     const refused = await askForSignIn(`${local}+x@${domain}`);
     const problem = await expectProblem(refused, 429, 'sign_in_limit_reached');
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3000);
@@ -293,9 +346,15 @@ describe('sign-up and abuse', () => {
 describe('settings', () => {
   test('SIGNUP=open mails any address and makes its account; SIGNUP=closed mails only accounts', async () => {
     const openBox = new DevMailbox(silentLogger());
-    const open = await startTestServer({ mail: { transport: openBox, manual: true, signUp: 'open' }, sessions: { signUp: 'open' } });
+    const open = await startTestServer({
+      mail: { transport: openBox, manual: true, signUp: 'open' },
+      sessions: { signUp: 'open' },
+    });
     const closedBox = new DevMailbox(silentLogger());
-    const closed = await startTestServer({ mail: { transport: closedBox, manual: true, signUp: 'closed' }, sessions: { signUp: 'closed' } });
+    const closed = await startTestServer({
+      mail: { transport: closedBox, manual: true, signUp: 'closed' },
+      sessions: { signUp: 'closed' },
+    });
     try {
       const newcomer = freshEmail('newcomer');
       await open.call('/v1/sessions/email', { method: 'POST', json: { email: newcomer } });
@@ -303,7 +362,10 @@ describe('settings', () => {
       const mail = openBox.messages().find((message) => message.to === newcomer);
       expect(mail).toBeDefined();
       const token = /#token=([A-Za-z0-9_-]{43})/.exec(mail!.text)![1];
-      const res = await open.call('/v1/sessions', { method: 'POST', json: { token, firstName: 'New', lastName: 'Comer' } });
+      const res = await open.call('/v1/sessions', {
+        method: 'POST',
+        json: { token, firstName: 'New', lastName: 'Comer' },
+      });
       expect(res.status).toBe(201);
 
       const owner = await closed.createUser('closed-owner');
@@ -313,7 +375,9 @@ describe('settings', () => {
       await closed.call('/v1/sessions/email', { method: 'POST', json: { email: invited } });
       await closed.call('/v1/sessions/email', { method: 'POST', json: { email: owner.email } });
       while ((await closed.mailSender!.runOnce()) > 0);
-      expect(closedBox.messages().some((message) => message.to === invited && /sign-in/.test(message.subject))).toBe(false);
+      expect(closedBox.messages().some((message) => message.to === invited && /sign-in/.test(message.subject))).toBe(
+        false,
+      );
       expect(closedBox.messages().some((message) => message.to === owner.email)).toBe(true);
     } finally {
       await open.close();
@@ -329,20 +393,28 @@ describe('settings', () => {
       const user = await https.createUser('secure');
       await https.call('/v1/sessions/email', { method: 'POST', json: { email: user.email } });
       while ((await https.mailSender!.runOnce()) > 0);
-      const token = /#token=([A-Za-z0-9_-]{43})/.exec(box.messages().find((message) => message.to === user.email)!.text)![1];
+      const token = /#token=([A-Za-z0-9_-]{43})/.exec(
+        box.messages().find((message) => message.to === user.email)!.text,
+      )![1];
       const res = await https.call('/v1/sessions', { method: 'POST', json: { token } });
       const cookie = cookieOf(res);
       expect(cookie.pair).toMatch(/^__Host-works_session=ws_/);
       expect(cookie.attributes).toBe('Path=/; HttpOnly; Secure; SameSite=Lax; Max-Age=2592000');
       expect((await https.call('/v1/me', { headers: { cookie: cookie.pair } })).status).toBe(200);
       // The same value under the plain name is not the session's over HTTPS (anyone on the path could plant it).
-      await expectProblem(await https.call('/v1/me', { headers: { cookie: `works_session=${cookie.value}` } }), 401, 'unauthenticated');
+      await expectProblem(
+        await https.call('/v1/me', { headers: { cookie: `works_session=${cookie.value}` } }),
+        401,
+        'unauthenticated',
+      );
       // Behind a proxy TRUST_PROXY names, X-Forwarded-Proto: https is HTTPS: the __Host- cookie is read (and
       // cleared with Secure); without it, the request is plain HTTP and that cookie is not looked at.
       const hostCookie = { cookie: `__Host-works_session=ws_${'y'.repeat(43)}` };
       const viaProxy = await proxied.call('/v1/me', { headers: { ...hostCookie, 'x-forwarded-proto': 'https' } });
       expect((await expectProblem(viaProxy, 401, 'unauthenticated')).detail).toMatch(/another deployment/);
-      expect(viaProxy.headers.getSetCookie()[0]).toBe('__Host-works_session=; Path=/; HttpOnly; Secure; SameSite=Lax; Max-Age=0');
+      expect(viaProxy.headers.getSetCookie()[0]).toBe(
+        '__Host-works_session=; Path=/; HttpOnly; Secure; SameSite=Lax; Max-Age=0',
+      );
       const plain = await proxied.call('/v1/me', { headers: hostCookie });
       expect((await expectProblem(plain, 401, 'unauthenticated')).detail).toMatch(/API key/);
     } finally {
@@ -355,7 +427,9 @@ describe('settings', () => {
     const limited = await startTestServer({ sessions: { requestsPerClientPerHour: 3 } });
     try {
       for (let i = 0; i < 3; i++)
-        expect((await limited.call('/v1/sessions/email', { method: 'POST', json: { email: freshEmail() } })).status).toBe(202);
+        expect(
+          (await limited.call('/v1/sessions/email', { method: 'POST', json: { email: freshEmail() } })).status,
+        ).toBe(202);
       const refused = await limited.call('/v1/sessions', { method: 'POST', json: { token: 'A'.repeat(43) } });
       await expectProblem(refused, 429, 'rate_limited');
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -370,14 +444,25 @@ describe('cleanup', () => {
     const user = await server.createUser('janitor');
     const live = await signedIn(user.email);
     const ended = await signedIn(user.email);
-    await namedQuery(server.database, `UPDATE sessions SET expires_at = now() - interval '1 second' WHERE token_hash = encode(sha256(convert_to(:value, 'UTF8')), 'hex')`, {
-      value: ended.split('=')[1],
-    });
-    await namedQuery(server.database, `UPDATE sign_in_links SET created_at = now() - interval '25 hours' WHERE email = :email`, { email: user.email });
+    await namedQuery(
+      server.database,
+      `UPDATE sessions SET expires_at = now() - interval '1 second' WHERE token_hash = encode(sha256(convert_to(:value, 'UTF8')), 'hex')`,
+      {
+        value: ended.split('=')[1],
+      },
+    );
+    await namedQuery(
+      server.database,
+      `UPDATE sign_in_links SET created_at = now() - interval '25 hours' WHERE email = :email`,
+      { email: user.email },
+    );
     const janitor = startSessionJanitor(server.database, silentLogger(), 86_400_000);
     await janitor.stop();
-    const count = async (sql: string) => (await namedQuery<{ n: number }>(server.database, sql, { email: user.email }))[0]!.n;
-    expect(await count(`SELECT count(*)::int AS n FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.email = :email`)).toBe(1);
+    const count = async (sql: string) =>
+      (await namedQuery<{ n: number }>(server.database, sql, { email: user.email }))[0]!.n;
+    expect(
+      await count(`SELECT count(*)::int AS n FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.email = :email`),
+    ).toBe(1);
     expect(await count(`SELECT count(*)::int AS n FROM sign_in_links WHERE email = :email`)).toBe(0);
     expect((await server.call('/v1/me', { headers: { cookie: live } })).status).toBe(200);
   });

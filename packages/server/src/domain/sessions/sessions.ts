@@ -63,7 +63,8 @@ export async function authenticateSession(
     throw unauthenticated(
       `This session is not known here: it was signed out or has ended, or it is another deployment's. ${SIGN_IN_AGAIN}`,
     );
-  if (session.expiresAt <= now) throw unauthenticated(`This session has reached the end of its lifetime. ${SIGN_IN_AGAIN}`);
+  if (session.expiresAt <= now)
+    throw unauthenticated(`This session has reached the end of its lifetime. ${SIGN_IN_AGAIN}`);
   const idle = now.getTime() - session.lastUsedAt.getTime();
   if (idle >= policy.idleTimeoutMs) throw unauthenticated(`This session ended after going unused. ${SIGN_IN_AGAIN}`);
   if (idle > LAST_USED_PRECISION_MS) await touchSession(db, { id: session.id, now });
@@ -151,8 +152,12 @@ export async function signIn(
         'No account has this address yet: give your first and last name to create it (the link still works).',
         {
           errors: [
-            ...(firstName === '' ? [{ path: '/body/firstName', message: 'firstName is required to create the account' }] : []),
-            ...(lastName === '' ? [{ path: '/body/lastName', message: 'lastName is required to create the account' }] : []),
+            ...(firstName === ''
+              ? [{ path: '/body/firstName', message: 'firstName is required to create the account' }]
+              : []),
+            ...(lastName === ''
+              ? [{ path: '/body/lastName', message: 'lastName is required to create the account' }]
+              : []),
           ],
         },
       );
@@ -164,8 +169,7 @@ export async function signIn(
   const userAgent = browser.userAgent === null ? null : [...browser.userAgent].slice(0, USER_AGENT_LENGTH).join('');
   const userId = await db.prisma.$transaction(async (tx) => {
     if (!(await useSignIn(tx, { id: found.id, now }))) throw signInUsed();
-    const id =
-      found.userId ?? (await insertSignedUpUser(tx, { id: newId(), email: found.email, ...names!, now }));
+    const id = found.userId ?? (await insertSignedUpUser(tx, { id: newId(), email: found.email, ...names!, now }));
     await insertSession(tx, {
       id: sessionId,
       userId: id,
@@ -236,7 +240,8 @@ export function listSessions(
 ) {
   const idleSince = new Date(now.getTime() - policy.idleTimeoutMs);
   return readPage<SessionRow, Schemas['Session']>(request, {
-    rows: (page) => sessionsPage(db, { userId: actor.userId, take: page.take, beforeId: page.beforeId, now, idleSince }),
+    rows: (page) =>
+      sessionsPage(db, { userId: actor.userId, take: page.take, beforeId: page.beforeId, now, idleSince }),
     totalCount: () => countSessionsOf(db, { userId: actor.userId, now, idleSince }),
     present: (row: SessionRow) => presentSession(row, currentSessionOf(actor)),
   });

@@ -41,6 +41,8 @@ export interface MailSenderOptions {
    * test's sender must send its own tenants' emails (with its own clock) and leave the others' alone.
    */
   onlyTenants?: () => readonly string[];
+  /** With `onlyTenants`: also the sign-in emails to these addresses (tests that share a database). */
+  onlyAddresses?: () => readonly string[];
   /** `SIGNUP`: who a sign-in email goes to besides addresses with an account (invited ones, anyone, no one). */
   signUp?: SignUpPolicy;
 }
@@ -147,8 +149,8 @@ const NUDGE_BATCH_WINDOW_MS = 10;
  * queued before there were such rows) takes statements of its own.
  */
 export class MailSender {
-  private readonly options: Required<Omit<MailSenderOptions, 'onAttempt' | 'onlyTenants'>> &
-    Pick<MailSenderOptions, 'onAttempt' | 'onlyTenants'>;
+  private readonly options: Required<Omit<MailSenderOptions, 'onAttempt' | 'onlyTenants' | 'onlyAddresses'>> &
+    Pick<MailSenderOptions, 'onAttempt' | 'onlyTenants' | 'onlyAddresses'>;
   private readonly loop: OutboxLoop;
   private unsubscribe: (() => void) | undefined;
   /** The outcomes waiting for the next record statement (sent within this turn of the event loop). */
@@ -280,7 +282,8 @@ export class MailSender {
     const claimed = await this.run<ClaimedRow>(
       `WITH due AS (
          SELECT id FROM mail_outbox WHERE status = 'queued' AND next_attempt_at <= :now::timestamptz
-           AND (:onlyTenants::uuid[] IS NULL OR tenant_id = ANY (:onlyTenants::uuid[]))
+           AND (:onlyTenants::uuid[] IS NULL OR tenant_id = ANY (:onlyTenants::uuid[])
+                OR (sign_in_id IS NOT NULL AND "to" = ANY (:onlyAddresses::text[])))
          ORDER BY next_attempt_at LIMIT :limit FOR UPDATE SKIP LOCKED),
        claimed AS (
          UPDATE mail_outbox m SET attempts = m.attempts + 1, next_attempt_at = :leaseEnds::timestamptz
@@ -324,6 +327,7 @@ export class MailSender {
         leaseEnds: new Date(now.getTime() + LEASE_MS).toISOString(),
         limit,
         onlyTenants: this.options.onlyTenants?.() ?? null,
+        onlyAddresses: this.options.onlyAddresses?.() ?? [],
         tokenHashes: answers.map((answer) => answer.tokenHash),
         madeAt: now.toISOString(),
         devMailbox: this.options.transport.keepsLinks,

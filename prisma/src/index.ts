@@ -23,3 +23,4 @@ export * from './slug-counters';
 export * from './target';
 export * from './statements/sessions';
 export * from './statements/sign-in';
+export * from './statements/mail-recipients';

@@ -323,8 +323,9 @@ export interface paths {
          *     email of a member is `409 already_member`, an email with a pending invitation `409 already_invited`; a
          *     tenant holds at most `MAX_INVITATIONS_PER_TENANT` pending invitations (100 by default; `409
          *     invitation_limit_reached`), deleting one frees a place. The invitation email counts against the daily email
-         *     caps of `POST .../requests` when it is sent (`429`, nothing created); an address that stopped this tenant's
-         *     emails is invited without an email.
+         *     caps of `POST .../requests` when it is sent (`429`, nothing created; the sending user's being the
+         *     inviter's); an address that stopped this tenant's emails, or every email of the service, is invited without
+         *     an email.
          */
         post: operations["addMember"];
         delete?: never;
@@ -678,11 +679,15 @@ export interface paths {
         /**
          * Send a request
          * @description Creates a `pending` request to a recipient and emails them. Any member may send requests; not in a discarded
-         *     work. Every email a tenant sends counts against two daily caps (UTC days): per recipient address (`429
-         *     recipient_email_limit_reached`, 20 a day by default) and for the whole tenant (`429
-         *     tenant_email_budget_exhausted`, 1,000 a day by default), each with `Retry-After` until the next day; a
-         *     refused request is not created. A recipient who stopped this tenant's emails (the link in every email) still
-         *     gets the request, but no email: the request says so with `emailsStopped: true`.
+         *     work. Every email counts against four daily caps (UTC days), each refusal a 429 of its own with
+         *     `Retry-After` until the next day, and a refused request is not created: the tenant's to one recipient
+         *     address (`recipient_email_limit_reached`, 20 a day by default), the tenant's in all
+         *     (`tenant_email_budget_exhausted`, 1,000), the whole service's to one address, every tenant together
+         *     (`address_email_limit_reached`, 50), and the sending user's in all their tenants together
+         *     (`sender_email_budget_exhausted`, 1,000). Addresses are counted in a canonical form: case, a `+tag` after
+         *     the name and, at Gmail, dots do not make another address. A recipient who stopped this tenant's emails, or
+         *     every email of the service (the link in every email), still gets the request, but no email: the request
+         *     says so with `emailsStopped: true`.
          */
         post: operations["createRequest"];
         delete?: never;
@@ -943,9 +948,9 @@ export interface paths {
          *     working at once. `emailDelivery` starts over at `queued`. Any member may resend; `409` once the request is
          *     no longer `pending`. A request is resent at most once every 10 minutes (`RESEND_COOLDOWN`; `429
          *     resend_too_soon` with `Retry-After`) and at most 5 times in all (`MAX_RESENDS_PER_REQUEST`; `409
-         *     resend_limit_reached`), and the email counts against the daily caps of `POST .../requests`. When the
-         *     recipient has stopped this tenant's emails nothing is sent and nothing changes: the answer is the request,
-         *     with `emailsStopped: true`.
+         *     resend_limit_reached`), and the email counts against the daily caps of `POST .../requests` (the sending
+         *     user's being the caller's). When the recipient has stopped this tenant's emails, or every email of the
+         *     service, nothing is sent and nothing changes: the answer is the request, with `emailsStopped: true`.
          */
         post: operations["resendRequest"];
         delete?: never;
@@ -2362,9 +2367,9 @@ export interface components {
              */
             emailDelivery: components["schemas"]["EmailDelivery"] | null;
             /**
-             * @description True when the recipient has stopped this tenant's emails (through the link every email carries): the
-             *     request exists, but was not emailed (or, stopped later, gets no more emails: no reminder, no resend).
-             *     Not part of the `ETag`.
+             * @description True when the recipient has stopped this tenant's emails, or every email of the service (through the
+             *     link every email carries; the request does not say which): the request exists, but was not emailed (or,
+             *     stopped later, gets no more emails: no reminder, no resend). Not part of the `ETag`.
              */
             emailsStopped: boolean;
             /**
@@ -4835,7 +4840,8 @@ export interface components {
         /**
          * recipient_email_limit_reached
          * @description The tenant has sent as many emails to this address today (UTC) as allowed (MAX_EMAILS_PER_RECIPIENT_PER_DAY, 20
-         *     by default). Nothing was created; retry after `Retry-After` seconds.
+         *     by default), counting the address in its canonical form (as `address_email_limit_reached`). Nothing was
+         *     created; retry after `Retry-After` seconds.
          * @example {
          *       "type": "https://works-api.dev/problems/recipient_email_limit_reached",
          *       "title": "Too many emails",
@@ -4867,6 +4873,47 @@ export interface components {
         TenantEmailBudgetExhaustedProblem: components["schemas"]["Problem"] & {
             /** @constant */
             code: "tenant_email_budget_exhausted";
+            /** @constant */
+            status: 429;
+        };
+        /**
+         * address_email_limit_reached
+         * @description The service has sent as many emails to this address today (UTC) as allowed, from every tenant together
+         *     (MAX_EMAILS_PER_ADDRESS_PER_DAY, 50 by default). The address is counted in a canonical form: lower case, a
+         *     `+tag` after the name dropped, and at gmail.com the dots of the name. Nothing was created; retry after
+         *     `Retry-After` seconds.
+         * @example {
+         *       "type": "https://works-api.dev/problems/address_email_limit_reached",
+         *       "title": "Too many emails",
+         *       "status": 429,
+         *       "detail": "This address has been sent 50 emails by this service today (from every tenant, in any of its forms), the most allowed; retry after Retry-After.",
+         *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works/0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c/requests",
+         *       "code": "address_email_limit_reached"
+         *     }
+         */
+        AddressEmailLimitReachedProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "address_email_limit_reached";
+            /** @constant */
+            status: 429;
+        };
+        /**
+         * sender_email_budget_exhausted
+         * @description The caller has caused as many emails today (UTC) as one user may, in all their tenants together (the
+         *     requests they sent or resent, the invitations they made; MAX_EMAILS_PER_SENDER_PER_DAY, 1,000 by default).
+         *     Nothing was created; retry after `Retry-After` seconds.
+         * @example {
+         *       "type": "https://works-api.dev/problems/sender_email_budget_exhausted",
+         *       "title": "Too many emails",
+         *       "status": 429,
+         *       "detail": "You have caused 1000 emails today (in all your tenants), the most allowed; retry after Retry-After.",
+         *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works/0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c/requests",
+         *       "code": "sender_email_budget_exhausted"
+         *     }
+         */
+        SenderEmailBudgetExhaustedProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "sender_email_budget_exhausted";
             /** @constant */
             status: 429;
         };
@@ -5473,9 +5520,12 @@ export interface components {
         };
         /**
          * @description A request budget is used up (`rate_limited`, as for every operation), or the email this operation would send
-         *     is over a daily cap: the tenant has sent the most emails allowed to this address today
-         *     (`recipient_email_limit_reached`), or its whole daily email budget (`tenant_email_budget_exhausted`). Nothing
-         *     was created; retry after `Retry-After` seconds (for the daily caps, at the next UTC midnight).
+         *     is over a daily cap, the code saying which: the tenant has sent the most emails allowed to this address today
+         *     (`recipient_email_limit_reached`), or its whole daily email budget (`tenant_email_budget_exhausted`); the
+         *     service has sent the most emails allowed to this address today, from every tenant together
+         *     (`address_email_limit_reached`); or the caller has caused the most emails a user may in a day, in all their
+         *     tenants together (`sender_email_budget_exhausted`). Nothing was created; retry after `Retry-After` seconds
+         *     (for the daily caps, at the next UTC midnight).
          */
         EmailLimited: {
             headers: {
@@ -5498,7 +5548,7 @@ export interface components {
                  *       "code": "recipient_email_limit_reached"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["RateLimitedProblem"] | components["schemas"]["RecipientEmailLimitReachedProblem"] | components["schemas"]["TenantEmailBudgetExhaustedProblem"];
+                "application/problem+json": components["schemas"]["RateLimitedProblem"] | components["schemas"]["RecipientEmailLimitReachedProblem"] | components["schemas"]["TenantEmailBudgetExhaustedProblem"] | components["schemas"]["AddressEmailLimitReachedProblem"] | components["schemas"]["SenderEmailBudgetExhaustedProblem"];
             };
         };
         /**
@@ -5526,7 +5576,7 @@ export interface components {
                  *       "code": "resend_too_soon"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["RateLimitedProblem"] | components["schemas"]["RecipientEmailLimitReachedProblem"] | components["schemas"]["TenantEmailBudgetExhaustedProblem"] | components["schemas"]["ResendTooSoonProblem"];
+                "application/problem+json": components["schemas"]["RateLimitedProblem"] | components["schemas"]["RecipientEmailLimitReachedProblem"] | components["schemas"]["TenantEmailBudgetExhaustedProblem"] | components["schemas"]["AddressEmailLimitReachedProblem"] | components["schemas"]["SenderEmailBudgetExhaustedProblem"] | components["schemas"]["ResendTooSoonProblem"];
             };
         };
         /**

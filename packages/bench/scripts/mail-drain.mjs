@@ -41,6 +41,8 @@ async function start(env) {
       RATE_LIMIT_PER_MINUTE: '0',
       MAX_EMAILS_PER_RECIPIENT_PER_DAY: '100000',
       MAX_EMAILS_PER_TENANT_PER_DAY: '10000000',
+      MAX_EMAILS_PER_ADDRESS_PER_DAY: '100000',
+      MAX_EMAILS_PER_SENDER_PER_DAY: '10000000',
       LOG_LEVEL: 'warn',
       ...env,
     },

@@ -66,6 +66,8 @@ export async function startService(options: StartOptions): Promise<Service> {
       // The request scenarios send thousands of requests from one tenant, most to one address: lift the email caps.
       MAX_EMAILS_PER_RECIPIENT_PER_DAY: '100000',
       MAX_EMAILS_PER_TENANT_PER_DAY: '10000000',
+      MAX_EMAILS_PER_ADDRESS_PER_DAY: '100000',
+      MAX_EMAILS_PER_SENDER_PER_DAY: '10000000',
       // The mail sender runs, as wherever emails are sent: with DATABASE_URL and no SMTP_URL it has nowhere to
       // send unless the dev mailbox is on, and a server without it leaves every email queued, its cost unmeasured
       // (DEV_MAILBOX=false in the environment measures that).

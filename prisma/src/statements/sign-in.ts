@@ -1,4 +1,5 @@
 import { type Queryable, namedQuery } from '../handle';
+import { MAIL_ALLOWANCE_CALL, type MailAllowanceCaps, mailAllowanceParams } from './mail-recipients';
 
 /**
  * Statements of emailed sign-in (POST /v1/sessions/email, then POST /v1/sessions): the `sign_in_links` table (see
@@ -10,8 +11,9 @@ export interface NewSignIn {
   id: string;
   mailId: string;
   email: string;
-  canonicalEmail: string;
   now: Date;
+  /** The daily caps: a sign-in email counts with every other email to its address (service-wide cap). */
+  caps: MailAllowanceCaps;
   /** The per-address cap: at most `cap` sign-ins for one canonical address since `since`. */
   cap: number;
   since: Date;
@@ -19,8 +21,11 @@ export interface NewSignIn {
 
 /**
  * Queues a sign-in (its row and its email, one statement) unless the address already asked `cap` times since
- * `since`. The same statement for every address, whether or not it has an account: the answer tells nothing.
- * Returns whether it was queued, and when the oldest counted one leaves the window (for `Retry-After`).
+ * `since` (compared in canonical form, `canonical_email`). The email counts with every other email to the address
+ * (`take_mail_allowance`, as an email the address asked for: only the service-wide cap, and no stop holds it), in
+ * the same statement: over that cap the statement fails with WA003 and nothing is queued. The same statement for
+ * every address, whether or not it has an account: the answer tells nothing. Returns whether it was queued, and
+ * when the oldest counted one leaves the window (for `Retry-After`).
  */
 export async function queueSignIn(
   db: Queryable,
@@ -31,11 +36,13 @@ export async function queueSignIn(
     `WITH recent AS (
        SELECT count(*) AS n, min(created_at) AS oldest FROM (
          SELECT created_at FROM sign_in_links
-         WHERE canonical_email = :canonicalEmail AND created_at > :since::timestamptz
+         WHERE canonical_email = canonical_email(:email) AND created_at > :since::timestamptz
          ORDER BY created_at LIMIT :cap) r),
      link AS (
        INSERT INTO sign_in_links (id, email, canonical_email, created_at)
-       SELECT :id::uuid, :email, :canonicalEmail, :now::timestamptz FROM recent WHERE n < :cap
+       SELECT :id::uuid, :email, canonical_email(:email), :now::timestamptz FROM recent
+       -- CASE: the allowance is taken only for an email that will be queued.
+       WHERE CASE WHEN n < :cap THEN (${MAIL_ALLOWANCE_CALL}) IS NOT NULL ELSE false END
        RETURNING id),
      mail AS (
        INSERT INTO mail_outbox (id, kind, sign_in_id, "to", next_attempt_at, created_at)
@@ -46,10 +53,10 @@ export async function queueSignIn(
       id: signIn.id,
       mailId: signIn.mailId,
       email: signIn.email,
-      canonicalEmail: signIn.canonicalEmail,
       now: signIn.now.toISOString(),
       since: signIn.since.toISOString(),
       cap: signIn.cap,
+      ...mailAllowanceParams({ kind: 'asked-by-address', email: signIn.email }, signIn.caps, signIn.now),
     },
   );
   return { queued: row?.queued ?? false, oldestCountedAt: row?.oldest ?? null };

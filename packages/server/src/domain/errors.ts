@@ -33,6 +33,8 @@ export const problemCodes = {
   precondition_failed: { status: 412, title: 'Precondition failed' },
   recipient_email_limit_reached: { status: 429, title: 'Too many emails' },
   tenant_email_budget_exhausted: { status: 429, title: 'Too many emails' },
+  address_email_limit_reached: { status: 429, title: 'Too many emails' },
+  sender_email_budget_exhausted: { status: 429, title: 'Too many emails' },
   resend_too_soon: { status: 429, title: 'Too many emails' },
   // Raised only by the transport.
   malformed_json: { status: 400, title: 'Malformed JSON' },

@@ -27,6 +27,10 @@ export interface Limits {
   emailsPerRecipientPerDay: number;
   /** Emails a tenant may send per UTC day, to every address together (MAX_EMAILS_PER_TENANT_PER_DAY). */
   emailsPerTenantPerDay: number;
+  /** Emails the whole service may send to one (canonical) address per UTC day (MAX_EMAILS_PER_ADDRESS_PER_DAY). */
+  emailsPerAddressPerDay: number;
+  /** Emails one user may cause per UTC day, in all their tenants together (MAX_EMAILS_PER_SENDER_PER_DAY). */
+  emailsPerSenderPerDay: number;
   /** How long an emailed answer link works (ANSWER_LINK_TTL). */
   answerLinkTtlMs: number;
 }
@@ -45,6 +49,12 @@ export const DEFAULT_LIMITS: Limits = {
   emailsPerRecipientPerDay: 20,
   // What a team sends in a day, with room; a bigger customer gets a raise rather than everyone.
   emailsPerTenantPerDay: 1000,
+  // Every tenant together, and the sign-in links: a person who deals with many senders gets a few dozen emails a
+  // day from us at most, while one account's loop through variants of an address or many tenants stops at 50.
+  emailsPerAddressPerDay: 50,
+  // One user sends as much as one tenant may, however many tenants they own or belong to: more tenants buy no more
+  // email. A user who really sends for several busy tenants gets a raise.
+  emailsPerSenderPerDay: 1000,
   // 30 days: a recipient may answer at the end of a monthly cycle or after a holiday, while a link left in an old
   // mailbox (archived, forwarded, a mailbox someone else gets into) stops working within a month. A long request
   // never depends on an old link: the reminder before its due date and every resend bring a new one.

@@ -1,25 +1,35 @@
-import { newId } from '@works-api/prisma';
+import { MAIL_ALLOWANCE_CALL, type MailAllowanceFor, mailAllowanceParams, mailDay } from '@works-api/prisma';
 import { ProblemError } from './errors';
 import type { Limits } from './limits';
 
 /**
- * The daily email caps of a tenant: per address (MAX_EMAILS_PER_RECIPIENT_PER_DAY) and in all
- * (MAX_EMAILS_PER_TENANT_PER_DAY), counted per UTC day by the database function `take_mail_allowance` (migration
- * `email_caps`) inside the very statement that queues an email, so that a refused email leaves nothing behind: no
- * request, no invitation, no count. The function raises one of these SQLSTATEs over a cap.
+ * The daily email caps, counted per UTC day by the database function `take_mail_allowance` (migration
+ * `mail_caps_across_tenants`; the call and its parameters are the database package's, statements/mail-recipients.ts)
+ * inside the very statement that queues an email, so that a refused email leaves nothing behind: no request, no
+ * invitation, no count. Addresses count in their canonical form (lower case, no `+tag`, Gmail's dots dropped). The
+ * function raises one of these SQLSTATEs over a cap; each is a 429 with a code of its own (which cap) and
+ * `Retry-After` until the next UTC day.
  */
 const REFUSALS = {
   WA001: 'recipient_email_limit_reached',
   WA002: 'tenant_email_budget_exhausted',
+  WA003: 'address_email_limit_reached',
+  WA004: 'sender_email_budget_exhausted',
 } as const;
 
-/** Why an email was not sent, as its request shows it, when the address stopped the tenant's emails. */
+/**
+ * Why an email was not sent, as its request shows it, when the address stopped the tenant's emails, or every email
+ * of the service (the tenant is told only that its own emails are stopped: nothing about other tenants).
+ */
 export const EMAILS_STOPPED = 'The recipient has stopped emails from this tenant.';
 
-export type MailCaps = Pick<Limits, 'emailsPerRecipientPerDay' | 'emailsPerTenantPerDay'>;
+export type MailCaps = Pick<
+  Limits,
+  'emailsPerRecipientPerDay' | 'emailsPerTenantPerDay' | 'emailsPerAddressPerDay' | 'emailsPerSenderPerDay'
+>;
 
 /** The UTC day an email counts in, as the `date` the function takes. */
-export const utcDay = (now: Date): string => now.toISOString().slice(0, 10);
+export const utcDay = mailDay;
 
 /** Seconds from `now` until the next UTC day, when the daily caps start over (at least 1). */
 export function secondsUntilNextUtcDay(now: Date): number {
@@ -28,21 +38,13 @@ export function secondsUntilNextUtcDay(now: Date): number {
 }
 
 /**
- * The SQL call taking one email's place (tenant, address, day, a new recipient id, the two caps), with named
- * parameters (`namedQuery`): `true` when the address stopped the tenant's emails (nothing counted, nothing to
- * send), `false` once counted. `allowanceParams` gives its values.
+ * The SQL call taking one email's place under every cap, with named parameters (`namedQuery`): `true` when the
+ * address stopped these emails (nothing counted, nothing to send), `false` once counted. `allowanceParams` gives
+ * its values for a tenant's email caused by `senderId` (who sent, resent or invited).
  */
-export const ALLOWANCE_CALL =
-  'take_mail_allowance(:allowanceTenantId::uuid, :allowanceEmail::text, :allowanceDay::date, :allowanceRecipientId::uuid, ' +
-  ':emailsPerRecipientPerDay::int, :emailsPerTenantPerDay::int)';
-export const allowanceParams = (tenantId: string, email: string, caps: MailCaps, now: Date) => ({
-  allowanceTenantId: tenantId,
-  allowanceEmail: email,
-  allowanceDay: utcDay(now),
-  allowanceRecipientId: newId(),
-  emailsPerRecipientPerDay: caps.emailsPerRecipientPerDay,
-  emailsPerTenantPerDay: caps.emailsPerTenantPerDay,
-});
+export const ALLOWANCE_CALL = MAIL_ALLOWANCE_CALL;
+export const allowanceParams = (tenantId: string, senderId: string, email: string, caps: MailCaps, now: Date) =>
+  mailAllowanceParams({ kind: 'tenant', tenantId, senderId, email } satisfies MailAllowanceFor, caps, now);
 
 /**
  * The refusal's SQLSTATE of a database error, wherever the driver or Prisma put it: the driver's error (a plain
@@ -68,18 +70,18 @@ function refusalOf(error: unknown, depth = 0): keyof typeof REFUSALS | undefined
 export function mailCapRefusal(error: unknown, caps: MailCaps, now = new Date()): ProblemError | undefined {
   const state = refusalOf(error);
   if (state === undefined) return undefined;
-  const retryAfter = secondsUntilNextUtcDay(now);
-  return REFUSALS[state] === 'recipient_email_limit_reached'
-    ? new ProblemError(
-        'recipient_email_limit_reached',
-        `This tenant has sent ${caps.emailsPerRecipientPerDay} emails to this address today, the most allowed; retry after Retry-After.`,
-        {},
-        retryAfter,
-      )
-    : new ProblemError(
-        'tenant_email_budget_exhausted',
-        `This tenant has sent ${caps.emailsPerTenantPerDay} emails today, the most allowed; retry after Retry-After.`,
-        {},
-        retryAfter,
-      );
+  const code = REFUSALS[state];
+  return new ProblemError(code, REFUSAL_DETAILS[code](caps), {}, secondsUntilNextUtcDay(now));
 }
+
+/** What each refusal says, in words: which cap, and its figure. */
+const REFUSAL_DETAILS: Record<(typeof REFUSALS)[keyof typeof REFUSALS], (caps: MailCaps) => string> = {
+  recipient_email_limit_reached: (caps) =>
+    `This tenant has sent ${caps.emailsPerRecipientPerDay} emails to this address today, the most allowed; retry after Retry-After.`,
+  tenant_email_budget_exhausted: (caps) =>
+    `This tenant has sent ${caps.emailsPerTenantPerDay} emails today, the most allowed; retry after Retry-After.`,
+  address_email_limit_reached: (caps) =>
+    `This address has been sent ${caps.emailsPerAddressPerDay} emails by this service today (from every tenant, in any of its forms), the most allowed; retry after Retry-After.`,
+  sender_email_budget_exhausted: (caps) =>
+    `You have caused ${caps.emailsPerSenderPerDay} emails today (in all your tenants), the most allowed; retry after Retry-After.`,
+};

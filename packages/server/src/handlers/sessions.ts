@@ -3,9 +3,9 @@ import type { HandlerMap } from '../http/handler';
 
 /** The operations tagged Sessions in openapi/api.yaml, in the spec's order. */
 export const sessions = {
-  createSignIn: async ({ db, body, sessions: policy }) => ({
+  createSignIn: async ({ db, body, sessions: policy, limits }) => ({
     status: 202,
-    body: { signIn: await requestSignIn(db, body.email, policy) },
+    body: { signIn: await requestSignIn(db, body.email, policy, limits) },
   }),
 
   createSession: async ({ db, body, sessions: policy, browser }) => {

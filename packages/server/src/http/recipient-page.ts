@@ -21,6 +21,8 @@ const STYLE = `
   main { box-sizing: border-box; max-width: 40rem; margin: 0 auto; padding: 1rem; }
   .card { background: #fff; border: 1px solid #d8dbe0; border-radius: 0.5rem; padding: 1rem 1.25rem; }
   h1 { font-size: 1.35rem; margin: 0.25rem 0 0.75rem; overflow-wrap: anywhere; }
+  h2 { font-size: 1.1rem; margin: 0.25rem 0 0.5rem; }
+  .card + .card { margin-top: 1rem; }
   .work { color: #4a5160; font-size: 0.95rem; margin: 0; overflow-wrap: anywhere; }
   .message { white-space: pre-wrap; overflow-wrap: anywhere; }
   dl { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 0.75rem; margin: 1rem 0; }

@@ -40,7 +40,9 @@ describe('request emails', () => {
         expect(part).toContain(expected);
     }
     expect(mail.html).toContain('<a href="https://works.example.com/r/abc"');
-    expect(mail.html).toContain('<a href="https://works.example.com/stop/xyz">Stop emails from "Acme Research"</a>');
+    expect(mail.html).toContain(
+      '<a href="https://works.example.com/stop/xyz">Stop emails from "Acme Research" or from works-api</a>',
+    );
     expect(mail.headers).toEqual({
       'List-Unsubscribe': '<https://works.example.com/stop/xyz>',
       'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',

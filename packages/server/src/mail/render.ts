@@ -4,7 +4,8 @@
  * sent it, from which tenant, each name quoted and shortened), and what a member wrote (a request's title and
  * message) is in the body only, set apart as a quotation. Everything a member wrote (title, message, names, the
  * tenant's and work's names) is escaped in the HTML part, so no one can put markup or a link of their own into it.
- * Every email ends with the link that stops the tenant's emails to the address, also in `List-Unsubscribe`.
+ * Every email ends with the link that stops the tenant's emails to the address (its page also stops every email of
+ * the service), also in `List-Unsubscribe` (one click: the tenant's).
  */
 export interface RenderedMail {
   to: string;
@@ -83,10 +84,10 @@ const quoted = (lines: string[]): string[] =>
 /** The end of every email: why it came, and the link that stops them. */
 function footer({ tenantName, stopLink }: From): { text: string[]; html: string } {
   const why = `You got this email because a member of "${tenantName}" on works-api wrote to this address.`;
-  const stop = `To stop every email from "${tenantName}" to this address, open: ${stopLink}`;
+  const stop = `To stop every email from "${tenantName}" to this address, or every email from works-api, open: ${stopLink}`;
   return {
     text: ['--', why, stop, ''],
-    html: `<p style="font-size: 0.8rem; color: #555; border-top: 1px solid #ddd; padding-top: 0.75rem;">${escapeHtml(why)}<br><a href="${escapeHtml(stopLink)}">Stop emails from "${escapeHtml(tenantName)}"</a></p>`,
+    html: `<p style="font-size: 0.8rem; color: #555; border-top: 1px solid #ddd; padding-top: 0.75rem;">${escapeHtml(why)}<br><a href="${escapeHtml(stopLink)}">Stop emails from "${escapeHtml(tenantName)}" or from works-api</a></p>`,
   };
 }
 

@@ -296,13 +296,15 @@ export class MailSender {
                 r.link_generation, w.name AS work_name, w.discarded_at IS NOT NULL AS work_discarded,
                 i.email AS invitation_email, i.first_name AS invitation_first_name, i.role, i.expires_at,
                 coalesce(w.tenant_id, i.tenant_id) AS about_tenant_id, coalesce(r.owner_id, i.invited_by) AS sender_id,
-                mr.id AS recipient_id, mr.stopped_at IS NOT NULL AS stopped
+                mr.id AS recipient_id, mr.stopped_at IS NOT NULL OR ma.stopped_at IS NOT NULL AS stopped
          FROM claimed c
          LEFT JOIN requests r ON r.id = c.request_id
          LEFT JOIN works w ON w.id = r.work_id
          LEFT JOIN invitations i ON i.id = c.invitation_id
          LEFT JOIN mail_recipients mr
-           ON mr.tenant_id = coalesce(w.tenant_id, i.tenant_id) AND mr.email = coalesce(r.recipient_email, i.email)),
+           ON mr.tenant_id = coalesce(w.tenant_id, i.tenant_id)
+          AND mr.email = canonical_email(coalesce(r.recipient_email, i.email))
+         LEFT JOIN mail_addresses ma ON ma.email = canonical_email(coalesce(r.recipient_email, i.email))),
        linked AS (
          INSERT INTO answer_links (token_hash, request_id, generation, created_at, dev_mailbox)
          SELECT (:tokenHashes::text[])[a.n], a.request_id, a.link_generation, :madeAt::timestamptz, :devMailbox
@@ -379,17 +381,21 @@ export class MailSender {
 
   /**
    * The address's row of the tenant (what its stop link names), made now for an email queued before there were
-   * such rows; `stopped` when the address stopped the tenant's emails. The claim read it already, as a rule: this
-   * runs only where it found none.
+   * such rows; `stopped` when the address stopped the tenant's emails, or every email of the service. The claim
+   * read it already, as a rule: this runs only where it found none.
    */
   private async recipientOf(tenantId: string, email: string): Promise<{ recipientId: string; stopped: boolean }> {
     const [row] = await this.run<{ id: string; stopped: boolean }>(
       `WITH made AS (
-         INSERT INTO mail_recipients (tenant_id, email, id, day, sent) VALUES (:tenantId::uuid, :email, :recipientId::uuid, :day::date, 0)
-         ON CONFLICT (tenant_id, email) DO NOTHING RETURNING id, stopped_at)
-       SELECT id, stopped_at IS NOT NULL AS stopped FROM made
+         INSERT INTO mail_recipients (tenant_id, email, id, day, sent)
+         VALUES (:tenantId::uuid, canonical_email(:email), :recipientId::uuid, :day::date, 0)
+         ON CONFLICT (tenant_id, email) DO NOTHING RETURNING id, stopped_at),
+       everywhere AS (
+         SELECT EXISTS (SELECT 1 FROM mail_addresses WHERE email = canonical_email(:email) AND stopped_at IS NOT NULL) AS stopped)
+       SELECT id, stopped_at IS NOT NULL OR (SELECT stopped FROM everywhere) AS stopped FROM made
        UNION ALL
-       SELECT id, stopped_at IS NOT NULL FROM mail_recipients WHERE tenant_id = :tenantId::uuid AND email = :email
+       SELECT id, stopped_at IS NOT NULL OR (SELECT stopped FROM everywhere) FROM mail_recipients
+       WHERE tenant_id = :tenantId::uuid AND email = canonical_email(:email)
        LIMIT 1`,
       { tenantId, email, recipientId: newId(), day: utcDay(this.options.clock()) },
     );

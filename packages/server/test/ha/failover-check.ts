@@ -114,6 +114,8 @@ async function main(): Promise<number> {
         RATE_LIMIT_PER_MINUTE: '0',
         // Thousands of requests in a few tenants within a day: what is checked is the failover, not the email caps.
         MAX_EMAILS_PER_TENANT_PER_DAY: '10000000',
+        // ...sent by one user: their budget across tenants neither.
+        MAX_EMAILS_PER_SENDER_PER_DAY: '10000000',
         DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
         // One SMTP connection per email by default; a pool, as a busy production sender would use.
         SMTP_URL: `${smtp.url}?pool=true`,

@@ -25,7 +25,12 @@ import { startTestServer, type TestServer, type TestUser } from '../support/serv
  */
 const RUNS = 25;
 /** Every race sends its requests to one address: email caps none of them reaches (mail-limits tests those). */
-const NO_EMAIL_CAPS = { emailsPerRecipientPerDay: 1_000_000, emailsPerTenantPerDay: 1_000_000 };
+const NO_EMAIL_CAPS = {
+  emailsPerRecipientPerDay: 1_000_000,
+  emailsPerTenantPerDay: 1_000_000,
+  emailsPerAddressPerDay: 1_000_000,
+  emailsPerSenderPerDay: 1_000_000,
+};
 let server: TestServer;
 let ada: TestUser;
 let actor: Actor;

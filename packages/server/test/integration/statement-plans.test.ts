@@ -8,6 +8,7 @@ import {
   sessionOf,
 } from '@works-api/prisma/seed';
 import type { SqlSession } from '@works-api/prisma';
+import { findStopLinkState, setServiceEmailsStopped, setTenantEmailsStopped } from '@works-api/prisma';
 import type { Actor } from '../../src/domain/access';
 import { authenticate, createApiKey, listApiKeys, revokeApiKey } from '../../src/domain/api-keys/api-keys';
 import { listMyInvitations, withdrawInvitationsBeyond } from '../../src/domain/members/invitations';
@@ -406,6 +407,68 @@ describe('creates and actions use indexes', () => {
       values: [bigTenant(), new Date().toISOString().slice(0, 10)],
     };
     expect(await problemsOf(sum, false, 16)).toEqual([]);
+  });
+
+  test("the email allowance reads the address's service-wide row and sums one sender's slots by their keys", async () => {
+    // take_mail_allowance (a function: written out here) upserts the address's row across the service by its
+    // canonical form (a primary-key row per address, however many emails it got), and sums the sending user's
+    // striped daily count; with a row for every user's slots and an address row per request recipient in the table.
+    await session.query(
+      `INSERT INTO user_mail_days (user_id, slot, day, sent)
+       SELECT u.id, s::smallint, current_date, 1 FROM users u, generate_series(0, 15) s
+       ON CONFLICT (user_id, slot) DO NOTHING`,
+      [],
+    );
+    await session.query(
+      `INSERT INTO mail_addresses (email, day, sent)
+       SELECT DISTINCT canonical_email(recipient_email), current_date, 1 FROM requests
+       ON CONFLICT (email) DO NOTHING`,
+      [],
+    );
+    await session.query('ANALYZE user_mail_days', []);
+    await session.query('ANALYZE mail_addresses', []);
+    const day = new Date().toISOString().slice(0, 10);
+    const sum = {
+      text: `SELECT coalesce(sum(sent) FILTER (WHERE day = $2::date), 0) FROM user_mail_days WHERE user_id = $1::uuid`,
+      values: [actor.userId, day],
+    };
+    expect(await problemsOf(sum, false, 16)).toEqual([]);
+    const address = {
+      text: `SELECT a.stopped_at IS NOT NULL FROM mail_addresses a WHERE a.email = canonical_email($1)`,
+      values: ['Recipient-42+tag@example.com'],
+    };
+    expect(await problemsOf(address, false, 1)).toEqual([]);
+    const upsert = {
+      text: `INSERT INTO mail_addresses AS a (email, day, sent) SELECT canonical_email($1), $2::date, 1
+             ON CONFLICT (email) DO UPDATE SET day = $2::date, sent = CASE WHEN a.day = $2::date THEN a.sent + 1 ELSE 1 END
+             WHERE a.stopped_at IS NULL AND (a.day <> $2::date OR a.sent < 1000000)`,
+      values: ['Recipient-42+tag@example.com', day],
+    };
+    expect(await problemsOf(upsert)).toEqual([]);
+  });
+
+  test("a stop link's page and its stops: by the link's row, then the canonical rows, by key", async () => {
+    // A row for every address the big tenant's requests went to, and one for each in every tenant of the heavy user.
+    await session.query(
+      `INSERT INTO mail_recipients (tenant_id, email, id, day, sent)
+       SELECT m.tenant_id, r.email, gen_random_uuid(), current_date, 1
+       FROM (SELECT DISTINCT canonical_email(recipient_email) AS email FROM requests WHERE tenant_id = $1::uuid) r
+       CROSS JOIN (SELECT tenant_id FROM memberships WHERE user_id = $2::uuid LIMIT 20) m
+       ON CONFLICT (tenant_id, email) DO NOTHING`,
+      [data.bigTenantId, data.heavyUser.id],
+    );
+    await session.query('ANALYZE mail_recipients', []);
+    const [row] = await session.query<{ id: string }>(
+      `SELECT id FROM mail_recipients WHERE tenant_id = $1::uuid ORDER BY email LIMIT 1`,
+      [data.bigTenantId],
+    );
+    await expectBoundedPlans(() => findStopLinkState(db(), row!.id));
+    await expectBoundedPlans(async () => {
+      await setTenantEmailsStopped(db(), row!.id, true);
+      await setServiceEmailsStopped(db(), row!.id, true);
+      await setServiceEmailsStopped(db(), row!.id, false);
+      await setTenantEmailsStopped(db(), row!.id, false);
+    });
   });
 
   test("the tenant cap sums one user's count slots by their key, with every user's slots in the table", async () => {

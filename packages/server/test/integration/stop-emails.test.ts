@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import { secretBoxOf } from '@works-api/prisma';
+import { stopLinkToken } from '../../src/domain/recipients/stop-links';
 import { DevMailbox, type DevMail } from '../../src/mail/transport';
 import { silentLogger } from '../../src/observability/logger';
 import { createTenant, createWork, freshEmail } from '../support/fixtures';
@@ -175,5 +178,98 @@ describe('the stop link', () => {
     expect(await db().mailRecipient.count({ where: { email: email.toLowerCase(), stoppedAt: { not: null } } })).toBe(0);
     // The link itself never reaches the log.
     expect(server.rawLogs.join('\n')).not.toContain(token);
+  });
+});
+
+/**
+ * Issue 42, finding 1: a stop held for one tenant and one exact address. Stops now hold for the address in its
+ * canonical form (lower case, no `+tag`, Gmail's dots), and the page also stops every email of the service, from
+ * every tenant, now and later.
+ */
+describe('stops across tenants and address variants', () => {
+  it("holds a tenant's stop for every form of the address", async () => {
+    const { url } = await freshWork('Variant Co');
+    const email = freshEmail('variant');
+    await send(url, email);
+    expect((await post(stopPathOf((await deliver(email))[0]!), 'action=stop')).status).toBe(200);
+    for (const variant of [email.replace('@', '+again@'), email.toUpperCase().replace('@', '+X@')]) {
+      const created = await send(url, variant);
+      expect([variant, created.body.request.emailsStopped]).toEqual([variant, true]);
+    }
+    expect(await deliver(email.replace('@', '+again@'))).toEqual([]);
+  });
+
+  it('offers to stop every email of the service; that stop holds in every tenant, for every kind of email, until resumed', async () => {
+    const bob = await server.createUser('bob');
+    const first = await freshWork('First Sender');
+    const email = freshEmail('everywhere');
+    await send(first.url, email);
+    const path = stopPathOf((await deliver(email))[0]!);
+    // Another user's tenant has an email queued for the address (a variant of it) before the stop.
+    const bobTenant = await createTenant(bob, 'Bob Ltd');
+    const bobWork = await createWork(bob, bobTenant.id);
+    const bobUrl = `/v1/tenants/${bobTenant.id}/works/${bobWork.id}/requests` as const;
+    const bobSend = (to: string) =>
+      server.callAs(bob, 'POST', bobUrl, { title: 'Confirm the figures', recipient: { email: to } });
+    const queued = await bobSend(email.replace('@', '+queued@'));
+    expect(queued.body.request.emailsStopped).toBe(false);
+
+    const shown = await (await page(path)).text();
+    expect(shown).toContain('Stop every email from works-api');
+    expect(shown).toContain('Sign-in links you ask for yourself still come');
+    const stopped = await post(path, 'action=stop_all');
+    expect(stopped.status).toBe(200);
+    const stoppedPage = await stopped.text();
+    expect(stoppedPage).toContain('No one on works-api emails');
+    expect(stoppedPage).toContain('Receive emails from works-api again');
+    // The tenant's own stop is a separate thing: still offered.
+    expect(stoppedPage).toContain('Stop emails from &quot;First Sender&quot;');
+
+    // What was queued is dropped; Bob's new requests, his invitations, and the first tenant's are all stopped.
+    expect(await deliver(email.replace('@', '+queued@'))).toEqual([]);
+    const queuedNow = (await server.callAs(bob, 'GET', `${bobUrl}/${queued.body.request.id}`)).body.request;
+    expect([queuedNow.emailsStopped, queuedNow.emailDelivery?.status]).toEqual([true, 'dropped']);
+    const later = await bobSend(email.toUpperCase());
+    expect(later.body.request).toMatchObject({
+      emailsStopped: true,
+      emailDelivery: { status: 'dropped', failure: 'The recipient has stopped emails from this tenant.' },
+    });
+    expect((await send(first.url, email)).body.request.emailsStopped).toBe(true);
+    await inviteEmail(bob, bobTenant.id, email.replace('@', '+invite@'), 'member');
+    expect(await db().mailMessage.count({ where: { tenantId: bobTenant.id, kind: 'invitation' } })).toBe(0);
+    // A resend of the request made before the stop sends nothing either.
+    const resent = await server.callAs(bob, 'POST', `${bobUrl}/${queued.body.request.id}/resend`);
+    expect([resent.status, resent.body.request.emailsStopped]).toEqual([200, true]);
+    expect(await deliver(email)).toEqual([]);
+    // Nothing of it counted: the address's service-wide count is the one email sent before the stop, plus Bob's
+    // queued one.
+    const canonical = email.toLowerCase();
+    expect(await db().mailAddress.findUnique({ where: { email: canonical } })).toMatchObject({ sent: 2 });
+
+    const resumed = await post(path, 'action=resume_all');
+    expect(await resumed.text()).toContain('Tenants on works-api may email');
+    expect((await bobSend(email)).body.request.emailsStopped).toBe(false);
+    expect(await deliver(email)).toHaveLength(1);
+  });
+
+  it('keeps the links of rows written before addresses were canonical working: they act on the canonical address', async () => {
+    const { tenantId, url } = await freshWork('Legacy Links');
+    const email = freshEmail('legacy');
+    await send(url, email);
+    await deliver(email);
+    // A row as the migration leaves one it did not keep: the exact address of an old email, with its own id.
+    const legacyId = randomUUID();
+    const legacyEmail = email.replace('@', '+old@');
+    // (Stopped once on its own: what counts now is the canonical row, which is not.)
+    await db().$executeRaw`INSERT INTO mail_recipients (tenant_id, email, id, day, sent, stopped_at)
+      VALUES (${tenantId}::uuid, ${legacyEmail}, ${legacyId}::uuid, current_date, 1, now())`;
+    const legacyPath = `/stop/${stopLinkToken(secretBoxOf(server.database), legacyId)}`;
+    const shown = await (await page(legacyPath)).text();
+    expect(shown).toContain(email.toLowerCase());
+    expect(shown).toContain('Stop emails from &quot;Legacy Links&quot;');
+    expect((await post(legacyPath, 'action=stop')).status).toBe(200);
+    expect((await send(url, email)).body.request.emailsStopped).toBe(true);
+    expect(await (await post(legacyPath, 'action=resume')).text()).toContain('may email');
+    expect((await send(url, legacyEmail)).body.request.emailsStopped).toBe(false);
   });
 });

@@ -37,6 +37,8 @@ async function start(env: Record<string, string>): Promise<ServerProcess> {
     MAX_TENANTS_PER_USER: '100000',
     MAX_EMAILS_PER_RECIPIENT_PER_DAY: '100000',
     MAX_EMAILS_PER_TENANT_PER_DAY: '10000000',
+    MAX_EMAILS_PER_ADDRESS_PER_DAY: '100000',
+    MAX_EMAILS_PER_SENDER_PER_DAY: '10000000',
   });
   running.push(server);
   return server;

@@ -70,6 +70,8 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
     // Load and fault tests send runs of requests to one address: email caps no test reaches (mail-limits tests them).
     MAX_EMAILS_PER_RECIPIENT_PER_DAY: '100000',
     MAX_EMAILS_PER_TENANT_PER_DAY: '10000000',
+    MAX_EMAILS_PER_ADDRESS_PER_DAY: '100000',
+    MAX_EMAILS_PER_SENDER_PER_DAY: '10000000',
     // PostgreSQL needs ENCRYPTION_KEYS; the suite's, so that a spawned server opens what the tests sealed.
     ...(env.DATABASE_URL && { ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS }),
     ...env,

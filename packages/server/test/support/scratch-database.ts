@@ -20,7 +20,13 @@ export interface ScratchDatabase {
  * files' rows do not change what it sees.
  */
 export async function scratchDatabase(url: string, prefix = 'works_scratch'): Promise<ScratchDatabase> {
-  const name = `${prefix}_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  // Named after the database `url` names too, so that runs on one server against different databases (one per
+  // checkout, per jest worker) keep to their own names.
+  const owner = new URL(url).pathname
+    .slice(1)
+    .replace(/[^a-z0-9_]/g, '')
+    .slice(0, 20);
+  const name = `${owner ? `${owner}_` : ''}${prefix}_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
   const admin = new Client({ connectionString: url });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);

@@ -245,6 +245,8 @@ const NO_EMAIL_CAPS: Partial<Limits> = {
   resendsPerRequest: 1000,
   emailsPerRecipientPerDay: 100_000,
   emailsPerTenantPerDay: 10_000_000,
+  emailsPerAddressPerDay: 100_000,
+  emailsPerSenderPerDay: 10_000_000,
 };
 
 /**

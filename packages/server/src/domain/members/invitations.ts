@@ -88,7 +88,7 @@ export async function createInvitation(
   const [allowance] = await namedQuery<{ stopped: boolean }>(
     tx,
     `SELECT ${ALLOWANCE_CALL} AS stopped`,
-    allowanceParams(tenantId, input.email, caps, now),
+    allowanceParams(tenantId, actor.userId, input.email, caps, now),
   );
   if (allowance?.stopped) return presentInvitation(row);
   await namedQuery(

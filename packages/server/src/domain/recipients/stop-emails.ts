@@ -1,48 +1,51 @@
 import type { Db } from '@works-api/prisma';
-import { namedQuery } from '@works-api/prisma';
-import { secretBoxOf } from '@works-api/prisma';
+import {
+  findStopLinkState,
+  secretBoxOf,
+  setServiceEmailsStopped,
+  setTenantEmailsStopped,
+  type StopLinkState,
+} from '@works-api/prisma';
 import { notFound } from '../errors';
 import { recipientOfStopLink } from './stop-links';
 
 /**
- * A recipient stops (or resumes) the emails of one tenant to their address, through the link every email carries,
- * with no account. Stopped, the tenant's requests to the address are still created but not emailed (and say so),
+ * A recipient stops (or resumes) emails to their address, through the link every email carries, with no account:
+ * the emails of the tenant the email came from, or every email of the service (from every tenant). Both act on the
+ * address's canonical form (lower case, no `+tag`, Gmail's dots dropped), so a sender cannot get round a stop with
+ * a variant of the address. Stopped, requests to the address are still created but not emailed (and say so),
  * reminders and resends are not sent, and invitations come without an email; the mail sender also drops what was
- * already queued.
+ * already queued. A service-wide stop leaves the sign-in links the address asks for itself: they are how its
+ * person gets back into their account, and carry no text anyone else chose.
  */
-export interface EmailsFromTenant {
-  tenantName: string;
-  email: string;
-  stopped: boolean;
-}
+export type EmailsFromTenant = StopLinkState;
+
+/** What a stop link may do: stop or resume the tenant's emails, or every email of the service. */
+export type StopAction = 'stop' | 'resume' | 'stop_all' | 'resume_all';
 
 const linkUnknown = () => notFound('address for this link');
 
-/** What a stop link is about; a link we did not make is a 404, decided without a lookup. */
-export async function emailsFromTenant(db: Db, token: string): Promise<EmailsFromTenant> {
+/** The row a token names; a link we did not make is a 404, decided without a lookup. */
+function recipientOf(db: Db, token: string): string {
   const id = recipientOfStopLink(secretBoxOf(db), token);
   if (id === null) throw linkUnknown();
-  const [row] = await namedQuery<EmailsFromTenant>(
-    db,
-    `SELECT t.name AS "tenantName", r.email, r.stopped_at IS NOT NULL AS stopped
-     FROM mail_recipients r JOIN tenants t ON t.id = r.tenant_id WHERE r.id = :recipientId::uuid`,
-    { recipientId: id },
-  );
-  if (!row) throw linkUnknown();
-  return row;
+  return id;
 }
 
-/** Stops (`true`) or resumes (`false`) the tenant's emails to the address; doing it twice changes nothing. */
-export async function setEmailsStopped(db: Db, token: string, stopped: boolean): Promise<EmailsFromTenant> {
-  const id = recipientOfStopLink(secretBoxOf(db), token);
-  if (id === null) throw linkUnknown();
-  const [row] = await namedQuery<EmailsFromTenant>(
-    db,
-    `UPDATE mail_recipients r SET stopped_at = CASE WHEN :stopped THEN coalesce(r.stopped_at, now()) END
-     FROM tenants t WHERE r.id = :recipientId::uuid AND t.id = r.tenant_id
-     RETURNING t.name AS "tenantName", r.email, r.stopped_at IS NOT NULL AS stopped`,
-    { recipientId: id, stopped },
-  );
-  if (!row) throw linkUnknown();
-  return row;
+/** What a stop link is about. */
+export async function emailsFromTenant(db: Db, token: string): Promise<EmailsFromTenant> {
+  const state = await findStopLinkState(db, recipientOf(db, token));
+  if (!state) throw linkUnknown();
+  return state;
+}
+
+/** Does `action` to the address's emails, then reads what it is now; doing it twice changes nothing. */
+export async function setEmailsStopped(db: Db, token: string, action: StopAction): Promise<EmailsFromTenant> {
+  const id = recipientOf(db, token);
+  const done =
+    action === 'stop' || action === 'resume'
+      ? await setTenantEmailsStopped(db, id, action === 'stop')
+      : await setServiceEmailsStopped(db, id, action === 'stop_all');
+  if (!done) throw linkUnknown();
+  return emailsFromTenant(db, token);
 }

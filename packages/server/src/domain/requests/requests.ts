@@ -236,7 +236,7 @@ export async function createRequest(
         ...{ ownerId: actor.userId, now: now.toISOString(), tenantId, mailId: newId() },
         ...{ stoppedBody, emailsStoppedFailure: EMAILS_STOPPED, search: request.search },
         ...outboxParams(event),
-        ...allowanceParams(tenantId, request.recipientEmail, caps, now),
+        ...allowanceParams(tenantId, actor.userId, request.recipientEmail, caps, now),
         ...key.params,
       },
     );
@@ -706,7 +706,8 @@ export async function resendRequest(
         tenantId: ref.tenantId,
         resendsPerRequest: limits.resendsPerRequest,
         cooldown: `${limits.resendCooldownMs / 1000} seconds`,
-        ...allowanceParams(ref.tenantId, current.recipientEmail, limits, now),
+        // The resender causes this email: it counts against their budget, not the request's creator's.
+        ...allowanceParams(ref.tenantId, actor.userId, current.recipientEmail, limits, now),
       },
     );
   } catch (error) {

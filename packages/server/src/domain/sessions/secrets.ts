@@ -61,15 +61,3 @@ export const tokenHashOf = (presented: string): string | undefined =>
  * server: it reaches no access log, no proxy and no Referer, and the page posts it (POST /v1/sessions).
  */
 export const signInLink = (publicUrl: string, token: string): string => `${publicUrl}/console/sign-in#token=${token}`;
-
-/**
- * The address as the per-address cap compares it: lower case, and a `+tag` after the local part removed (so that
- * `ada+1@example.com` counts with `ada@example.com`).
- */
-export function canonicalEmail(email: string): string {
-  const lower = email.trim().toLowerCase();
-  const at = lower.lastIndexOf('@');
-  if (at <= 0) return lower;
-  const local = lower.slice(0, at).split('+')[0] || lower.slice(0, at);
-  return `${local}${lower.slice(at)}`;
-}

@@ -24,8 +24,8 @@ import { notFound, ProblemError } from '../errors';
 import { type PageRequest, readPage } from '../paging';
 import type { Schemas } from '../schemas';
 import { normalizeEmail, normalizeName, presentUser } from '../users/present';
+import { type MailCaps, mailCapRefusal } from '../mail-caps';
 import {
-  canonicalEmail,
   codeHashOf,
   MAX_CODE_FAILURES,
   newSessionSecret,
@@ -80,6 +80,7 @@ export async function requestSignIn(
   db: Db,
   email: string,
   policy: Pick<SessionPolicy, 'emailsPerAddressPerHour'>,
+  caps: MailCaps,
   now = new Date(),
 ): Promise<Schemas['SignInRequested']> {
   const address = normalizeEmail(email);
@@ -87,10 +88,13 @@ export async function requestSignIn(
     id: newId(),
     mailId: newId(),
     email: address,
-    canonicalEmail: canonicalEmail(address),
     now,
+    caps,
     cap: policy.emailsPerAddressPerHour,
     since: new Date(now.getTime() - HOUR_MS),
+  }).catch((error: unknown) => {
+    // Over the daily cap of every email to this address (counted with the tenants' emails): 429 until tomorrow.
+    throw mailCapRefusal(error, caps, now) ?? error;
   });
   if (!queued) {
     const until = (oldestCountedAt?.getTime() ?? now.getTime()) + HOUR_MS;

@@ -145,7 +145,9 @@ export interface paths {
          *     the address has an account (no account oracle): the email goes only to an address that may sign in (an
          *     account, or what `SIGNUP` allows: by default an address with a pending invitation). Limited per address
          *     (`SIGN_IN_EMAILS_PER_ADDRESS_PER_HOUR`, 5 by default, the address compared in canonical form: lower case,
-         *     `+tag` removed) and per client address (`SIGN_IN_REQUESTS_PER_CLIENT_PER_HOUR`): `429` with `Retry-After`.
+         *     `+tag` removed, Gmail's dots dropped), with every other email to the address (`MAX_EMAILS_PER_ADDRESS_PER_DAY`:
+         *     a sign-in email counts with the tenants' emails, though no stop link holds it back), and per client address
+         *     (`SIGN_IN_REQUESTS_PER_CLIENT_PER_HOUR`): `429` with `Retry-After`.
          *     Needs no credential.
          */
         post: operations["createSignIn"];
@@ -5357,8 +5359,10 @@ export interface components {
             };
         };
         /**
-         * @description Too many sign-in emails to this address this hour (`sign_in_limit_reached`), or too many sign-in requests
-         *     from this client address (`rate_limited`). Wait for `Retry-After`.
+         * @description Too many sign-in emails to this address this hour (`sign_in_limit_reached`), as many emails of every kind
+         *     to this address today as the service sends (`address_email_limit_reached`: sign-in emails count with the
+         *     tenants' emails to it), or too many sign-in requests from this client address (`rate_limited`). Wait for
+         *     `Retry-After`.
          */
         SignInTooManyRequests: {
             headers: {
@@ -5371,7 +5375,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["SignInLimitReachedProblem"] | components["schemas"]["RateLimitedProblem"];
+                "application/problem+json": components["schemas"]["SignInLimitReachedProblem"] | components["schemas"]["AddressEmailLimitReachedProblem"] | components["schemas"]["RateLimitedProblem"];
             };
         };
         /**

@@ -2,7 +2,7 @@ import { startSessionJanitor } from '../../src/jobs/session-cleanup';
 import { DevMailbox } from '../../src/mail/transport';
 import { silentLogger } from '../../src/observability/logger';
 import { namedQuery } from '@works-api/prisma';
-import { createTenant, freshEmail } from '../support/fixtures';
+import { createTenant, createWork, freshEmail } from '../support/fixtures';
 import { expectProblem } from '../support/problems';
 import { inviteEmail } from '../support/roles';
 import { startTestServer, type TestServer } from '../support/server';
@@ -340,6 +340,43 @@ describe('sign-up and abuse', () => {
     const problem = await expectProblem(refused, 429, 'sign_in_limit_reached');
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3000);
     expect(problem.detail).toMatch(/5 sign-in emails/);
+  });
+});
+
+describe('sign-in emails count with every other email to the address', () => {
+  test('requests to an address and sign-ins of it share MAX_EMAILS_PER_ADDRESS_PER_DAY (take_mail_allowance)', async () => {
+    const capped = await startTestServer({ limits: { emailsPerAddressPerDay: 3 } });
+    try {
+      const sender = await capped.createUser('sender');
+      const person = await capped.createUser('person');
+      const tenant = await createTenant(sender);
+      const work = await createWork(sender, tenant.id);
+      const [local, domain] = person.email.split('@');
+      for (const to of [person.email, `${local}+news@${domain}`]) {
+        const sent = await capped.call(`/v1/tenants/${tenant.id}/works/${work.id}/requests`, {
+          method: 'POST',
+          apiKey: sender.apiKey,
+          json: { title: 'Figures', recipient: { email: to } },
+        });
+        expect(sent.status).toBe(201);
+      }
+      const ask = () =>
+        capped.call('/v1/sessions/email', { method: 'POST', json: { email: person.email.toUpperCase() } });
+      expect((await ask()).status).toBe(202); // the third email of the day to this address
+      const refused = await ask();
+      const problem = await expectProblem(refused, 429, 'address_email_limit_reached');
+      expect(problem.detail).toMatch(/3 emails/);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      // And the other way: the sign-in counted, so a tenant's next email to the address is refused too.
+      const after = await capped.call(`/v1/tenants/${tenant.id}/works/${work.id}/requests`, {
+        method: 'POST',
+        apiKey: sender.apiKey,
+        json: { title: 'More figures', recipient: { email: person.email } },
+      });
+      await expectProblem(after, 429, 'address_email_limit_reached');
+    } finally {
+      await capped.close();
+    }
   });
 });
 

@@ -25,14 +25,7 @@ import { type PageRequest, readPage } from '../paging';
 import type { Schemas } from '../schemas';
 import { normalizeEmail, normalizeName, presentUser } from '../users/present';
 import { type MailCaps, mailCapRefusal } from '../mail-caps';
-import {
-  codeHashOf,
-  MAX_CODE_FAILURES,
-  newSessionSecret,
-  sessionHashOf,
-  SIGN_IN_TTL_MS,
-  tokenHashOf,
-} from './secrets';
+import { codeHashOf, MAX_CODE_FAILURES, newSessionSecret, sessionHashOf, SIGN_IN_TTL_MS, tokenHashOf } from './secrets';
 
 /** What sessions and sign-in follow (config.ts, `SessionSettings`). */
 export interface SessionPolicy {

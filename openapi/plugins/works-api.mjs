@@ -302,6 +302,44 @@ function OperationSecurity() {
 }
 
 /**
+ * Every operation an API key authenticates (`bearerAuth`) names exactly one scope it needs, `x-required-scope`, a
+ * value of the `Scope` schema; operations authenticated otherwise (the operator's and the recipient's tokens) name
+ * none. The server reads the scope from here (packages/server/src/http/spec.ts): there is no second table.
+ */
+function OperationScope() {
+  let rootSecurity;
+  let scopes = [];
+  return {
+    Root: {
+      enter(root) {
+        rootSecurity = root.security;
+        scopes = root.components?.schemas?.Scope?.enum ?? [];
+      },
+    },
+    Operation(operation, ctx) {
+      if (isWebhook(ctx)) return;
+      const security = operation.security ?? rootSecurity ?? [];
+      const byApiKey = security.some((requirement) => Object.hasOwn(requirement, 'bearerAuth'));
+      const scope = operation['x-required-scope'];
+      if (!byApiKey) {
+        if (scope !== undefined)
+          ctx.report({
+            message: `Operation \`${operation.operationId}\` is not authenticated by an API key: it takes no \`x-required-scope\`.`,
+            location: ctx.location.child(['x-required-scope']).key(),
+          });
+        return;
+      }
+      if (typeof scope !== 'string' || !scopes.includes(scope)) {
+        ctx.report({
+          message: `Operation \`${operation.operationId}\` must name exactly one scope of the \`Scope\` schema in \`x-required-scope\`.`,
+          location: ctx.location.key(),
+        });
+      }
+    },
+  };
+}
+
+/**
  * Problem types (schemas `allOf` the Problem schema) fix their `code` and `status` with `const`, are titled by their
  * code, and no two share a code: the set of codes is closed, and each one means one thing.
  */
@@ -382,6 +420,7 @@ export default function worksApiPlugin() {
         'bounded-values': BoundedValues,
         'object-direction': ObjectDirection,
         'operation-security': OperationSecurity,
+        'operation-scope': OperationScope,
         'operation-links': OperationLinks,
       },
     },

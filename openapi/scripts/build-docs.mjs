@@ -5,6 +5,9 @@
 // - regular expressions (`pattern`) are left out where a sentence says the same: every patterned schema has a
 //   description (lint rule works-api/pattern-description), and a pattern such as the one of `Name` helps nobody
 //   reading the reference. The served /openapi.yaml keeps them, and the server validates with them;
+// - each operation's `x-required-scope` becomes the scope of its `bearerAuth` requirement, which Redoc shows as
+//   "Required scopes" under the operation's authorizations (api.yaml names it once, in the extension the server
+//   reads; the security requirements stay scope-free there so that other credentials can be added beside them);
 // - the API's changelog (CHANGELOG.md beside api.yaml, written by `changeset version`) becomes the last section of
 //   the introduction, "Changelog".
 import { spawnSync } from 'node:child_process';
@@ -28,6 +31,7 @@ export function forReaders(spec, changelog) {
   const copy = structuredClone(spec);
   dropDescribedPatterns(copy);
   describeLinks(copy);
+  showRequiredScopes(copy);
   // The server serves this reference itself (GET /docs): its URLs read best relative to the page, so the relative
   // server comes first there; generated clients take the absolute `{origin}/v1` first in api.yaml.
   copy.servers = [...copy.servers.filter(isRelative), ...copy.servers.filter((server) => !isRelative(server))];
@@ -72,6 +76,19 @@ function describeLinks(spec) {
         });
         response.description = `${response.description ?? ''}\n\n**Links** (what to call next with what this returns):\n\n${list.join('\n')}`;
       }
+    }
+}
+
+/** Redoc shows a requirement's scopes ("Required scopes"), not extensions: the scope goes into the requirement. */
+function showRequiredScopes(spec) {
+  for (const item of Object.values(spec.paths ?? {}))
+    for (const operation of Object.values(item)) {
+      const scope = operation?.['x-required-scope'];
+      if (typeof scope !== 'string') continue;
+      const security = operation.security ?? spec.security ?? [];
+      operation.security = security.map((requirement) =>
+        Object.hasOwn(requirement, 'bearerAuth') ? { ...requirement, bearerAuth: [scope] } : requirement,
+      );
     }
 }
 

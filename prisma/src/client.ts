@@ -12,7 +12,7 @@ import { lockPgliteFolder } from './pglite-lock';
 import type { Database } from './handle';
 import { outboxSignal } from './outbox-signal';
 import { loadQueryCompilerFromFile } from './query-compiler';
-import { type PlainStatement, preparedName } from './plain-statement';
+import { type DriverStatement, preparedName } from './statements/driver';
 import { sealAtRest } from './seal-at-rest';
 import { type SecretBox, secretBoxFor } from './secret-box';
 import type { DatabaseTarget } from './target';
@@ -47,7 +47,7 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
       }) as typeof pool.query;
     }
     const prisma = newClient(new PrismaPg(pool));
-    const statement: PlainStatement = async <Row>(text: string, values: readonly unknown[], prepared?: boolean) =>
+    const statement: DriverStatement = async <Row>(text: string, values: readonly unknown[], prepared?: boolean) =>
       (
         await (prepared
           ? pool.query({ name: preparedName(text), text, values: [...values] })
@@ -106,7 +106,7 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
       }) as typeof pglite.query;
     }
     const prisma = newClient(new PrismaPGlite(pglite));
-    const statement: PlainStatement = async <Row>(text: string, values: readonly unknown[]) =>
+    const statement: DriverStatement = async <Row>(text: string, values: readonly unknown[]) =>
       (await pglite.query<Row>(text, [...values])).rows;
     const box = secretBoxFor(target)!;
     await sealAtRest(prisma, box).catch(async (error: unknown) => {
@@ -156,7 +156,7 @@ function newClient(adapter: SqlDriverAdapterFactory): PrismaClient {
 interface HandleParts {
   prisma: PrismaClient;
   kind: DatabaseTarget['kind'];
-  statement: PlainStatement;
+  statement: DriverStatement;
   secrets: SecretBox | undefined;
   migrated: string[];
   poolStats?: Database['poolStats'];

@@ -1,18 +1,17 @@
-import type { Prisma, PrismaClient } from './generated/client';
-import { namedStatement, type StatementParams } from './named-statement';
+import type { PrismaClient } from './generated/client';
 import type { OutboxSignals } from './outbox-signal';
-import { type PlainStatement, traced } from './plain-statement';
+import type { DriverStatement } from './statements/driver';
 import { type SecretBox, SecretKeyError } from './secret-box';
 import type { DatabaseTarget } from './target';
 
 /**
- * One database as the code that reads and writes it sees it: the Prisma client, plain statements on the driver
- * Prisma uses, the keys that seal its secrets, and the signals that wake its outbox workers.
+ * One database as the code that reads and writes it sees it: the Prisma client, statements on the driver Prisma
+ * uses, the keys that seal its secrets, and the signals that wake its outbox workers.
  */
 export interface Db {
   readonly prisma: PrismaClient;
-  /** Plain statements on the driver Prisma itself uses (plain-statement.ts says when a query takes this path). */
-  readonly statement: PlainStatement;
+  /** Statements on the driver Prisma itself uses: send them with `sendStatement` (statements/send.ts). */
+  readonly statement: DriverStatement;
   /** The keys that seal this database's secrets; undefined on PostgreSQL without ENCRYPTION_KEYS. */
   readonly secrets: SecretBox | undefined;
   /** Wakes this process's outbox workers when a write queued something for them. */
@@ -33,42 +32,6 @@ export interface Database extends Db {
   ping(): Promise<void>;
   /** Closes every connection; PGlite flushes and closes its files. Safe to call twice. */
   close(): Promise<void>;
-}
-
-/**
- * Where a plain statement runs: a handle, or inside an interactive transaction its transaction client (the
- * statement must run in the transaction; secrets and outbox signals are used on the handle, after the commit).
- */
-export type Queryable = Db | Prisma.TransactionClient;
-
-/**
- * Runs a plain statement: on the driver behind a handle, or through `$queryRawUnsafe` on a transaction client
- * (same result, Prisma's cost, in the transaction).
- */
-export function plainQuery<Row>(
-  db: Queryable,
-  text: string,
-  values: readonly unknown[],
-  prepared = false,
-): Promise<Row[]> {
-  return traced(text, () =>
-    'statement' in db ? db.statement<Row>(text, values, prepared) : db.$queryRawUnsafe<Row[]>(text, ...values),
-  );
-}
-
-/** `plainQuery` for a statement with named parameters (`:name`, see named-statement.ts). */
-export function namedQuery<Row>(db: Queryable, text: string, params: StatementParams): Promise<Row[]> {
-  const statement = namedStatement(text, params);
-  return plainQuery<Row>(db, statement.text, statement.values);
-}
-
-/**
- * `namedQuery`, prepared on each connection and planned once there (see plain-statement.ts for which statements
- * may be).
- */
-export function preparedQuery<Row>(db: Queryable, text: string, params: StatementParams): Promise<Row[]> {
-  const statement = namedStatement(text, params);
-  return plainQuery<Row>(db, statement.text, statement.values, true);
 }
 
 /** The keys of `db`, or the error that says why there are none. */

@@ -1888,7 +1888,8 @@ export interface components {
     schemas: {
         /**
          * @description An identifier: a time-ordered UUID (version 7) in lower-case hexadecimal with hyphens. Treat it as opaque
-         *     (compare it, never take it apart).
+         *     (compare it, never take it apart). Where you send one in a body (a key's `tenants`), it must be a lower-case
+         *     UUID, such as 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b, as the service wrote it.
          * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
          */
         Id: string;
@@ -2028,8 +2029,17 @@ export interface components {
          *       "name": "CI key",
          *       "prefix": "wk_5kq2x9mfa1",
          *       "createdAt": "2026-11-22T10:15:00.000Z",
-         *       "lastUsedAt": null,
-         *       "revokedAt": null
+         *       "lastUsedAt": "2026-11-23T08:41:00.000Z",
+         *       "revokedAt": null,
+         *       "tenants": [
+         *         "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5c"
+         *       ],
+         *       "scopes": [
+         *         "works:read",
+         *         "requests:read",
+         *         "requests:act"
+         *       ],
+         *       "expiresAt": "2027-06-30T00:00:00.000Z"
          *     }
          */
         ApiKey: {
@@ -2041,9 +2051,60 @@ export interface components {
              */
             prefix: string;
             createdAt: components["schemas"]["Timestamp"];
+            /** @description When the key last authenticated a request, to the minute (null if never). */
             lastUsedAt: components["schemas"]["NullableTimestamp"];
             revokedAt: components["schemas"]["NullableTimestamp"];
+            tenants: components["schemas"]["ApiKeyTenants"];
+            scopes: components["schemas"]["ApiKeyScopes"];
+            /** @description When the key stops working (`401`, as a revoked key); null if it does not expire. */
+            expiresAt: components["schemas"]["NullableTimestamp"];
         };
+        /**
+         * @description The tenants the key may reach: a list of tenant ids, or null for every tenant its user belongs to, now and
+         *     later. Any other tenant is `404` to the key, as to a non-member.
+         * @example [
+         *       "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5c"
+         *     ]
+         */
+        ApiKeyTenants: components["schemas"]["Id"][] | null;
+        /**
+         * @description The scopes the key holds, or null for every scope (then the user's role alone decides). Either way the
+         *     key never does more than its user's current role in the tenant allows.
+         * @example [
+         *       "works:read",
+         *       "requests:read",
+         *       "requests:act"
+         *     ]
+         */
+        ApiKeyScopes: components["schemas"]["Scope"][] | null;
+        /**
+         * @description What an API key may do, per resource: every operation needs exactly one scope (its `x-required-scope`,
+         *     shown as "Required scopes" in this reference). `account:manage` (API keys, one's own invitations and
+         *     sessions) is held only by an unrestricted key (and a signed-in person's session, which holds every scope);
+         *     `tenants:create` never by a key limited to `tenants`. Signing in (`createSignIn`, `createSession`) needs no
+         *     credential, so no scope.
+         *
+         *     | Scope | Operations | Lowest role |
+         *     |---|---|---|
+         *     | `account:read` | `getMe` | none |
+         *     | `account:manage` | `listApiKeys`, `createApiKey`, `revokeApiKey`, `listMyInvitations`, `acceptInvitation`, `declineInvitation`, `listSessions`, `revokeSession`, `revokeAllSessions` | unrestricted keys only |
+         *     | `tenants:read` | `listTenants`, `getTenant` | member |
+         *     | `tenants:create` | `createTenant` | none |
+         *     | `tenants:write` | `updateTenant` | admin |
+         *     | `members:read` | `listMembers`, `getMember`, `listInvitations` | member |
+         *     | `members:write` | `addMember`, `updateMember`, `removeMember` (a member leaving), `deleteInvitation` | member |
+         *     | `works:read` | `listWorks`, `getWork` | member |
+         *     | `works:write` | `createWork`, `updateWork`, `discardWork`, `undiscardWork` | member |
+         *     | `requests:read` | `listTenantRequests`, `listRequests`, `getRequest`, `listRequestEvents` | member |
+         *     | `requests:write` | `createRequest`, `resendRequest` | member |
+         *     | `requests:act` | `cancelRequest`, `confirmRequest`, `earlyValidateRequest`, `validateRequest` | member |
+         *     | `webhooks:read` | `listWebhookEndpoints`, `getWebhookEndpoint`, `listWebhookDeliveries` | admin |
+         *     | `webhooks:write` | `createWebhookEndpoint`, `updateWebhookEndpoint`, `deleteWebhookEndpoint`, `rotateWebhookEndpointSecret`, `testWebhookEndpoint`, `retryWebhookDelivery` | admin |
+         *     | `events:read` | `listEvents` | member |
+         * @example works:read
+         * @enum {string}
+         */
+        Scope: "account:read" | "account:manage" | "tenants:read" | "tenants:create" | "tenants:write" | "members:read" | "members:write" | "works:read" | "works:write" | "requests:read" | "requests:write" | "requests:act" | "webhooks:read" | "webhooks:write" | "events:read";
         /**
          * @description A new API key, with its secret. Store the secret now; it is not shown again.
          * @example {
@@ -2053,6 +2114,15 @@ export interface components {
          *       "createdAt": "2026-11-22T10:15:00.000Z",
          *       "lastUsedAt": null,
          *       "revokedAt": null,
+         *       "tenants": [
+         *         "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5c"
+         *       ],
+         *       "scopes": [
+         *         "works:read",
+         *         "requests:read",
+         *         "requests:act"
+         *       ],
+         *       "expiresAt": "2027-06-30T00:00:00.000Z",
          *       "secret": "wk_5kq2x9mfa1_Qm9vbGVhbiBibG9ja3MgYXJlIGZ1bg"
          *     }
          */
@@ -2065,8 +2135,13 @@ export interface components {
              */
             prefix: string;
             createdAt: components["schemas"]["Timestamp"];
+            /** @description When the key last authenticated a request, to the minute (null if never). */
             lastUsedAt: components["schemas"]["NullableTimestamp"];
             revokedAt: components["schemas"]["NullableTimestamp"];
+            tenants: components["schemas"]["ApiKeyTenants"];
+            scopes: components["schemas"]["ApiKeyScopes"];
+            /** @description When the key stops working (`401`, as a revoked key); null if it does not expire. */
+            expiresAt: components["schemas"]["NullableTimestamp"];
             /**
              * @description The whole key, to send as `Authorization: Bearer <secret>`.
              * @example wk_5kq2x9mfa1_Qm9vbGVhbiBibG9ja3MgYXJlIGZ1bg
@@ -2823,7 +2898,10 @@ export interface components {
          *             "prefix": "wk_5kq2x9mfa1",
          *             "createdAt": "2026-11-22T10:15:00.000Z",
          *             "lastUsedAt": "2026-11-23T08:05:00.000Z",
-         *             "revokedAt": null
+         *             "revokedAt": null,
+         *             "tenants": null,
+         *             "scopes": null,
+         *             "expiresAt": null
          *           }
          *         }
          *       ],
@@ -3028,12 +3106,36 @@ export interface components {
             lastName: components["schemas"]["PersonName"];
         };
         /**
+         * @description A key with `tenants` or `scopes` is restricted: it reaches only those tenants and holds only those scopes,
+         *     and never manages API keys or accepts invitations. Each tenant must be one the caller belongs to, and each
+         *     scope one the caller's role allows in at least one of the key's tenants (`400 validation_failed` naming
+         *     the others).
          * @example {
-         *       "name": "CI key"
+         *       "name": "Accounting integration",
+         *       "scopes": [
+         *         "works:read",
+         *         "requests:read",
+         *         "requests:act"
+         *       ]
          *     }
          */
         CreateApiKeyBody: {
             name: components["schemas"]["Name"];
+            /**
+             * @description Tenant ids the caller is a member of: the key reaches only these. Omitted: every tenant of the
+             *     caller, now and later.
+             */
+            tenants?: components["schemas"]["Id"][];
+            /**
+             * @description The scopes the key holds (not `account:manage`; not `tenants:create` with `tenants`). Omitted:
+             *     everything the caller's role allows.
+             */
+            scopes?: components["schemas"]["Scope"][];
+            /**
+             * @description When the key stops working: in the future and at most a year (366 days) ahead. Omitted: it does not
+             *     expire.
+             */
+            expiresAt?: components["schemas"]["DateTimeInput"];
         };
         /**
          * @example {
@@ -3177,6 +3279,8 @@ export interface components {
             currentStatus?: components["schemas"]["RequestStatus"];
             allowedActions?: components["schemas"]["AllowedActions"];
             requestId?: components["schemas"]["ProblemRequestId"];
+            /** @description On `insufficient_scope`, the scope the API key lacks (the operation's `x-required-scope`). */
+            scope?: components["schemas"]["Scope"];
         };
         /**
          * @description A page of the tenant's events feed.
@@ -4521,6 +4625,28 @@ export interface components {
             status: 403;
         };
         /**
+         * insufficient_scope
+         * @description The API key does not hold the scope the operation needs (`scope`). Only keys created with `scopes` or
+         *     `tenants` (restricted keys) get it; `account:manage` is never held by a restricted key, and
+         *     `tenants:create` never by a key limited to `tenants`.
+         * @example {
+         *       "type": "https://works-api.dev/problems/insufficient_scope",
+         *       "title": "Insufficient scope",
+         *       "status": 403,
+         *       "detail": "This API key does not have the works:write scope.",
+         *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works",
+         *       "code": "insufficient_scope",
+         *       "scope": "works:write"
+         *     }
+         */
+        InsufficientScopeProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "insufficient_scope";
+            /** @constant */
+            status: 403;
+            scope: components["schemas"]["Scope"];
+        };
+        /**
          * not_found
          * @description The resource does not exist, or the caller may not see it (to anyone but its members, a tenant and
          *     everything in it do not exist).
@@ -5168,7 +5294,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["ValidationFailedProblem"] | components["schemas"]["InvalidCursorProblem"] | components["schemas"]["MalformedRequestProblem"];
             };
         };
-        /** @description No valid API key (missing, malformed, unknown or revoked). */
+        /** @description No valid API key (missing, malformed, unknown, expired or revoked). */
         Unauthorized: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
@@ -5216,9 +5342,14 @@ export interface components {
                 "application/problem+json": components["schemas"]["UnauthenticatedProblem"];
             };
         };
-        /** @description The caller is a member, but their role does not allow this operation. */
+        /**
+         * @description The caller is a member, but their role does not allow this operation (`forbidden`); or the API key lacks
+         *     the scope the operation needs (`insufficient_scope`, with `WWW-Authenticate: Bearer
+         *     error="insufficient_scope", scope="…"`).
+         */
         Forbidden: {
             headers: {
+                "WWW-Authenticate": components["headers"]["WwwAuthenticateScope"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -5237,7 +5368,37 @@ export interface components {
                  *       "code": "forbidden"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                "application/problem+json": components["schemas"]["ForbiddenProblem"] | components["schemas"]["InsufficientScopeProblem"];
+            };
+        };
+        /**
+         * @description The API key lacks the scope this operation needs (`insufficient_scope`): the scope is named in the body
+         *     (`scope`) and in `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"` (RFC 6750). Only a key
+         *     created with `scopes` or `tenants` gets it.
+         */
+        InsufficientScope: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WwwAuthenticateScope"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://works-api.dev/problems/insufficient_scope",
+                 *       "title": "Insufficient scope",
+                 *       "status": 403,
+                 *       "detail": "This API key does not have the works:write scope.",
+                 *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works",
+                 *       "code": "insufficient_scope",
+                 *       "scope": "works:write"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["InsufficientScopeProblem"];
             };
         };
         /** @description The resource does not exist, or the caller may not see it. */
@@ -5963,6 +6124,11 @@ export interface components {
         /** @description The authentication scheme to use: `Bearer`. */
         WwwAuthenticate: string;
         /**
+         * @description On `insufficient_scope` only: `Bearer error="insufficient_scope", scope="<the scope>"` (RFC 6750, section
+         *     3.1). A `forbidden` (the role) carries none.
+         */
+        WwwAuthenticateScope: string;
+        /**
          * @description A strong entity tag for the resource in the body: the same tag means the same representation. Send it back
          *     in `If-None-Match` (reads: `304` when unchanged) or `If-Match` (request actions and `PATCH`: `412` when the
          *     resource changed since).
@@ -6149,6 +6315,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -6194,6 +6361,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -6241,6 +6409,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             409: components["responses"]["ApiKeyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -6284,6 +6453,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -6414,6 +6584,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -6444,6 +6615,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -6480,6 +6652,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -6526,6 +6699,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -6572,6 +6746,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             409: components["responses"]["TenantConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -6621,6 +6796,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -6726,6 +6902,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -6833,6 +7010,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -7076,6 +7254,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -7113,6 +7292,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -7149,6 +7329,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -7212,6 +7393,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -7265,6 +7447,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -7320,6 +7503,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -7590,6 +7774,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -7658,6 +7843,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -7716,6 +7902,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["RequestCreationConflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -7776,6 +7963,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -7838,6 +8026,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -7883,6 +8072,7 @@ export interface operations {
             200: components["responses"]["RequestActionDone"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["TransitionConflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -7932,6 +8122,7 @@ export interface operations {
             200: components["responses"]["RequestActionDone"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["TransitionConflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -7981,6 +8172,7 @@ export interface operations {
             200: components["responses"]["RequestActionDone"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["TransitionConflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -8030,6 +8222,7 @@ export interface operations {
             200: components["responses"]["RequestActionDone"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["TransitionConflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -8082,6 +8275,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResendConflict"];
             429: components["responses"]["ResendLimited"];
@@ -8137,6 +8331,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];

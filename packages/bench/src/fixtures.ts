@@ -5,6 +5,12 @@
  */
 export interface Fixtures {
   apiKey: string;
+  /**
+   * A key of the same user limited to the read and write tenants and to the scopes the scenarios need (issue 40):
+   * the `-restricted` scenarios send it, to price a restricted key against the full one in the same run. A build
+   * from before restricted keys (an A/B with --against) refuses the restrictions: then it is the full key.
+   */
+  restrictedApiKey: string;
   readTenantId: string;
   /** A work of the read tenant with READ_WORK_REQUESTS pending requests. */
   readWorkId: string;
@@ -94,5 +100,23 @@ export async function createFixtures(baseUrl: string, adminToken: string, runId:
 
   const writeTenantId = await tenant(`Bench writes ${runId}`);
   const requestWorkId = await work(writeTenantId, 'Requests go here');
-  return { apiKey: key, readTenantId, readWorkId, writeTenantId, requestWorkId };
+  const restrictedApiKey = await restrictedKey(baseUrl, key, [readTenantId, writeTenantId]);
+  return { apiKey: key, restrictedApiKey, readTenantId, readWorkId, writeTenantId, requestWorkId };
+}
+
+/** The user's key limited to `tenants` and the scenarios' scopes; the full key on a build without restrictions. */
+async function restrictedKey(baseUrl: string, key: string, tenants: string[]): Promise<string> {
+  const body = {
+    name: 'Bench restricted key',
+    tenants,
+    scopes: ['tenants:read', 'works:read', 'works:write', 'requests:read', 'requests:write', 'requests:act'],
+  };
+  const res = await fetch(`${baseUrl}/v1/api-keys`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (res.status === 400) return key;
+  if (!res.ok) throw new Error(`bench set-up: POST /v1/api-keys answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { apiKey: { secret: string } }).apiKey.secret;
 }

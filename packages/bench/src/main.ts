@@ -44,7 +44,7 @@ import {
   type ScaleResult,
   scaleTargets,
 } from './scale';
-import { type Scenario, type ScenarioId, scaleScenarios, scenarios, type Target } from './scenarios';
+import { restrictedPairs, type Scenario, type ScenarioId, scaleScenarios, scenarios, type Target } from './scenarios';
 import { formatWebhooks, webhookComparison, type WebhookScenarioResult } from './webhooks';
 import { hotParentComparison, type HotParentRow } from './hot-parent';
 
@@ -277,17 +277,58 @@ async function runMode(
   const serverTarget: Target = { fixtures, pool: [] };
   const baselineTarget: Target = { fixtures: baselineFixtures, pool: [] };
   const results: ScenarioResult[] = [];
-  for (const scenario of chosen) {
-    // Rounds alternate server and baseline, so that a burst of other work on the machine hits both.
-    const serverRounds: Measurement[] = [];
-    const baselineRounds: Measurement[] = [];
-    let half: ScenarioResult['halfRate'];
-    for (let round = 1; round <= options.rounds; round++) {
-      const measured = await measure(scenario, server, serverTarget, options, halfRate && round === options.rounds);
-      serverRounds.push(measured.max);
-      half ??= measured.half;
-      if (baseline) baselineRounds.push((await measure(scenario, baseline, baselineTarget, options, false)).max);
+  const measuredRounds = new Map<ScenarioId, Measurement[]>();
+  // A restricted-key scenario after its full-key partner, which measures both.
+  const isRestricted = (s: Scenario) => restrictedPairs.some(({ restricted }) => restricted === s.id);
+  const ordered = [...chosen.filter((s) => !isRestricted(s)), ...chosen.filter(isRestricted)];
+  for (const scenario of ordered) {
+    const pair = restrictedPairs.find(({ restricted }) => restricted === scenario.id);
+    const partner = pair && chosen.find((s) => s.id === pair.full);
+    if (partner) {
+      // Measured in turn with its partner (below, when the partner came up): compared round by round.
+      const result = results.find((r) => r.id === scenario.id)!;
+      const ratios = measuredRounds
+        .get(scenario.id)!
+        .map((r, i) => (r.cpuMsPerRequest ?? NaN) / (measuredRounds.get(partner.id)![i]!.cpuMsPerRequest ?? NaN))
+        .filter((ratio) => Number.isFinite(ratio))
+        .sort((a, b) => a - b);
+      if (ratios.length > 0) result.cpuVsFullKey = ratios[Math.floor((ratios.length - 1) / 2)]!;
+      continue;
     }
+    const restrictedTwin = restrictedPairs.find(({ full }) => full === scenario.id);
+    const twin = restrictedTwin && chosen.find((s) => s.id === restrictedTwin.restricted);
+    // A full-key scenario whose restricted twin is chosen too: the two in turn each round, the first of them
+    // alternating, so that warm-up and bursts of other work fall on both alike.
+    const unit = twin ? [scenario, twin] : [scenario];
+    const serverRounds = new Map(unit.map((s) => [s.id, [] as Measurement[]]));
+    const baselineRounds = new Map(unit.map((s) => [s.id, [] as Measurement[]]));
+    const halves = new Map<ScenarioId, ScenarioResult['halfRate']>();
+    // A pair is compared at a few percent: both are run once first, unmeasured, so that neither is measured while
+    // the process is still compiling the code the other one warmed.
+    if (twin) for (const each of unit) await measure(each, server, serverTarget, options, false);
+    for (let round = 1; round <= options.rounds; round++) {
+      for (const each of round % 2 === 1 ? unit : [...unit].reverse()) {
+        // Rounds alternate server and baseline, so that a burst of other work on the machine hits both.
+        const measured = await measure(each, server, serverTarget, options, halfRate && round === options.rounds);
+        serverRounds.get(each.id)!.push(measured.max);
+        if (!halves.has(each.id) && measured.half) halves.set(each.id, measured.half);
+        if (baseline)
+          baselineRounds.get(each.id)!.push((await measure(each, baseline, baselineTarget, options, false)).max);
+      }
+    }
+    for (const each of unit) {
+      measuredRounds.set(each.id, serverRounds.get(each.id)!);
+      results.push(resultOf(each, serverRounds.get(each.id)!, baselineRounds.get(each.id)!, halves.get(each.id)));
+    }
+  }
+  return { ...mode, scenarios: results };
+
+  function resultOf(
+    scenario: Scenario,
+    serverRounds: Measurement[],
+    baselineRounds: Measurement[],
+    half: ScenarioResult['halfRate'],
+  ): ScenarioResult {
     const result: ScenarioResult = {
       id: scenario.id,
       title: scenario.title,
@@ -301,7 +342,6 @@ async function runMode(
     }
     const failures = [result.server, result.baseline, result.halfRate].filter((m) => m && m.errors > 0);
     if (failures.length > 0) result.note = `errors: ${failures.map((m) => JSON.stringify(m!.statusCodes)).join(' / ')}`;
-    results.push(result);
     log(
       `  ${scenario.title.padEnd(20)} ${result.server.rps.toFixed(0).padStart(6)} req/s` +
         (result.baseline
@@ -312,8 +352,8 @@ async function runMode(
           : '') +
         (result.note ? `   (${result.note})` : ''),
     );
+    return result;
   }
-  return { ...mode, scenarios: results };
 }
 
 /** Warm-up, a run at full speed, and optionally a paced run at half that rate; RSS sampled throughout. */

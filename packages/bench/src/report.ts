@@ -1,6 +1,6 @@
 import os from 'node:os';
 import type { LoadResult } from './load';
-import type { ScenarioId } from './scenarios';
+import { restrictedPairs, type ScenarioId } from './scenarios';
 
 export interface Measurement extends LoadResult {
   /** Highest resident memory of the process (tree) seen during the warm-up and the runs. */
@@ -23,6 +23,11 @@ export interface ScenarioResult {
   ratio?: number;
   /** The server held at half its measured maximum. */
   halfRate?: Measurement & { targetRps: number };
+  /**
+   * A restricted-key scenario measured in turn with its full-key partner (scenarios.ts, restrictedPairs): the median,
+   * over the rounds, of its CPU per request ÷ the partner's in the same round.
+   */
+  cpuVsFullKey?: number;
   note?: string;
 }
 
@@ -186,6 +191,22 @@ export function checkTargets(report: BenchReport): TargetCheck[] {
         met: s.halfRate.p99Ms < 20 && s.halfRate.errors === 0,
       });
     }
+  }
+  // A restricted key against the full key, same run, same database: its checks cost at most 5% more CPU.
+  for (const { full, restricted } of restrictedPairs) {
+    const withFull = pg?.scenarios.find((s) => s.id === full)?.server.cpuMsPerRequest;
+    const limited = pg?.scenarios.find((s) => s.id === restricted);
+    const withRestricted = limited?.server.cpuMsPerRequest;
+    // Round by round when the two were measured in turn; else the two medians.
+    const factor =
+      limited?.cpuVsFullKey ??
+      (withFull !== undefined && withRestricted !== undefined && withFull > 0 ? withRestricted / withFull : undefined);
+    if (factor === undefined) continue;
+    checks.push({
+      target: `${limited!.title}: CPU per request at most 5% over the full key's`,
+      value: `${factor >= 1 ? '+' : ''}${((factor - 1) * 100).toFixed(1)}%`,
+      met: factor <= 1.05,
+    });
   }
   if (pg?.idleRssBytes !== undefined) {
     checks.push({

@@ -241,6 +241,8 @@ async function emptyFixtures(url: string, hooks: ScaleHooks): Promise<Fixtures> 
 function largeFixtures({ dataset, deepCursor }: Loaded): Fixtures {
   return {
     apiKey: dataset.heavyUser.apiKey,
+    // The scale mode compares data sizes, not keys: its restricted scenarios send the full key on the large data set.
+    restrictedApiKey: dataset.heavyUser.apiKey,
     readTenantId: dataset.bigTenantId,
     readWorkId: dataset.bigWorkId,
     writeTenantId: dataset.bigTenantId,

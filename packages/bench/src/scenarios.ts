@@ -19,6 +19,8 @@ export type ScenarioId =
   | 'list-works'
   | 'list-requests'
   | 'mixed'
+  | 'get-tenant-restricted'
+  | 'create-work-restricted'
   | ScaleScenarioId;
 
 /** Scenarios only the scale mode runs (the baseline server does not implement them). */
@@ -215,6 +217,27 @@ export const scenarios: Scenario[] = [
     },
   },
 ];
+
+/**
+ * A restricted key (issue 40: limited to the fixtures' two tenants and six scopes) doing what get-tenant and
+ * create-work do with the full key: the cost of the restrictions is the CPU per request between the two, in the
+ * same run (a target: at most 5% more).
+ */
+export const restrictedPairs: Array<{ full: ScenarioId; restricted: ScenarioId }> = [
+  { full: 'get-tenant', restricted: 'get-tenant-restricted' },
+  { full: 'create-work', restricted: 'create-work-restricted' },
+];
+
+for (const { full, restricted } of restrictedPairs) {
+  const of = byId(full);
+  scenarios.push({
+    ...of,
+    id: restricted,
+    title: `${of.title}, restricted key`,
+    requests: (target) =>
+      of.requests({ ...target, fixtures: { ...target.fixtures, apiKey: target.fixtures.restrictedApiKey } }),
+  });
+}
 
 /**
  * The scale mode's extra scenarios: reads whose cost may grow with the data, and a create whose slug

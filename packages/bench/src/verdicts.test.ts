@@ -112,6 +112,29 @@ describe('checkTargets', () => {
     assert.equal(factor(1599)?.met, false);
   });
 
+  it('judges a restricted key at most 5% more CPU per request than the full key, same run', () => {
+    const withCpu = (id: string, title: string, cpuMsPerRequest: number): ScenarioResult => ({
+      id: id as ScenarioResult['id'],
+      title,
+      kind: 'read',
+      server: { ...measured(1000), cpuMsPerRequest },
+    });
+    const check = (restricted: number) =>
+      checkTargets(
+        report({
+          modes: [
+            postgres(
+              withCpu('get-tenant', 'get tenant', 1),
+              withCpu('get-tenant-restricted', 'get tenant, restricted key', restricted),
+            ),
+          ],
+        }),
+      ).find((c) => c.target.startsWith('get tenant, restricted key'));
+    assert.deepEqual([check(1.05)?.met, check(1.05)?.value], [true, '+5.0%']);
+    assert.deepEqual([check(0.98)?.met, check(0.98)?.value], [true, '-2.0%']);
+    assert.equal(check(1.051)?.met, false);
+  });
+
   it('judges the soak on the last chunk: under 200 MB, and under 5% above the chunk at half way', () => {
     const point = (requests: number, rssMb: number) => ({
       requests,
@@ -155,7 +178,7 @@ describe('parseOptions', () => {
   it("defaults to every scenario on both databases, with the 2-worker and half-rate runs and pnpm start's flags", () => {
     const options = parseOptions([]);
     assert.deepEqual(options.databases, ['postgres', 'pglite']);
-    assert.equal(options.scenarios.length, 10);
+    assert.equal(options.scenarios.length, 12);
     assert.deepEqual(options.serverNodeArgs, ['--max-semi-space-size=4']);
     assert.equal(options.cluster && options.halfRate, true);
     assert.equal(options.soakRequests, 100_000);
@@ -194,7 +217,7 @@ describe('parseOptions', () => {
   it('--scale adds its own scenarios and shorter runs; its scenarios and --shape need it', () => {
     const options = parseOptions(['--scale']);
     assert.equal(options.scale, true);
-    assert.equal(options.scenarios.length, 10 + scaleScenarios.length);
+    assert.equal(options.scenarios.length, 12 + scaleScenarios.length);
     assert.ok(options.scenarios.includes('list-tenants') && options.scenarios.includes('deep-page'));
     assert.equal(options.durationS, 3);
     assert.equal(options.scaleShape, undefined);

@@ -3,7 +3,8 @@
 // creates something (a POST with a 201 response, or one that declares an Idempotency-Key header), which the
 // client needs at run time to name its methods, add Idempotency-Keys and decide what it may retry; and, for every
 // list operation (its 200 body is `{ <plural>: Connection }` and it takes an `after` cursor), where its page is and
-// how large a page may be, which `paginate` needs. Before them, the request lifecycle's `x-allowed-actions`.
+// how large a page may be, which `paginate` needs. Before them, the request lifecycle's `x-allowed-actions`, the
+// closed set of API-key scopes (`Scope`) and the one scope each operation needs (`x-required-scope`).
 // `--check` fails (exit 1) when the committed file is not what the spec produces.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +24,8 @@ export function generate(specText) {
       .reduce((value, key) => value?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
   };
   const rows = [];
+  const scopeRows = [];
+  const scopes = spec.components.schemas.Scope?.enum ?? [];
   for (const [path, item] of Object.entries(spec.paths ?? {})) {
     for (const method of METHODS) {
       const operation = item[method];
@@ -34,6 +37,11 @@ export function generate(specText) {
       const list = listOf(operation, parameters, resolve);
       const listed = list ? `, list: { connection: '${list.connection}', maxPageSize: ${list.maxPageSize} }` : '';
       rows.push(`  ${operation.operationId}: { method: '${method}', path: '${path}', creates: ${creates}${listed} },`);
+      const scope = operation['x-required-scope'];
+      if (scope !== undefined) {
+        if (!scopes.includes(scope)) throw new Error(`${operation.operationId}: x-required-scope ${scope} is no Scope`);
+        scopeRows.push(`  ${operation.operationId}: '${scope}',`);
+      }
     }
   }
   return [
@@ -50,6 +58,17 @@ export function generate(specText) {
     `export const allowedActionsByStatus = {`,
     ...allowedActionsOf(spec),
     "} as const satisfies Record<Schemas['RequestStatus'], readonly Schemas['RequestAction'][]>;",
+    '',
+    "/** Every scope an API key may hold (the contract's `Scope`), in the contract's order. */",
+    `export const scopes = [${scopes.map((scope) => `'${scope}'`).join(', ')}] as const satisfies readonly Schemas['Scope'][];`,
+    '',
+    '/**',
+    ' * The one scope each operation needs from an API key (its `x-required-scope`): a key without it gets `403',
+    " * insufficient_scope`. The operator's and the recipient's operations take no API key and are not listed.",
+    ' */',
+    'export const requiredScopes = {',
+    ...scopeRows,
+    "} as const satisfies Record<string, Schemas['Scope']>;",
     '',
     '/**',
     ' * Every operation of the contract: its method, its path, whether it creates something, and for a list the',

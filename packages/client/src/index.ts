@@ -9,14 +9,17 @@ export {
   type OperationResult,
   type WorksApiClient,
 } from './client';
-export { allowedActionsByStatus, operationRoutes } from './operations';
+export { allowedActionsByStatus, operationRoutes, requiredScopes, scopes } from './operations';
 export type { ListNode, ListOperationId, Paginate, PaginateOptions } from './paginate';
 export {
   type AnyProblem,
+  type InsufficientScopeProblem,
+  isInsufficientScope,
   isProblem,
   type Problem,
   type ProblemCode,
   ProblemError,
+  type Scope,
   type UnexpectedResponseProblem,
   unwrap,
 } from './problem';

@@ -15,6 +15,63 @@ export const allowedActionsByStatus = {
   cancelled: [],
 } as const satisfies Record<Schemas['RequestStatus'], readonly Schemas['RequestAction'][]>;
 
+/** Every scope an API key may hold (the contract's `Scope`), in the contract's order. */
+export const scopes = ['account:read', 'account:manage', 'tenants:read', 'tenants:create', 'tenants:write', 'members:read', 'members:write', 'works:read', 'works:write', 'requests:read', 'requests:write', 'requests:act', 'webhooks:read', 'webhooks:write', 'events:read'] as const satisfies readonly Schemas['Scope'][];
+
+/**
+ * The one scope each operation needs from an API key (its `x-required-scope`): a key without it gets `403
+ * insufficient_scope`. The operator's and the recipient's operations take no API key and are not listed.
+ */
+export const requiredScopes = {
+  getMe: 'account:read',
+  listApiKeys: 'account:manage',
+  createApiKey: 'account:manage',
+  revokeApiKey: 'account:manage',
+  listSessions: 'account:manage',
+  revokeAllSessions: 'account:manage',
+  revokeSession: 'account:manage',
+  listTenants: 'tenants:read',
+  createTenant: 'tenants:create',
+  getTenant: 'tenants:read',
+  updateTenant: 'tenants:write',
+  listMembers: 'members:read',
+  addMember: 'members:write',
+  getMember: 'members:read',
+  removeMember: 'members:write',
+  updateMember: 'members:write',
+  listInvitations: 'members:read',
+  deleteInvitation: 'members:write',
+  listMyInvitations: 'account:manage',
+  acceptInvitation: 'account:manage',
+  declineInvitation: 'account:manage',
+  listWorks: 'works:read',
+  createWork: 'works:write',
+  getWork: 'works:read',
+  discardWork: 'works:write',
+  updateWork: 'works:write',
+  undiscardWork: 'works:write',
+  listTenantRequests: 'requests:read',
+  listRequests: 'requests:read',
+  createRequest: 'requests:write',
+  getRequest: 'requests:read',
+  listRequestEvents: 'requests:read',
+  cancelRequest: 'requests:act',
+  confirmRequest: 'requests:act',
+  earlyValidateRequest: 'requests:act',
+  validateRequest: 'requests:act',
+  resendRequest: 'requests:write',
+  listEvents: 'events:read',
+  listWebhookEndpoints: 'webhooks:read',
+  createWebhookEndpoint: 'webhooks:write',
+  getWebhookEndpoint: 'webhooks:read',
+  deleteWebhookEndpoint: 'webhooks:write',
+  updateWebhookEndpoint: 'webhooks:write',
+  rotateWebhookEndpointSecret: 'webhooks:write',
+  testWebhookEndpoint: 'webhooks:write',
+  listWebhookDeliveries: 'webhooks:read',
+  retryWebhookDelivery: 'webhooks:write',
+} as const satisfies Record<string, Schemas['Scope']>;
+
 /**
  * Every operation of the contract: its method, its path, whether it creates something, and for a list the
  * property that holds its page (a Connection) and the largest `limit` it takes.

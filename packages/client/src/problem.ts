@@ -7,6 +7,19 @@ import type { components, operations } from '@works-api/api-types';
  */
 export type Problem = components['schemas']['Problem'];
 
+/** What an API key may do, per resource (`scopes` lists them; `requiredScopes` says which each operation needs). */
+export type Scope = components['schemas']['Scope'];
+
+/**
+ * `403 insufficient_scope`: the API key lacks the scope the operation needs, named in `scope` (and in the response's
+ * `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`). Only restricted keys get it.
+ */
+export type InsufficientScopeProblem = components['schemas']['InsufficientScopeProblem'];
+
+/** True for an `insufficient_scope` problem, from any operation (narrows to read its `scope`). */
+export const isInsufficientScope = (value: unknown): value is InsufficientScopeProblem =>
+  isProblem(value) && value.code === 'insufficient_scope' && typeof (value as { scope?: unknown }).scope === 'string';
+
 /** What the client makes of an error response that is not a problem (an HTML 502 from a proxy, an empty 503). */
 export type UnexpectedResponseProblem = Problem & { code: 'unexpected_response' };
 

@@ -9,6 +9,9 @@ import {
   type OperationResult,
   type ProblemCode,
   ProblemError,
+  requiredScopes,
+  type Scope,
+  scopes,
   unwrap,
   type WorksApiClient,
 } from '@works-api/client';
@@ -62,6 +65,7 @@ export async function errorsAreAClosedUnionOnCode() {
     | 'malformed_json'
     | 'malformed_request'
     | 'unauthenticated'
+    | 'insufficient_scope'
     | 'not_found'
     | 'invalid_transition'
     | 'work_discarded'
@@ -86,6 +90,11 @@ export async function errorsAreAClosedUnionOnCode() {
       break;
     case 'internal_error':
       expectTypeOf(result.error.requestId).toEqualTypeOf<string>();
+      break;
+    case 'insufficient_scope':
+      // The scope the key lacks: one of the contract's closed set.
+      expectTypeOf(result.error.scope).toEqualTypeOf<Scope>();
+      expectTypeOf(result.error.status).toEqualTypeOf<403>();
       break;
     case 'not_found':
       // Other members still carry the optional fields of every problem, without promising them.
@@ -207,3 +216,14 @@ export async function wrongPathsAndParametersDoNotCompile() {
 createClient({ apiKey: 'wk_example' });
 // @ts-expect-error: retry options are checked
 createClient({ baseUrl: 'https://api.example.com', retry: { attempts: 3 } });
+
+export function scopesAreTyped() {
+  expectTypeOf(requiredScopes.createWork).toEqualTypeOf<'works:write'>();
+  expectTypeOf<(typeof scopes)[number]>().toEqualTypeOf<Scope>();
+  // @ts-expect-error: the operator's operations take no API key, so they need no scope
+  void requiredScopes.adminCreateUser;
+  const body: Schemas['CreateApiKeyBody'] = { name: 'Accounting', tenants: ['t1'], scopes: ['works:read'] };
+  // @ts-expect-error: a scope outside the closed set does not compile
+  const misspelt: Schemas['CreateApiKeyBody'] = { name: 'x', scopes: ['works:raed'] };
+  return [body, misspelt];
+}

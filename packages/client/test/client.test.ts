@@ -1,4 +1,13 @@
-import { createClient, isProblem, operationRoutes, ProblemError, unwrap } from '../src';
+import {
+  createClient,
+  isInsufficientScope,
+  isProblem,
+  operationRoutes,
+  ProblemError,
+  requiredScopes,
+  scopes,
+  unwrap,
+} from '../src';
 import { closeScriptedServers, problem, scriptedServer, user } from './support';
 
 afterEach(closeScriptedServers);
@@ -121,6 +130,29 @@ describe('errors are typed Problems', () => {
     } catch (error) {
       expect(error).toMatchObject({ status: 401, code: 'unauthenticated', problem: problem(401, 'unauthenticated') });
     }
+    await server.close();
+  });
+});
+
+describe('scopes', () => {
+  it('names the scope of every operation an API key calls, each from the closed set', () => {
+    const keyless = ['adminCreateUser', 'adminGetUser', 'getRecipientRequest', 'answerRecipientRequest'];
+    expect(Object.keys(requiredScopes).sort()).toEqual(
+      Object.keys(operationRoutes)
+        .filter((id) => !keyless.includes(id))
+        .sort(),
+    );
+    for (const scope of Object.values(requiredScopes)) expect(scopes).toContain(scope);
+  });
+
+  it('reads a 403 insufficient_scope with the scope the key lacks', async () => {
+    const refused = { ...problem(403, 'insufficient_scope'), scope: 'works:write' };
+    const server = await scriptedServer([{ status: 403, body: refused }]);
+    const client = createClient({ baseUrl: server.baseUrl, apiKey: 'k' });
+    const result = await client.createWork({ params: { path: { tenant_id: 't1' } }, body: { name: 'Report' } });
+    expect(isInsufficientScope(result.error)).toBe(true);
+    if (result.error?.code === 'insufficient_scope') expect(result.error.scope).toBe('works:write');
+    expect(isInsufficientScope(problem(403, 'forbidden'))).toBe(false);
     await server.close();
   });
 });

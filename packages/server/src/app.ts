@@ -3,7 +3,7 @@ import express, { type RequestHandler, Router } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Store } from 'express-rate-limit';
 import type { Db } from '@works-api/prisma';
-import type { WebhookSettings } from './domain/webhooks/endpoints';
+import type { WebhookSettings } from './webhooks/endpoints';
 import { systemLookup } from './webhooks/resolver';
 import { OutageMonitor } from '@works-api/prisma';
 import { ProblemError } from './domain/errors';

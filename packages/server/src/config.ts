@@ -9,90 +9,27 @@ import { DEFAULT_LIMITS, type Limits } from './domain/limits';
 /** The repository root (packages/server/{src,dist}/ → ../../..). */
 export const repoRoot = path.resolve(__dirname, '../../..');
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
-/** `auto`: readable lines when stdout is a terminal (a person is watching), JSON lines otherwise. */
-export type LogFormat = (typeof LOG_FORMATS)[number];
+import {
+  DURATION_UNITS_MS,
+  duration,
+  durationBetween,
+  flag,
+  LOG_FORMATS,
+  LOG_LEVELS,
+  originList,
+  SECRET_VARIABLES,
+  trustProxy,
+  urlWithScheme,
+  wholeNumber,
+} from './config-values';
 
-/** Variables whose values are never echoed, not even in an error message. */
-const SECRET_VARIABLES = new Set([
-  'DATABASE_URL',
-  'REDIS_URL',
-  'ADMIN_TOKEN',
-  'METRICS_TOKEN',
-  'SMTP_URL',
-  'ENCRYPTION_KEYS',
-]);
+import type { LogFormat, LogLevel } from './config-values';
 
-const wholeNumber = (min: number, max: number) => {
-  const message = `must be a whole number from ${min} to ${max}`;
-  return z
-    .string()
-    .trim()
-    .regex(/^\d{1,10}$/, message)
-    .transform(Number)
-    .refine((value) => value >= min && value <= max, message);
-};
+export type { LogFormat, LogLevel };
 
-const urlWithScheme = (schemes: string[], message: string) =>
-  z.string().refine((value) => URL.canParse(value) && schemes.includes(new URL(value).protocol), { message });
+import { describeSessions, type SessionSettings, sessionSettings, sessionVariables } from './config-sessions';
 
-/** `https://app.example.com,http://localhost:5173` → the exact origins a browser sends. */
-const originList = z
-  .string()
-  .transform((value) =>
-    value
-      .split(',')
-      .map((origin) => origin.trim())
-      .filter((origin) => origin !== ''),
-  )
-  .refine(
-    (origins) => origins.every((origin) => URL.canParse(origin) && new URL(origin).origin === origin),
-    'must be a comma-separated list of origins such as https://app.example.com (scheme, host and port only)',
-  );
-
-const DURATION_UNITS_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-/** `90s`, `30m`, `24h`, `2d` → milliseconds, from `min` to `max` (written as such a duration). */
-const durationBetween = (min: `${number}${keyof typeof DURATION_UNITS_MS}`, max: typeof min) => {
-  const ms = (value: string) =>
-    Number(value.slice(0, -1)) * DURATION_UNITS_MS[value.slice(-1) as keyof typeof DURATION_UNITS_MS];
-  return z
-    .string()
-    .trim()
-    .regex(/^\d{1,6}[smhd]$/, 'must be a whole number followed by s, m, h or d (e.g. 24h)')
-    .transform(ms)
-    .refine((value) => value >= ms(min) && value <= ms(max), `must be from ${min} to ${max}`);
-};
-const duration = durationBetween('1s', '30d');
-
-/**
- * TRUST_PROXY: `false` (the connection's peer is the client), a number of proxy hops, or a comma-separated list of
- * the proxies' addresses or subnets (`loopback`, `linklocal`, `uniquelocal`, `10.0.0.0/8`, ...). Not `true`: that
- * would take any client's own X-Forwarded-For for its address, and let it pick a fresh budget per request.
- */
-const trustProxy = z
-  .string()
-  .trim()
-  .refine((value) => value !== 'true', 'must name the proxies (addresses, subnets or a hop count), not true')
-  .transform((value): boolean | number | string[] =>
-    value === 'false' ? false : /^\d{1,2}$/.test(value) ? Number(value) : value.split(',').map((part) => part.trim()),
-  )
-  .refine(
-    (value) =>
-      typeof value !== 'object' ||
-      value.every(
-        (part) =>
-          ['loopback', 'linklocal', 'uniquelocal'].includes(part) ||
-          (isIP(part.split('/')[0] ?? '') !== 0 && /^[^/]+(\/\d{1,3})?$/.test(part)),
-      ),
-    'must be false, a number of hops, or a comma-separated list of addresses, subnets, loopback, linklocal or uniquelocal',
-  );
-
-const flag = z.enum(['true', 'false'], 'must be true or false').transform((value) => value === 'true');
-
-const SIGN_UP_POLICIES = ['invite', 'open', 'closed'] as const;
-export type SignUpPolicy = (typeof SIGN_UP_POLICIES)[number];
+export { DEFAULT_SESSION_SETTINGS, type SessionSettings, type SignUpPolicy } from './config-sessions';
 
 /** Every variable the server reads itself, with its check and default (docs/configuration.md lists them). */
 export const environment = z.object({
@@ -157,39 +94,8 @@ export const environment = z.object({
   NODE_ENV: z.string().optional(),
   MAIL_POLL_INTERVAL_MS: wholeNumber(50, 600_000).default(1000),
   TRUST_TRACEPARENT: flag.default(false),
-  SIGNUP: z.enum(SIGN_UP_POLICIES, `must be one of ${SIGN_UP_POLICIES.join(', ')}`).optional(),
-  SESSION_IDLE_TIMEOUT: durationBetween('5m', '30d').default(24 * DURATION_UNITS_MS.h),
-  SESSION_LIFETIME: durationBetween('1h', '365d').default(30 * DURATION_UNITS_MS.d),
-  SIGN_IN_EMAILS_PER_ADDRESS_PER_HOUR: wholeNumber(1, 1000).default(5),
-  SIGN_IN_REQUESTS_PER_CLIENT_PER_HOUR: wholeNumber(0, 1_000_000).default(60),
+  ...sessionVariables,
 });
-
-/** How people sign in and stay signed in (console sessions). */
-export interface SessionSettings {
-  /** SIGNUP: who gets an account by signing in (besides the users an operator created). */
-  signUp: SignUpPolicy;
-  /** Why `signUp` is what it is when SIGNUP was not set (for the start-up line). */
-  signUpDefault?: string;
-  /** SESSION_IDLE_TIMEOUT: a session unused this long no longer authenticates. */
-  idleTimeoutMs: number;
-  /** SESSION_LIFETIME: a session this old no longer authenticates, however used. */
-  lifetimeMs: number;
-  /** Sessions a user keeps (the oldest end as new ones start). */
-  maxPerUser: number;
-  /** SIGN_IN_EMAILS_PER_ADDRESS_PER_HOUR: sign-in emails to one address (compared in canonical form) per hour. */
-  emailsPerAddressPerHour: number;
-  /** SIGN_IN_REQUESTS_PER_CLIENT_PER_HOUR: sign-in requests (emails and codes) per client address per hour; 0: off. */
-  requestsPerClientPerHour: number;
-}
-
-export const DEFAULT_SESSION_SETTINGS: SessionSettings = {
-  signUp: 'invite',
-  idleTimeoutMs: 24 * DURATION_UNITS_MS.h,
-  lifetimeMs: 30 * DURATION_UNITS_MS.d,
-  maxPerUser: 50,
-  emailsPerAddressPerHour: 5,
-  requestsPerClientPerHour: 60,
-};
 
 export interface Config {
   port: number;
@@ -394,22 +300,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       pollIntervalMs: vars.MAIL_POLL_INTERVAL_MS,
     },
     tracing: { ...tracingSettings(present), trustIncoming: vars.TRUST_TRACEPARENT },
-    sessions: {
-      // A developer's machine (the dev mailbox on by default: embedded database, loopback, no SMTP) lets anyone who
-      // reads the server's log in: the README's first command then leads straight into the console.
-      signUp: vars.SIGNUP ?? (devMailbox && vars.DEV_MAILBOX === undefined ? 'open' : 'invite'),
-      ...(vars.SIGNUP === undefined && {
-        signUpDefault:
-          devMailbox && vars.DEV_MAILBOX === undefined
-            ? 'open by default with the dev mailbox on (a local machine: sign-in links are printed in this log)'
-            : 'invite by default',
-      }),
-      idleTimeoutMs: vars.SESSION_IDLE_TIMEOUT,
-      lifetimeMs: vars.SESSION_LIFETIME,
-      maxPerUser: DEFAULT_SESSION_SETTINGS.maxPerUser,
-      emailsPerAddressPerHour: vars.SIGN_IN_EMAILS_PER_ADDRESS_PER_HOUR,
-      requestsPerClientPerHour: vars.SIGN_IN_REQUESTS_PER_CLIENT_PER_HOUR,
-    },
+    sessions: sessionSettings(vars, devMailbox),
   };
 }
 
@@ -497,11 +388,7 @@ export function describeConfig(config: Config, { clustered = false }: { clustere
     metrics: config.metricsToken
       ? 'GET /metrics, with the METRICS_TOKEN bearer token'
       : 'off (METRICS_TOKEN is not set)',
-    sessions: {
-      signUp: config.sessions.signUp + (config.sessions.signUpDefault ? ` (${config.sessions.signUpDefault})` : ''),
-      idleTimeout: `${config.sessions.idleTimeoutMs / 1000} s`,
-      lifetime: `${config.sessions.lifetimeMs / 1000} s`,
-    },
+    sessions: describeSessions(config.sessions),
     traces: config.tracing.enabled
       ? `${config.tracing.description}; an incoming traceparent is ${
           config.tracing.trustIncoming ? 'continued (TRUST_TRACEPARENT)' : 'linked, not continued'

@@ -4,9 +4,8 @@ import { setFlagsFromString } from 'node:v8';
  * How far V8 lets the old generation grow past what the last full GC kept, before it marks again: 50%.
  *
  * V8 picks that factor itself, between 1.1 and 4.0 by how fast its GC runs against the program, and on a machine
- * with gigabytes to spare it takes up to 4.0: under the bench's reads a server that keeps about 40 MB live grew its
- * old space to 70-90 MB, and peaked at 250-290 MB of RSS. At 1.5 it peaked at 150-160 MB (load average 6-9), for
- * a few more full GCs (13 against 3 in 20 s of reads, about 1% of the process's CPU).
+ * with gigabytes to spare it takes up to 4.0: a server that keeps little live then peaks at several times that in
+ * RSS. At 1.5 the peak is far lower for a few more full GCs (the figures: docs/benchmarks.md, Memory).
  *
  * The flag is read at every GC, so the process sets it itself, first thing (main.ts and worker.ts import this
  * module before anything else): one place, and no start command to keep in step. V8 sizes the young generation

@@ -5,7 +5,7 @@ import { type Config, describeRedis, loadConfig } from './config';
 import type { Database } from '@works-api/prisma';
 import type { Lifecycle } from './http/graceful-shutdown';
 import type { Store } from 'express-rate-limit';
-import type { RedisConnection } from './http/rate-limit';
+import type { RedisConnection } from './redis';
 import { isClusterWorker, startClusterPrimary } from './cluster';
 import type { Logger } from './observability/logger';
 import { startTelemetry, type Telemetry } from './observability/telemetry';
@@ -18,15 +18,14 @@ import {
   type ProcessResources,
   processLogger,
   shutdownSignals,
-  startDispatcher,
-  startMailing,
+  processMailOf,
   StartupError,
 } from './start-up';
-import type { RunningMail } from './mail/start';
+import type { ProcessMail } from './mail/start';
 
 /**
  * Start-up: configuration (checked once) → logger → database (migrations applied) → Redis when configured →
- * the app → listen. Shutdown on SIGTERM/SIGINT: readiness turns 503, the listener closes, requests in flight
+ * the app → listen → the background jobs (jobs/index.ts). Shutdown on SIGTERM/SIGINT: readiness turns 503, the listener closes, requests in flight
  * finish (up to SHUTDOWN_TIMEOUT_MS, then they are cut off), and the database is closed cleanly before
  * exiting: 0 when everything drained, 1 when requests had to be cut off. A second signal cuts them off at once.
  * A signal that arrives while starting is held until start-up is done, so PGlite is never killed half-way.
@@ -40,25 +39,12 @@ async function main(): Promise<void> {
   logStarting(logger, config, 'works-api');
   const database = await openProcessDatabase(config, logger, telemetry);
   const redis = await connectConfiguredRedis(config, logger, database);
-  const mail = await startMailing(config, database, logger);
+  const mail = await processMailOf(config, database, logger);
   const { server, lifecycle } = await serveApp(config, { logger, telemetry, database, redis, mail });
 
-  const { startIdempotencyJanitor } = await import('./http/idempotency.js');
-  const { startSearchRefold } = await import('./search-refold.js');
-  const { allOf, startSessionJanitor } = await import('./jobs/session-cleanup.js');
-  const resources: ProcessResources = {
-    logger,
-    telemetry,
-    database,
-    redis,
-    janitor: allOf(
-      startIdempotencyJanitor(database, logger, config.idempotencyCleanupIntervalMs),
-      startSessionJanitor(database, logger, config.sessions.idleTimeoutMs),
-    ),
-    refold: startSearchRefold(database, logger),
-    dispatcher: config.webhooks.dispatcher ? await startDispatcher(config, database, logger, telemetry) : undefined,
-    mail,
-  };
+  const { startJobs } = await import('./jobs/index.js');
+  const jobs = await startJobs('server', { config, database, logger, telemetry, mail });
+  const resources: ProcessResources = { logger, telemetry, database, redis, jobs };
   process.once('uncaughtException', (error) => {
     logger.fatal({ err: error }, 'uncaught exception: closing the database and exiting');
     server.closeAllConnections();
@@ -76,7 +62,7 @@ async function connectConfiguredRedis(
 ): Promise<RedisConnection | undefined> {
   if (!config.redis) return undefined;
   const { url } = config.redis;
-  const { connectRedis } = await import('./http/rate-limit.js');
+  const { connectRedis } = await import('./redis.js');
   return connectRedis(url, logger).catch(async (error: unknown) => {
     await database.close();
     throw new StartupError(`cannot reach ${describeRedis(url)}: ${(error as Error).message}`);
@@ -128,7 +114,7 @@ async function serveApp(
     telemetry: Telemetry;
     database: Database;
     redis?: RedisConnection | undefined;
-    mail: RunningMail;
+    mail: ProcessMail;
   },
 ): Promise<{ server: Server; lifecycle: Lifecycle }> {
   const [{ createApp }, { Lifecycle }, { answerClientErrors }] = await Promise.all([

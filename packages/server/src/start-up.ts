@@ -3,12 +3,12 @@ import { type Config, ConfigError, describeConfig } from './config';
 import type { Database } from '@works-api/prisma';
 import { createLogger, type Logger, prettyStdout, resolveLogFormat } from './observability/logger';
 import type { Telemetry } from './observability/telemetry';
-import type { RunningMail } from './mail/start';
-import type { Dispatcher } from './webhooks/dispatcher';
+import type { Job } from './jobs/job';
+import type { ProcessMail } from './mail/start';
 
 /**
  * Start-up and shutdown as every entry point does them: main.ts (a server, or a worker of a cluster), cluster.ts
- * (the primary) and worker.ts (`pnpm worker`). The database and the dispatcher load only when asked for: after
+ * (the primary) and worker.ts (`pnpm worker`). The database and the jobs load only when asked for: after
  * the configuration is known to be good (a bad value is reported at once) and after telemetry started (traces see
  * Prisma and pg from their first query).
  */
@@ -81,30 +81,10 @@ export async function openProcessDatabase(config: Config, logger: Logger, teleme
   return database;
 }
 
-/** The webhook dispatcher as configured, started. */
-export async function startDispatcher(
-  config: Config,
-  database: Database,
-  logger: Logger,
-  telemetry: Telemetry,
-): Promise<Dispatcher> {
-  const { Dispatcher } = await import('./webhooks/dispatcher.js');
-  return new Dispatcher({
-    db: database,
-    logger,
-    allowPrivateUrls: config.webhooks.allowPrivateUrls,
-    pollIntervalMs: config.webhooks.pollIntervalMs,
-    maxInFlightPerTenant: config.webhooks.maxInFlightPerTenant,
-    cleanupIntervalMs: config.webhooks.historyCleanupIntervalMs,
-    ...(telemetry.metrics && { metrics: telemetry.metrics }),
-    ...(telemetry.tracing && { tracing: telemetry.tracing }),
-  }).start();
-}
-
-/** The mail sender as configured (MAIL_SENDER), through SMTP_URL or, without it, the dev mailbox. */
-export async function startMailing(config: Config, database: Database, logger: Logger): Promise<RunningMail> {
-  const { startMail } = await import('./mail/start.js');
-  return startMail(config, database, logger);
+/** The mail transport (SMTP_URL, or the dev mailbox) and the sender when this process runs one (MAIL_SENDER). */
+export async function processMailOf(config: Config, database: Database, logger: Logger): Promise<ProcessMail> {
+  const { processMail } = await import('./mail/start.js');
+  return processMail(config, database, logger);
 }
 
 /** What a process holds open until it exits. */
@@ -112,36 +92,26 @@ export interface ProcessResources {
   logger: Logger;
   telemetry: Telemetry;
   database: Database;
-  dispatcher?: Dispatcher | undefined;
-  /** The mail sender (MAIL_SENDER) and, without SMTP_URL, the dev mailbox. */
-  mail?: RunningMail | undefined;
-  janitor?: { stop(): Promise<void> } | undefined;
-  /** The one-off re-fold of search texts (domain/search/refold.ts), while it runs. */
-  refold?: { stop(): Promise<void> } | undefined;
+  /** Its background jobs (jobs/index.ts), started. */
+  jobs: readonly Job[];
   redis?: { close(): Promise<void> } | undefined;
 }
 
 /**
- * Closes everything, the database last. Webhook attempts in flight get up to `deliveriesTimeoutMs` to finish and
- * be recorded; resolves false when some had to be cut off.
+ * Closes everything, the database last. The jobs' work in flight (webhook attempts, emails) gets up to
+ * `deliveriesTimeoutMs` to finish and be recorded; resolves false when some had to be cut off.
  */
 export async function closeResources(
-  { logger, telemetry, database, dispatcher, mail, janitor, refold, redis }: ProcessResources,
+  { logger, telemetry, database, jobs, redis }: ProcessResources,
   deliveriesTimeoutMs = 0,
 ): Promise<boolean> {
-  const [delivered, mailed] = await Promise.all([
-    dispatcher ? dispatcher.stop(deliveriesTimeoutMs) : true,
-    mail ? mail.stop(deliveriesTimeoutMs) : true,
-  ]);
-  if (!delivered) logger.warn('webhook deliveries still in flight were cut off; they are sent again after their lease');
-  if (!mailed) logger.warn('emails still being sent were cut off; they are sent again after their lease');
-  await janitor?.stop();
-  await refold?.stop();
+  const { stopJobs } = await import('./jobs/index.js');
+  const inTime = await stopJobs(jobs, deliveriesTimeoutMs, logger);
   await redis?.close();
   await telemetry.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'traces: the last export failed'));
   // Always last, and always awaited: PGlite flushes and closes its files here.
   await database.close();
-  return delivered && mailed;
+  return inTime;
 }
 
 /** Runs a shutdown to its end, then exits with the code it gives (1 if it fails). */

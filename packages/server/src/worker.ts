@@ -10,8 +10,7 @@ import {
   openProcessDatabase,
   processLogger,
   shutdownSignals,
-  startDispatcher,
-  startMailing,
+  processMailOf,
 } from './start-up';
 
 /**
@@ -29,9 +28,10 @@ async function worker(): Promise<void> {
   const { logger } = processLogger(config);
   logStarting(logger, config, 'works-api webhook worker');
   const database = await openProcessDatabase(config, logger, telemetry);
-  const dispatcher = await startDispatcher(config, database, logger, telemetry);
-  // The worker sends email too, unless MAIL_SENDER=false (without SMTP_URL, its dev mailbox only logs).
-  const mail = await startMailing(config, database, logger);
+  // The dispatcher, and the mail sender too unless MAIL_SENDER=false (without SMTP_URL, its dev mailbox only logs).
+  const mail = await processMailOf(config, database, logger);
+  const { startJobs } = await import('./jobs/index.js');
+  const jobs = await startJobs('worker', { config, database, logger, telemetry, mail });
   logger.info('works-api webhook worker delivering');
   let stopping = false;
   signals.handle((signal) => {
@@ -39,7 +39,7 @@ async function worker(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'webhook worker stopping: finishing the deliveries in flight');
     exitAfter(logger, async () =>
-      (await closeResources({ logger, telemetry, database, dispatcher, mail }, config.shutdownTimeoutMs)) ? 0 : 1,
+      (await closeResources({ logger, telemetry, database, jobs }, config.shutdownTimeoutMs)) ? 0 : 1,
     );
   });
 }

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../handle';
 import type { SqlSession } from '../migrate';
 import { countMembersAddedSql } from '../counts';
-import { plainQuery } from '../handle';
 
 /**
  * The large data set, loaded with plain SQL (`INSERT … SELECT … generate_series`, one statement per
@@ -591,8 +590,8 @@ export async function nthNewestRequestId(
 /** A session on the app's own connections (`openDatabase`'s client): to load into the database a test server uses. */
 export function sessionOf(db: Db): SqlSession {
   return {
-    exec: async (sql) => void (await plainQuery(db, sql, [])),
-    query: (sql, params = []) => plainQuery(db, sql, params),
+    exec: async (sql) => void (await db.statement(sql, [])),
+    query: (sql, params = []) => db.statement(sql, params),
   };
 }
 

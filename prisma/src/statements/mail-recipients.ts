@@ -1,4 +1,4 @@
-import { type Queryable, namedQuery } from '../handle';
+import { type Queryable, sendStatement } from './send';
 import { newId } from '../ids';
 
 /**
@@ -37,7 +37,7 @@ export type MailAllowanceFor =
   { kind: 'tenant'; tenantId: string; senderId: string; email: string } | { kind: 'asked-by-address'; email: string };
 
 /**
- * The SQL call taking one email's place, with named parameters (`namedQuery`, `preparedQuery`): `true` when the
+ * The SQL call taking one email's place, with named parameters (`sendStatement`): `true` when the
  * address stopped these emails (nothing counted, nothing to send), `false` once counted. `mailAllowanceParams`
  * gives its values. Embedded in the statement that queues the email, so that a refusal leaves nothing behind.
  */
@@ -73,7 +73,7 @@ export async function takeMailAllowance(
   caps: MailAllowanceCaps,
   now = new Date(),
 ): Promise<boolean> {
-  const [row] = await namedQuery<{ stopped: boolean }>(
+  const [row] = await sendStatement<{ stopped: boolean }>(
     db,
     `SELECT ${MAIL_ALLOWANCE_CALL} AS stopped`,
     mailAllowanceParams(of, caps, now),
@@ -96,7 +96,7 @@ export interface StopLinkState {
  * row written before addresses were made canonical names it by its canonical address): none for an unknown id.
  */
 export async function findStopLinkState(db: Queryable, recipientId: string): Promise<StopLinkState | undefined> {
-  const [row] = await namedQuery<StopLinkState>(
+  const [row] = await sendStatement<StopLinkState>(
     db,
     `SELECT t.name AS "tenantName", canonical_email(l.email) AS email,
             CASE WHEN r.id IS NULL THEN l.stopped_at IS NOT NULL ELSE r.stopped_at IS NOT NULL END AS stopped,
@@ -116,7 +116,7 @@ export async function findStopLinkState(db: Queryable, recipientId: string): Pro
  * making its canonical row if there is none; stopping twice keeps the first time. False for an unknown id.
  */
 export async function setTenantEmailsStopped(db: Queryable, recipientId: string, stopped: boolean): Promise<boolean> {
-  const rows = await namedQuery<{ id: string }>(
+  const rows = await sendStatement<{ id: string }>(
     db,
     `INSERT INTO mail_recipients AS r (tenant_id, email, id, day, sent, stopped_at)
      SELECT l.tenant_id, canonical_email(l.email), :newId::uuid, l.day, 0, CASE WHEN :stopped THEN now() END
@@ -135,7 +135,7 @@ export async function setTenantEmailsStopped(db: Queryable, recipientId: string,
  * for); stopping twice keeps the first time. False for an unknown id.
  */
 export async function setServiceEmailsStopped(db: Queryable, recipientId: string, stopped: boolean): Promise<boolean> {
-  const rows = await namedQuery<{ email: string }>(
+  const rows = await sendStatement<{ email: string }>(
     db,
     `INSERT INTO mail_addresses AS a (email, day, sent, stopped_at)
      SELECT canonical_email(l.email), l.day, 0, CASE WHEN :stopped THEN now() END

@@ -1,7 +1,7 @@
 import type { Db } from '@works-api/prisma';
 import type { Membership as MembershipRow } from '@works-api/prisma/client';
 import { isId } from '@works-api/prisma';
-import { preparedQuery } from '@works-api/prisma';
+import { memberMaySql as memberMaySqlOf, sendStatement } from '@works-api/prisma';
 import { notFound, ProblemError } from './errors';
 import type { Schemas } from './schemas';
 
@@ -31,16 +31,69 @@ const rank: Record<Role, number> = { member: 1, admin: 2, owner: 3 };
 
 export const roleAtLeast = (role: Role, minimum: Role): boolean => rank[role] >= rank[minimum];
 
-/** The caller, as established by their API key or their session (the console's cookie). */
+/** What an API key may do, per resource: the contract's `Scope` (each operation names one, `x-required-scope`). */
+export type Scope = Schemas['Scope'];
+
+/**
+ * The caller, as established by their credential: an API key (`via: 'apiKey'`) or a session (`via: 'session'`, the
+ * user's full power: `tenants` and `scopes` null). Power is the user's current role in the tenant (read per request,
+ * never copied here) AND `tenants` AND `scopes`.
+ */
 export interface Actor {
   userId: string;
-  /** What authenticated the request: an API key, or a person's session (which has the user's whole power). */
-  via: 'apiKey' | 'session';
-  /** The credential's id: the API key's, or the session's. */
-  credentialId: string;
   /** How the caller appears as the owner of what they create (users never change, so this stays true). */
   user: Schemas['UserRecord'];
+  via: 'apiKey' | 'session';
+  /** The API key's id, or the session's. */
+  credentialId: string;
+  /** The tenants the credential reaches; null: every tenant of the user, now and later. */
+  tenants: ReadonlySet<string> | null;
+  /** The scopes the credential holds; null: every scope (the role alone decides). */
+  scopes: ReadonlySet<Scope> | null;
 }
+
+/** A restricted credential: an API key created with `tenants` or `scopes`. */
+export const isRestricted = (actor: Pick<Actor, 'tenants' | 'scopes'>): boolean =>
+  actor.tenants !== null || actor.scopes !== null;
+
+/**
+ * Whether the credential holds `scope`. `account:manage` (API keys, one's own invitations) only an unrestricted
+ * credential holds; `tenants:create` never one limited to tenants (what it made would be out of its reach).
+ */
+export function holdsScope(actor: Pick<Actor, 'tenants' | 'scopes'>, scope: Scope): boolean {
+  if (scope === 'account:manage') return !isRestricted(actor);
+  if (scope === 'tenants:create' && actor.tenants !== null) return false;
+  return actor.scopes === null || actor.scopes.has(scope);
+}
+
+/** Whether the credential reaches the tenant (its user's membership is a separate question). */
+export const reachesTenant = (actor: Pick<Actor, 'tenants'>, tenantId: string): boolean =>
+  actor.tenants === null || actor.tenants.has(tenantId);
+
+/**
+ * The lowest role that uses each scope in some tenant (the `Scope` schema's table): a key may ask for a scope only
+ * when its user has at least this role in one of the key's tenants. `null`: no tenant role is needed; `account:manage`
+ * is never given to a restricted key at all.
+ */
+export const scopeMinimumRole = {
+  'account:read': null,
+  'account:manage': null,
+  'tenants:read': 'member',
+  'tenants:create': null,
+  'tenants:write': 'admin',
+  'members:read': 'member',
+  'members:write': 'member',
+  'works:read': 'member',
+  'works:write': 'member',
+  'requests:read': 'member',
+  'requests:write': 'member',
+  'requests:act': 'member',
+  'webhooks:read': 'admin',
+  'webhooks:write': 'admin',
+  'events:read': 'member',
+} as const satisfies Record<Scope, Role | null>;
+
+export const SCOPES = Object.keys(scopeMinimumRole) as Scope[];
 
 export interface Membership {
   tenantId: string;
@@ -48,13 +101,15 @@ export interface Membership {
 }
 
 export async function authorize(db: Db, actor: Actor, tenantId: string, permission: Permission): Promise<Membership> {
-  // An id we never issue names no tenant; it must not reach the uuid column either.
-  if (!isId(tenantId)) throw notFound('tenant');
+  // An id we never issue names no tenant; it must not reach the uuid column either. A tenant out of the key's reach
+  // is one the caller is not a member of.
+  if (!isId(tenantId) || !reachesTenant(actor, tenantId)) throw notFound('tenant');
   // Nearly every request runs this too: a plain statement, prepared, like the key lookup (see authenticate).
-  const [membership] = await preparedQuery<Pick<MembershipRow, 'role'>>(
+  const [membership] = await sendStatement<Pick<MembershipRow, 'role'>>(
     db,
     'SELECT role::text AS role FROM memberships WHERE tenant_id = :tenantId::uuid AND user_id = :userId::uuid',
     { tenantId, userId: actor.userId },
+    { prepared: true },
   );
   if (!membership) throw notFound('tenant');
   const caller = { tenantId, role: membership.role };
@@ -68,10 +123,12 @@ export async function authorize(db: Db, actor: Actor, tenantId: string, permissi
  * nothing, `authorize` says why (404 or 403).
  */
 export function memberMaySql(permission: Permission, tenantParam: string, userParam: string): string {
-  const roles = (Object.keys(rank) as Role[]).filter((role) => roleAtLeast(role, minimumRole[permission]));
-  return `EXISTS (SELECT 1 FROM memberships WHERE tenant_id = ${tenantParam}::uuid AND user_id = ${userParam}::uuid
-          AND role IN (${roles.map((role) => `'${role}'`).join(', ')}))`;
+  return memberMaySqlOf(rolesAllowed(permission), tenantParam, userParam);
 }
+
+/** The roles `permission` allows. */
+export const rolesAllowed = (permission: Permission): Role[] =>
+  (Object.keys(rank) as Role[]).filter((role) => roleAtLeast(role, minimumRole[permission]));
 
 /**
  * For rules that depend on more than the operation (e.g. on the role being granted): checks a membership that

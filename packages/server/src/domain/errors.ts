@@ -18,6 +18,7 @@ export const problemCodes = {
   sign_in_limit_reached: { status: 429, title: 'Too many sign-in emails' },
   unauthenticated: { status: 401, title: 'Unauthenticated' },
   forbidden: { status: 403, title: 'Forbidden' },
+  insufficient_scope: { status: 403, title: 'Insufficient scope' },
   not_found: { status: 404, title: 'Not found' },
   invalid_transition: { status: 409, title: 'Conflict' },
   work_discarded: { status: 409, title: 'Conflict' },
@@ -65,6 +66,8 @@ export interface ProblemExtensions {
   errors?: FieldError[];
   currentStatus?: string;
   allowedActions?: string[];
+  /** On `insufficient_scope`: the scope the operation needs. */
+  scope?: string;
   /** On 500s: the request id, to quote when reporting the problem. */
   requestId?: string;
 }

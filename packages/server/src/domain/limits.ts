@@ -1,5 +1,5 @@
 import type { Db } from '@works-api/prisma';
-import { namedQuery } from '@works-api/prisma';
+import { sendStatement } from '@works-api/prisma';
 import type { Prisma } from '@works-api/prisma/client';
 import { ProblemError } from './errors';
 
@@ -110,10 +110,10 @@ export async function createWithinCap<T>(
   create: (tx: Prisma.TransactionClient) => Promise<T>,
 ): Promise<T> {
   return db.prisma.$transaction(async (tx) => {
-    await namedQuery(tx, `SELECT 1 FROM ${lock.table} WHERE id = :ownerId::uuid FOR NO KEY UPDATE`, {
+    await sendStatement(tx, `SELECT 1 FROM ${lock.table} WHERE id = :ownerId::uuid FOR NO KEY UPDATE`, {
       ownerId: lock.id,
     });
-    const [row] = await namedQuery<{ n: number }>(
+    const [row] = await sendStatement<{ n: number }>(
       tx,
       `SELECT count(*)::int AS n FROM (SELECT 1 ${counted} LIMIT :cap) bounded`,
       { ownerId: lock.id, cap },

@@ -3,7 +3,7 @@ import { numberedSlug, slugify } from './slug';
 /**
  * True for a unique-constraint violation: Prisma's P2002; inside a batch transaction, the driver adapter's own error
  * (kind UniqueConstraintViolation, or PostgreSQL's SQLSTATE 23505 from adapters that pass it through); or, from a
- * plain statement (prisma/src/plain-statement.ts), the driver's error with SQLSTATE 23505.
+ * plain statement (prisma/src/statements/send.ts), the driver's error with SQLSTATE 23505.
  */
 export function isUniqueViolation(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;

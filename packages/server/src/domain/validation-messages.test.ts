@@ -41,6 +41,7 @@ describe('the table of validation messages and the contract', () => {
       [
         'Answer',
         'EventTypeList',
+        'Id',
         'IdInPath',
         'IdempotencyKey',
         'LongText',

@@ -27,6 +27,11 @@ export const ruleMessages = {
   sentOnce: 'must be sent at most once',
   searchWord: 'must contain a letter or a digit',
   ourCursor: 'must be the endCursor of a page of this same list, with the same filters',
+  withinAYear: 'must be at most a year (366 days) ahead',
+  yourTenants: 'must list only tenants you are a member of',
+  scopesYourRoleAllows: "must list only scopes your role allows in the key's tenants",
+  notOnRestrictedKey: 'must not list account:manage: a restricted key never manages API keys or invitations',
+  noTenantCreationWithTenants: 'must not list tenants:create together with tenants',
 } as const;
 
 /** Messages that carry a number or a value from the contract. */
@@ -79,6 +84,8 @@ export const schemaRules: Record<
   RequestStatusList: { pattern: 'must be request statuses separated by commas, such as pending,confirmed' },
   EventTypeList: { pattern: 'must be event types separated by commas, such as request.confirmed,request.validated' },
   IdInPath: { pattern: 'must be 1 to 64 letters, digits, "-" or "_"' },
+  // In a body only as a new API key's tenants.
+  Id: { pattern: 'must be a lower-case UUID, such as 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b' },
   IdempotencyKey: { pattern: 'must be 1 to 255 visible ASCII characters, without spaces' },
   DateTimeInput: { format: ruleMessages.realDateTime },
   Email: { format: ruleMessages.email },

@@ -1,7 +1,7 @@
 import { createApiKey, listApiKeys, revokeApiKey } from '../domain/api-keys/api-keys';
 import { getMe } from '../domain/users/users';
 import type { Schemas } from '../domain/schemas';
-import type { HandlerMap } from '../http/handler';
+import type { HandlerMap } from './types';
 
 /** The operations tagged Account in openapi/api.yaml, in the spec's order. */
 export const account = {
@@ -18,7 +18,7 @@ export const account = {
   createApiKey: async ({ db, actor, body, limits, outcome }) => {
     const created = (apiKey: Schemas['CreatedApiKey']) =>
       ({ status: 201, body: { apiKey }, location: `/api-keys/${apiKey.id}` }) as const;
-    return created(await createApiKey(db, actor, body.name, limits.apiKeysPerUser, outcome?.(created)));
+    return created(await createApiKey(db, actor, body, limits.apiKeysPerUser, outcome?.(created)));
   },
 
   revokeApiKey: async ({ db, actor, params }) => ({

@@ -1,5 +1,5 @@
 import { type CreatedUser, createUserWithKey, getUser } from '../domain/users/users';
-import type { HandlerMap } from '../http/handler';
+import type { HandlerMap } from './types';
 
 /** The operations tagged Admin in openapi/api.yaml (authenticated by ADMIN_TOKEN, so without an actor). */
 export const admin = {

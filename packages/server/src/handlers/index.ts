@@ -1,4 +1,4 @@
-import type { HandlerMap } from '../http/handler';
+import type { HandlerMap } from './types';
 import { account } from './account';
 import { admin } from './admin';
 import { members } from './members';

@@ -7,7 +7,7 @@ import {
 } from '../domain/members/invitations';
 import { addMember, getMember, listMembers, removeMember, updateMember } from '../domain/members/members';
 import type { Schemas } from '../domain/schemas';
-import type { HandlerMap } from '../http/handler';
+import type { HandlerMap } from './types';
 
 /** The operations tagged Members in openapi/api.yaml, in the spec's order. */
 export const members = {

@@ -1,5 +1,5 @@
 import { answerRecipientRequest, getRecipientRequest } from '../domain/recipients/recipients';
-import type { HandlerMap } from '../http/handler';
+import type { HandlerMap } from './types';
 
 /** The operations tagged Recipients in openapi/api.yaml: authenticated with the emailed link's answer token. */
 export const recipients = {

@@ -10,7 +10,7 @@ import {
 } from '../domain/requests/requests';
 import type { Schemas } from '../domain/schemas';
 import type { RequestAction } from '../domain/requests/state-machine';
-import type { HandlerContext, HandlerMap } from '../http/handler';
+import type { HandlerContext, HandlerMap } from './types';
 
 /** What the four action operations share: their path, their If-Match, and who calls. */
 type ActionContext = Pick<

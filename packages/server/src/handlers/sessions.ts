@@ -1,5 +1,5 @@
 import { listSessions, requestSignIn, revokeAllSessions, revokeSession, signIn } from '../domain/sessions/sessions';
-import type { HandlerMap } from '../http/handler';
+import type { HandlerMap } from './types';
 
 /** The operations tagged Sessions in openapi/api.yaml, in the spec's order. */
 export const sessions = {

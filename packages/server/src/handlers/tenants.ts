@@ -1,6 +1,6 @@
 import { createTenant, getTenant, listTenants, renameTenant } from '../domain/tenants/tenants';
 import type { Schemas } from '../domain/schemas';
-import type { HandlerMap } from '../http/handler';
+import type { HandlerMap } from './types';
 
 /** The operations tagged Tenants in openapi/api.yaml, in the spec's order. */
 export const tenants = {

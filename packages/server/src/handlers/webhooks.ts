@@ -9,9 +9,9 @@ import {
   rotateWebhookEndpointSecret,
   testWebhookEndpoint,
   updateWebhookEndpoint,
-} from '../domain/webhooks/endpoints';
+} from '../webhooks/endpoints';
 import type { Schemas } from '../domain/schemas';
-import type { HandlerMap } from '../http/handler';
+import type { HandlerMap } from './types';
 
 /** The operations tagged Webhooks in openapi/api.yaml, in the spec's order. */
 export const webhooks = {

@@ -1,6 +1,6 @@
 import { createWork, discardWork, getWork, listWorks, undiscardWork, updateWork } from '../domain/works/works';
 import type { Schemas } from '../domain/schemas';
-import type { HandlerMap } from '../http/handler';
+import type { HandlerMap } from './types';
 
 /** The operations tagged Works in openapi/api.yaml, in the spec's order. */
 export const works = {

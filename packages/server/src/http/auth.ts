@@ -1,7 +1,7 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { bearerToken } from './bearer';
 import type { Db } from '@works-api/prisma';
-import type { Actor } from '../domain/access';
+import { type Actor, holdsScope, reachesTenant } from '../domain/access';
 import { authenticate, unauthenticated } from '../domain/api-keys/api-keys';
 import { sameSecret } from '../domain/api-keys/secrets';
 import { notFound, ProblemError } from '../domain/errors';
@@ -13,12 +13,20 @@ import {
   isSameOrigin,
   presentedSessionCookie,
 } from './session-cookie';
+import type { SpecOperation } from './spec';
+
+/**
+ * The auth context every handler gets (`req.actor`): who (`userId`, `user`), through what (`via`: an API key or a
+ * session, `credentialId`), and how far (`tenants`, `scopes`: null for no limit; a session has none). Defined in
+ * domain/access.ts, where the permission checks use it.
+ */
+export type { Actor } from '../domain/access';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Request {
-      /** Set by `requireApiKey` for every operation authenticated with an API key. */
+      /** Set by `requireCaller` for every operation of a user (an API key or a session cookie). */
       actor?: Actor;
       /** Set by `requireRecipientToken` on the recipient's operations: the presented answer token. */
       recipientToken?: string;
@@ -33,6 +41,7 @@ declare global {
 export function requireApiKey(db: Db): RequestHandler {
   return async (req, _res, next) => {
     req.actor = await authenticate(db, bearerToken(req));
+    requireScope(req.actor, req.operation);
     next();
   };
 }
@@ -55,6 +64,7 @@ export function requireCaller(db: Db, options: CallerOptions): RequestHandler {
     const cookie = presentedSessionCookie(req, options.cookies);
     if (cookie === undefined) {
       req.actor = await authenticate(db, bearerToken(req));
+      requireScope(req.actor, req.operation);
       return next();
     }
     if (req.headers.authorization !== undefined)
@@ -75,6 +85,8 @@ export function requireCaller(db: Db, options: CallerOptions): RequestHandler {
       clearSessionCookie(req, res, options.cookies);
       throw error;
     }
+    // A session holds every scope (tenants and scopes null): the same check as a key's, so that there is one path.
+    requireScope(req.actor, req.operation);
     next();
   };
 }
@@ -93,6 +105,35 @@ export function requireOwnPages(cookies: CookieSettings): RequestHandler {
       );
     next();
   };
+}
+
+/**
+ * The credential must hold the scope the operation names in the contract (`x-required-scope`, read into
+ * `operation.requiredScope`): otherwise 403 insufficient_scope naming it (and, in `WWW-Authenticate`, RFC 6750).
+ * Runs right after authentication, before the body is read. An unrestricted credential holds every scope.
+ */
+export function requireScope(actor: Actor, operation: Pick<SpecOperation, 'requiredScope'> | undefined): void {
+  const scope = operation?.requiredScope;
+  if (scope === undefined || holdsScope(actor, scope)) return;
+  throw new ProblemError('insufficient_scope', `This API key does not have the ${scope} scope.`, { scope });
+}
+
+/**
+ * A credential limited to some tenants sees every other tenant as not found, exactly as a non-member does: for
+ * every operation whose path names a tenant, after validation and before anything else of the operation.
+ */
+export function requireTenantReach(): RequestHandler {
+  return (req, _res, next) => {
+    assertTenantReach(req);
+    next();
+  };
+}
+
+/** `requireTenantReach`'s check, for a route that makes it inside its own layer. */
+export function assertTenantReach(req: Pick<Request, 'actor' | 'params'>): void {
+  const tenantId = (req.params as Record<string, unknown>).tenant_id;
+  if (req.actor && typeof tenantId === 'string' && !reachesTenant(req.actor, tenantId.toLowerCase()))
+    throw notFound('tenant');
 }
 
 /** Operator routes: enabled by ADMIN_TOKEN; without it they do not exist (404). */

@@ -55,6 +55,8 @@ describe('the problem types of openapi/api.yaml and the error table (domain/erro
     ).toEqual({
       400: ['validation_failed', 'malformed_request'],
       401: ['unauthenticated'],
+      // A restricted key without members:read (issue 40).
+      403: ['insufficient_scope'],
       404: ['not_found'],
       429: ['rate_limited'],
       431: ['headers_too_large'],

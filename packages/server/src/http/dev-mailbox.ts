@@ -1,6 +1,6 @@
 import { type RequestHandler, Router } from 'express';
 import type { Db } from '@works-api/prisma';
-import { type Role, roleAtLeast } from '../domain/access';
+import { holdsScope, isRestricted, reachesTenant, type Role, roleAtLeast } from '../domain/access';
 import type { DevMail, DevMailbox } from '../mail/transport';
 
 /**
@@ -29,9 +29,13 @@ export function devMailboxRoutes(mailbox: DevMailbox, db: Db, apiKeyAuth: Reques
           ).map((membership) => [membership.tenantId, membership.role]),
     );
     const me = actor.user.email.toLowerCase();
+    // A restricted key sees only the emails of requests in its tenants, and only with requests:read; the emails
+    // addressed to its user (invitations, sign-in links) are for an unrestricted credential.
+    const restricted = isRestricted(actor);
     const visible = (mail: DevMail) => {
-      if (mail.to.toLowerCase() === me) return true;
+      if (mail.to.toLowerCase() === me && !restricted) return true;
       if (mail.request === null) return false;
+      if (!reachesTenant(actor, mail.request.tenantId) || !holdsScope(actor, 'requests:read')) return false;
       const role = roles.get(mail.request.tenantId);
       return role !== undefined && (roleAtLeast(role, 'admin') || mail.request.ownerId === actor.userId);
     };

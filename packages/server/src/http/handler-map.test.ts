@@ -9,7 +9,7 @@ import { tenants } from '../handlers/tenants';
 import { webhooks } from '../handlers/webhooks';
 import { works } from '../handlers/works';
 import { HTTP_METHODS, loadSpec } from './spec';
-import type { HandlerMap } from './handler';
+import type { HandlerMap } from '../handlers/types';
 
 describe('handler map', () => {
   it('has exactly one handler per operation of the contract', () => {

@@ -37,6 +37,9 @@ export function sendProblem(
   extensions: ProblemExtensions = {},
 ): void {
   if (code === 'unauthenticated') res.setHeader('WWW-Authenticate', 'Bearer realm="works-api"');
+  // RFC 6750, section 3.1: the scope the request needed (scopes are `[a-z:]` words: nothing to quote).
+  if (code === 'insufficient_scope' && extensions.scope !== undefined)
+    res.setHeader('WWW-Authenticate', `Bearer error="insufficient_scope", scope="${extensions.scope}"`);
   const body = problemBody(code, detail, instance, extensions);
   (res.app.locals as ProblemLocals).checkProblem?.(res.req, body);
   res.status(body.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));

@@ -6,10 +6,10 @@ import { secretBoxOf } from '@works-api/prisma';
 import { Cursors } from '../domain/cursors';
 import { CursorEdge } from './cursors';
 import type { Limits } from '../domain/limits';
-import type { WebhookSettings } from '../domain/webhooks/endpoints';
+import type { WebhookSettings } from '../webhooks/endpoints';
 import type { OutageMonitor } from '@works-api/prisma';
 import { entityTag, ifMatchCondition, noneMatchHit, resourceOf } from './etag';
-import type { HandlerContext, HandlerMap, OperationId } from './handler';
+import type { HandlerContext, HandlerMap, OperationId } from '../handlers/types';
 import { idempotentCreation, replayCheckFor } from './idempotency';
 import type { Logger } from '../observability/logger';
 import { pathPattern, type Spec, type SpecOperation, toExpressPath } from './spec';
@@ -17,6 +17,7 @@ import { textRulesFor } from './text-rules';
 import type { SessionPolicy } from '../domain/sessions/sessions';
 import { sessionHashOf } from '../domain/sessions/secrets';
 import { clearSessionCookie, type CookieSettings, presentedSessionCookie, setSessionCookie } from './session-cookie';
+import { assertTenantReach, requireTenantReach } from './auth';
 
 /**
  * Mounts one route per operation of the contract, each answered by its handler. What an operation declares in
@@ -51,6 +52,9 @@ export function contractRoutes(options: ContractRoutesOptions): Router {
     // Before the Idempotency-Key is taken: a refused body must not hold the key.
     const textRules = textRulesFor(spec, operation);
     if (textRules) chain.push(textRules);
+    // A key limited to other tenants is a non-member here: answered as the handler answers one (after the input
+    // is checked), but before an Idempotency-Key is taken (without one, respondWith checks it: one layer less).
+    if (operation.inTenant && operation.takes.idempotencyKey) chain.push(requireTenantReach());
     if (operation.takes.idempotencyKey)
       chain.push(
         idempotentCreation(db, logger, {
@@ -97,7 +101,9 @@ function respondWith({
   cursors: CursorEdge;
 }): RequestHandler {
   const { etag, takes, operationId } = operation;
+  const checkReach = operation.inTenant && !takes.idempotencyKey;
   return async (req, res) => {
+    if (checkReach) assertTenantReach(req);
     const ifMatch = takes.ifMatch ? req.headers['if-match'] : undefined;
     // Every path parameter of the contract is an id (IdInPath): an upper-case UUID is the same id.
     const params = Object.fromEntries(

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Request } from 'express';
-import type { OperationId } from './handler';
+import type { Scope } from '../domain/access';
+import type { OperationId } from '../handlers/types';
 
 /** openapi/api.yaml, the contract; the same path from src/ (tests) and dist/ (the built server). */
 export const specPath = path.resolve(__dirname, '../../../../openapi/api.yaml');
@@ -16,6 +17,10 @@ export interface SpecOperation {
   path: string;
   /** The security schemes that may authenticate it. */
   security: string[];
+  /** The one scope an API key needs for it (`x-required-scope`); undefined for operations no API key calls. */
+  requiredScope?: Scope;
+  /** Whether its path names a tenant (`{tenant_id}`): a key limited to other tenants sees it as not found. */
+  inTenant: boolean;
   /** The HTTP behaviours the spec declares for it (they switch the matching middleware on). */
   takes: { idempotencyKey: boolean; ifMatch: boolean; ifNoneMatch: boolean; body: boolean; after: boolean };
   /** Its query parameters, with their defaults: a list's filters are all of them but `limit` and `after`. */
@@ -46,6 +51,7 @@ interface ResponseObject extends Ref {
 
 interface OperationObject {
   operationId: OperationId;
+  'x-required-scope'?: Scope;
   security?: Array<Record<string, string[]>>;
   parameters?: ParameterObject[];
   requestBody?: unknown;
@@ -120,6 +126,8 @@ export function loadSpec(file = specPath): Spec {
           method,
           path: specPathKey,
           security: schemesOf(operation.security ?? document.security),
+          ...(operation['x-required-scope'] !== undefined && { requiredScope: operation['x-required-scope'] }),
+          inTenant: specPathKey.includes('{tenant_id}'),
           takes: {
             idempotencyKey: headerParameters.has('idempotency-key'),
             ifMatch: headerParameters.has('if-match'),

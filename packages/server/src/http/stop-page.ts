@@ -1,12 +1,7 @@
 import express, { type RequestHandler, Router } from 'express';
 import type { Db } from '@works-api/prisma';
 import { ProblemError } from '../domain/errors';
-import {
-  type EmailsFromTenant,
-  emailsFromTenant,
-  setEmailsStopped,
-  type StopAction,
-} from '../domain/recipients/stop-emails';
+import { type EmailsFromTenant, emailsFromTenant, setEmailsStopped, type StopAction } from '../mail/stop-emails';
 import { escapeHtml as e } from '../mail/render';
 import { page, send } from './recipient-page';
 

@@ -1,6 +1,7 @@
 import type { Db } from '@works-api/prisma';
 import { deleteEndedSessions, deleteOldSignIns } from '@works-api/prisma';
 import type { Logger } from '../observability/logger';
+import { type Job, taskJob } from './job';
 
 const EVERY_MS = 3_600_000;
 const BATCH = 1000;
@@ -48,7 +49,6 @@ export function startSessionJanitor(
   };
 }
 
-/** Several background loops stopped as one. */
-export const allOf = (...loops: Array<{ stop(): Promise<void> }>): { stop(): Promise<void> } => ({
-  stop: async () => void (await Promise.all(loops.map((loop) => loop.stop()))),
-});
+/** The session janitor as a job (jobs/index.ts). */
+export const sessionCleanupJob = (db: Db, logger: Logger, idleTimeoutMs: number, everyMs?: number): Job =>
+  taskJob('session-cleanup', () => startSessionJanitor(db, logger, idleTimeoutMs, everyMs));

@@ -1,127 +1,33 @@
-import type { Db } from '@works-api/prisma';
-import { OutboxLoop } from '../outbox-loop';
+import { OutboxLoop } from '../jobs/outbox-loop';
 import { newId } from '@works-api/prisma';
-import { namedQuery, type StatementParams } from '@works-api/prisma';
-import type { Invitation, MailMessage, MailRecipient, Request, Tenant, User, Work } from '@works-api/prisma/client';
+import {
+  claimDueEmails,
+  type ClaimedEmailRow,
+  ensureMailRecipient,
+  insertAnswerLink,
+  queueDueReminders,
+} from '@works-api/prisma';
 import { secretBoxOf } from '@works-api/prisma';
 import { DEFAULT_LIMITS } from '../domain/limits';
-import { EMAILS_STOPPED, utcDay } from '../domain/mail-caps';
+import { EMAILS_STOPPED, utcDay } from './caps';
 import { stopLinkToken } from '../domain/recipients/stop-links';
 import { type NewAnswerToken, newAnswerToken } from '../domain/recipients/tokens';
-import { retryDelayMs } from '../domain/webhooks/backoff';
-import type { Logger } from '../observability/logger';
-import { MAIL_COLUMNS } from '../domain/mail-outbox';
-import { type RenderedMail, renderInvitationMail, renderRequestMail, renderSignInMail } from './render';
-import { armSignIn, type SignUpPolicy } from '@works-api/prisma';
-import { newSignInSecret, SIGN_IN_TTL_MS, signInLink } from '../domain/sessions/secrets';
-import type { MailOrigin, MailTransport, SendOutcome } from './transport';
+import { retryDelayMs } from '../webhooks/backoff';
+import { type RenderedMail, renderInvitationMail, renderRequestMail } from './render';
+import type { MailSenderOptions } from './sender-options';
+import { renderSignInEmail } from './sign-in-email';
+import type { MailOrigin, SendOutcome } from './transport';
+import { OutcomeRecorder } from './outcomes';
 
-export interface MailSenderOptions {
-  db: Db;
-  logger: Logger;
-  transport: MailTransport;
-  /** `MAIL_FROM`: the From header of every email. */
-  from: string;
-  /** `PUBLIC_URL`: where recipients reach this service; links are `<publicUrl>/r/<token>` and `<publicUrl>/console/…`. */
-  publicUrl: string;
-  /** `REMINDER_BEFORE`: a pending request with a due date gets one reminder this long before it. */
-  reminderBeforeMs: number;
-  /** `ANSWER_LINK_TTL`: how long the answer link of an email works (the email says until when). */
-  answerLinkTtlMs?: number;
-  pollIntervalMs?: number;
-  /** Emails being sent at once. */
-  maxInFlight?: number;
-  /** Injectable for tests: the time (what is due, what is reminded) and the retry jitter. */
-  clock?: () => Date;
-  random?: () => number;
-  /** Called with each finished attempt (metrics). */
-  onAttempt?: (outcome: 'sent' | 'retry' | 'failed' | 'dropped') => void;
-  /**
-   * Send (and remind) only these tenants' request emails. For tests that share one PostgreSQL database, where each
-   * test's sender must send its own tenants' emails (with its own clock) and leave the others' alone.
-   */
-  onlyTenants?: () => readonly string[];
-  /** With `onlyTenants`: also the sign-in emails to these addresses (tests that share a database). */
-  onlyAddresses?: () => readonly string[];
-  /** `SIGNUP`: who a sign-in email goes to besides addresses with an account (invited ones, anyone, no one). */
-  signUp?: SignUpPolicy;
-}
+export type { MailSenderOptions } from './sender-options';
 
-/** `T` with every field possibly null: the columns of a LEFT JOIN. */
-type Nullable<T> = { [K in keyof T]: T[K] | null };
-
-/**
- * A claimed email as the claim returns it: the outbox row, and what rendering it needs, read in the same statement.
- * For a request's email (`request`, `reminder`): the request, its work's name and whether the work is discarded.
- * For an invitation's: the invitation. For both: the tenant's name, who is writing (the request's owner, the
- * inviter), the address's mail_recipients row (what the stop link names; null where there is none yet), and
- * whether the claim stored the answer link it made for this email (`linked`). Null where the subject is gone.
- */
-type ClaimedRow = Pick<
-  MailMessage,
-  | 'id'
-  | 'kind'
-  | 'tenantId'
-  | 'requestId'
-  | 'invitationId'
-  | 'signInId'
-  | 'to'
-  | 'subject'
-  | 'text'
-  | 'html'
-  | 'attempts'
-> &
-  Nullable<
-    Pick<
-      Request,
-      | 'status'
-      | 'workId'
-      | 'ownerId'
-      | 'title'
-      | 'message'
-      | 'dueAt'
-      | 'recipientEmail'
-      | 'recipientFirstName'
-      | 'recipientLastName'
-    >
-  > & {
-    workName: Work['name'] | null;
-    workDiscarded: boolean;
-    invitationEmail: Invitation['email'] | null;
-    invitationFirstName: Invitation['firstName'] | null;
-    role: Invitation['role'] | null;
-    expiresAt: Invitation['expiresAt'] | null;
-    /** The tenant the email is about (the request's work's, the invitation's): its stop link names it. */
-    aboutTenantId: Tenant['id'] | null;
-    tenantName: Tenant['name'] | null;
-    senderEmail: User['email'] | null;
-    senderFirstName: User['firstName'] | null;
-    senderLastName: User['lastName'] | null;
-    recipientId: MailRecipient['id'] | null;
-    stopped: boolean;
-    linked: boolean;
-    /** Its place in the claim (1-based): which of the claim's answer tokens is its own. */
-    n: number;
-  };
-
-type Claimed = ClaimedRow & {
+type Claimed = ClaimedEmailRow & {
   /** Real time (Date.now()) until which the claim holds: its lease, read on this process's clock. */
   leaseEndsAt: number;
   /** The answer link the claim made for it (stored only where `linked`), and when. */
   answer: NewAnswerToken;
   linkMadeAt: Date;
 };
-
-/** An attempt's outcome, as one statement records those of several emails. */
-interface Outcome {
-  mail: Claimed;
-  /** `retry`: the email stays queued, due again at `retryAt`. */
-  status: 'sent' | 'failed' | 'dropped' | 'retry';
-  error: string | null;
-  retryAt: Date | null;
-  emailsStopped: boolean;
-  at: Date;
-}
 
 /** A claimed email is this process's for this long: one killed mid-send leaves it due again afterwards. */
 export const LEASE_MS = 60_000;
@@ -142,19 +48,15 @@ const NUDGE_BATCH_WINDOW_MS = 10;
  * accepts it, so a restart never sends it again; only a process killed between the server's acceptance and that
  * update (milliseconds) leaves one to be sent twice, after its lease. Failed attempts are retried with the
  * webhooks' backoff (about 3 days); a permanent failure, or the last attempt, is recorded on the request.
- *
- * Statements per email, as a rule: the claim returns what rendering needs and stores the answer links (one
- * statement per round), and the outcomes that are ready at one moment (a round's emails, through a transport that
- * answers at once) are recorded in one statement. Only an email whose address has no mail_recipients row yet (one
- * queued before there were such rows) takes statements of its own.
+ * Statements per email, as a rule: one claim per round reads what rendering needs, and one statement records
+ * the outcomes ready together (outcomes.ts).
  */
 export class MailSender {
   private readonly options: Required<Omit<MailSenderOptions, 'onAttempt' | 'onlyTenants' | 'onlyAddresses'>> &
     Pick<MailSenderOptions, 'onAttempt' | 'onlyTenants' | 'onlyAddresses'>;
   private readonly loop: OutboxLoop;
   private unsubscribe: (() => void) | undefined;
-  /** The outcomes waiting for the next record statement (sent within this turn of the event loop). */
-  private pendingOutcomes: Array<{ outcome: Outcome; resolve: () => void; reject: (error: unknown) => void }> = [];
+  private readonly outcomes: OutcomeRecorder;
   /** Real time (Date.now()) of the last look for due reminders, and whether it filled a batch. */
   private remindersLookedAt = -Infinity;
   private remindersFull = false;
@@ -169,6 +71,7 @@ export class MailSender {
       signUp: 'invite',
       ...options,
     };
+    this.outcomes = new OutcomeRecorder(this.options.db);
     this.loop = new OutboxLoop({
       pollIntervalMs: this.options.pollIntervalMs,
       maxInFlight: this.options.maxInFlight,
@@ -190,6 +93,11 @@ export class MailSender {
     this.unsubscribe = this.options.db.outbox.mail.on(() => this.nudge());
     this.loop.start();
     return this;
+  }
+
+  /** The loop's state, for the job that runs it (jobs/). */
+  get loopState(): { failingSince: Date | undefined; inFlight: number } {
+    return { failingSince: this.loop.failingSince, inFlight: this.loop.inFlightCount };
   }
 
   nudge(): void {
@@ -226,10 +134,6 @@ export class MailSender {
     return claimed.length === free;
   }
 
-  private run<Row>(sql: string, params: StatementParams): Promise<Row[]> {
-    return namedQuery<Row>(this.options.db, sql, params);
-  }
-
   /**
    * Queues the one reminder of each pending request whose due date is within `reminderBeforeMs` (and still
    * ahead), in bounded batches, marking the request in the same statement: exactly once, whichever process
@@ -240,29 +144,13 @@ export class MailSender {
     this.remindersLookedAt = Date.now();
     const before = `${this.options.reminderBeforeMs / 1000} seconds`;
     const ids = Array.from({ length: REMINDER_BATCH }, () => newId());
-    const rows = await this.run<{ id: string }>(
-      `WITH due AS (
-         SELECT id FROM requests
-         WHERE status = 'pending' AND reminded_at IS NULL AND due_at IS NOT NULL
-           AND due_at > :now::timestamptz AND due_at <= :now::timestamptz + :before::interval
-           AND created_at < due_at - :before::interval
-           AND (:onlyTenants::uuid[] IS NULL OR work_id IN (SELECT id FROM works WHERE tenant_id = ANY (:onlyTenants::uuid[])))
-         ORDER BY due_at LIMIT :batch FOR UPDATE SKIP LOCKED),
-       marked AS (
-         UPDATE requests r SET reminded_at = :now::timestamptz FROM due WHERE r.id = due.id RETURNING r.id, r.work_id),
-       numbered AS (SELECT id, work_id, row_number() OVER () AS n FROM marked)
-       INSERT INTO mail_outbox (${MAIL_COLUMNS})
-       SELECT (:mailIds::uuid[])[n], 'reminder', w.tenant_id, numbered.id, NULL, :now::timestamptz, :now::timestamptz
-       FROM numbered JOIN works w ON w.id = numbered.work_id
-       RETURNING id`,
-      {
-        now: now.toISOString(),
-        before,
-        batch: REMINDER_BATCH,
-        mailIds: ids,
-        onlyTenants: this.options.onlyTenants?.() ?? null,
-      },
-    );
+    const rows = await queueDueReminders(this.options.db, {
+      now: now.toISOString(),
+      before,
+      batch: REMINDER_BATCH,
+      mailIds: ids,
+      onlyTenants: this.options.onlyTenants?.() ?? null,
+    });
     this.remindersFull = rows.length === REMINDER_BATCH;
     if (rows.length > 0) this.options.logger.info({ reminders: rows.length }, 'mail: reminders queued');
     return rows.length;
@@ -279,62 +167,16 @@ export class MailSender {
     const now = this.options.clock();
     const leaseEndsAt = Date.now() + LEASE_MS;
     const answers = Array.from({ length: limit }, () => newAnswerToken());
-    const claimed = await this.run<ClaimedRow>(
-      `WITH due AS (
-         SELECT id FROM mail_outbox WHERE status = 'queued' AND next_attempt_at <= :now::timestamptz
-           AND (:onlyTenants::uuid[] IS NULL OR tenant_id = ANY (:onlyTenants::uuid[])
-                OR (sign_in_id IS NOT NULL AND "to" = ANY (:onlyAddresses::text[])))
-         ORDER BY next_attempt_at LIMIT :limit FOR UPDATE SKIP LOCKED),
-       claimed AS (
-         UPDATE mail_outbox m SET attempts = m.attempts + 1, next_attempt_at = :leaseEnds::timestamptz
-         FROM due WHERE m.id = due.id
-         RETURNING m.id, m.kind, m.tenant_id, m.request_id, m.invitation_id, m.sign_in_id, m."to", m.subject,
-                   m.text, m.html, m.attempts),
-       about AS (
-         SELECT c.*, (row_number() OVER (ORDER BY c.id))::int AS n, r.status, r.work_id, r.owner_id, r.title,
-                r.message, r.due_at, r.recipient_email, r.recipient_first_name, r.recipient_last_name,
-                r.link_generation, w.name AS work_name, w.discarded_at IS NOT NULL AS work_discarded,
-                i.email AS invitation_email, i.first_name AS invitation_first_name, i.role, i.expires_at,
-                coalesce(w.tenant_id, i.tenant_id) AS about_tenant_id, coalesce(r.owner_id, i.invited_by) AS sender_id,
-                mr.id AS recipient_id, mr.stopped_at IS NOT NULL OR ma.stopped_at IS NOT NULL AS stopped
-         FROM claimed c
-         LEFT JOIN requests r ON r.id = c.request_id
-         LEFT JOIN works w ON w.id = r.work_id
-         LEFT JOIN invitations i ON i.id = c.invitation_id
-         LEFT JOIN mail_recipients mr
-           ON mr.tenant_id = coalesce(w.tenant_id, i.tenant_id)
-          AND mr.email = canonical_email(coalesce(r.recipient_email, i.email))
-         LEFT JOIN mail_addresses ma ON ma.email = canonical_email(coalesce(r.recipient_email, i.email))),
-       linked AS (
-         INSERT INTO answer_links (token_hash, request_id, generation, created_at, dev_mailbox)
-         SELECT (:tokenHashes::text[])[a.n], a.request_id, a.link_generation, :madeAt::timestamptz, :devMailbox
-         FROM about a
-         WHERE a.status = 'pending' AND NOT a.work_discarded AND a.recipient_id IS NOT NULL AND NOT a.stopped
-         RETURNING token_hash)
-       SELECT a.id, a.kind, a.tenant_id AS "tenantId", a.request_id AS "requestId", a.invitation_id AS "invitationId",
-              a.sign_in_id AS "signInId", a."to", a.subject, a.text, a.html, a.attempts, a.n,
-              a.status::text AS status, a.work_id AS "workId", a.owner_id AS "ownerId", a.title, a.message,
-              a.due_at AS "dueAt", a.recipient_email AS "recipientEmail",
-              a.recipient_first_name AS "recipientFirstName", a.recipient_last_name AS "recipientLastName",
-              a.work_name AS "workName", a.work_discarded AS "workDiscarded", a.invitation_email AS "invitationEmail",
-              a.invitation_first_name AS "invitationFirstName", a.role::text AS role, a.expires_at AS "expiresAt",
-              a.about_tenant_id AS "aboutTenantId", t.name AS "tenantName", u.email AS "senderEmail",
-              u.first_name AS "senderFirstName", u.last_name AS "senderLastName", a.recipient_id AS "recipientId",
-              a.stopped, EXISTS (SELECT 1 FROM linked l WHERE l.token_hash = (:tokenHashes::text[])[a.n]) AS linked
-       FROM about a
-       LEFT JOIN tenants t ON t.id = a.about_tenant_id
-       LEFT JOIN users u ON u.id = a.sender_id`,
-      {
-        now: now.toISOString(),
-        leaseEnds: new Date(now.getTime() + LEASE_MS).toISOString(),
-        limit,
-        onlyTenants: this.options.onlyTenants?.() ?? null,
-        onlyAddresses: this.options.onlyAddresses?.() ?? [],
-        tokenHashes: answers.map((answer) => answer.tokenHash),
-        madeAt: now.toISOString(),
-        devMailbox: this.options.transport.keepsLinks,
-      },
-    );
+    const claimed = await claimDueEmails(this.options.db, {
+      now: now.toISOString(),
+      leaseEnds: new Date(now.getTime() + LEASE_MS).toISOString(),
+      limit,
+      onlyTenants: this.options.onlyTenants?.() ?? null,
+      onlyAddresses: this.options.onlyAddresses?.() ?? [],
+      tokenHashes: answers.map((answer) => answer.tokenHash),
+      madeAt: now.toISOString(),
+      devMailbox: this.options.transport.keepsLinks,
+    });
     return claimed.map((mail) => ({ ...mail, leaseEndsAt, answer: answers[mail.n - 1]!, linkMadeAt: now }));
   }
 
@@ -345,7 +187,7 @@ export class MailSender {
         : mail.invitationId
           ? await this.renderInvitationMail(mail)
           : mail.signInId
-            ? await this.renderSignInMail(mail.signInId)
+            ? await renderSignInEmail(this.options.db, mail.signInId, this.options)
             : plainContent(mail);
       if (rendered === 'stopped') return await this.finish(mail, 'dropped', EMAILS_STOPPED, true);
       if (!rendered) return await this.finish(mail, 'dropped');
@@ -381,24 +223,16 @@ export class MailSender {
 
   /**
    * The address's row of the tenant (what its stop link names), made now for an email queued before there were
-   * such rows; `stopped` when the address stopped the tenant's emails, or every email of the service. The claim
-   * read it already, as a rule: this runs only where it found none.
+   * such rows; `stopped` when the address stopped the tenant's emails. The claim read it already, as a rule: this
+   * runs only where it found none.
    */
   private async recipientOf(tenantId: string, email: string): Promise<{ recipientId: string; stopped: boolean }> {
-    const [row] = await this.run<{ id: string; stopped: boolean }>(
-      `WITH made AS (
-         INSERT INTO mail_recipients (tenant_id, email, id, day, sent)
-         VALUES (:tenantId::uuid, canonical_email(:email), :recipientId::uuid, :day::date, 0)
-         ON CONFLICT (tenant_id, email) DO NOTHING RETURNING id, stopped_at),
-       everywhere AS (
-         SELECT EXISTS (SELECT 1 FROM mail_addresses WHERE email = canonical_email(:email) AND stopped_at IS NOT NULL) AS stopped)
-       SELECT id, stopped_at IS NOT NULL OR (SELECT stopped FROM everywhere) AS stopped FROM made
-       UNION ALL
-       SELECT id, stopped_at IS NOT NULL OR (SELECT stopped FROM everywhere) FROM mail_recipients
-       WHERE tenant_id = :tenantId::uuid AND email = canonical_email(:email)
-       LIMIT 1`,
-      { tenantId, email, recipientId: newId(), day: utcDay(this.options.clock()) },
-    );
+    const [row] = await ensureMailRecipient(this.options.db, {
+      tenantId,
+      email,
+      recipientId: newId(),
+      day: utcDay(this.options.clock()),
+    });
     if (!row) throw new Error('the recipient row was written by a concurrent sender: try again after the lease');
     return { recipientId: row.id, stopped: row.stopped };
   }
@@ -459,18 +293,12 @@ export class MailSender {
    * current link generation, if it is still pending. False when it is not.
    */
   private async storeAnswerLink(mail: Claimed): Promise<boolean> {
-    const stored = await this.run<{ generation: number }>(
-      `INSERT INTO answer_links (token_hash, request_id, generation, created_at, dev_mailbox)
-       SELECT :tokenHash, r.id, r.link_generation, :madeAt::timestamptz, :devMailbox FROM requests r
-       WHERE r.id = :requestId::uuid AND r.status = 'pending'
-       RETURNING generation`,
-      {
-        tokenHash: mail.answer.tokenHash,
-        requestId: mail.requestId,
-        madeAt: mail.linkMadeAt.toISOString(),
-        devMailbox: this.options.transport.keepsLinks,
-      },
-    );
+    const stored = await insertAnswerLink(this.options.db, {
+      tokenHash: mail.answer.tokenHash,
+      requestId: mail.requestId,
+      madeAt: mail.linkMadeAt.toISOString(),
+      devMailbox: this.options.transport.keepsLinks,
+    });
     return stored.length > 0;
   }
 
@@ -500,42 +328,13 @@ export class MailSender {
     return { ...rendered, origin: { request: null } };
   }
 
-  /**
-   * A sign-in email: its link's token and code are made now and only their hashes stored (valid SIGN_IN_TTL from
-   * this attempt), if the address may sign in (an account, or SIGNUP allows one); null when it may not or the
-   * sign-in was used: then nothing is sent, and the person who asked learns nothing they did not know.
-   */
-  private async renderSignInMail(signInId: string): Promise<Rendered | null> {
-    const now = this.options.clock();
-    const secret = newSignInSecret();
-    const expiresAt = new Date(now.getTime() + SIGN_IN_TTL_MS);
-    const armed = await armSignIn(this.options.db, {
-      id: signInId,
-      tokenHash: secret.tokenHash,
-      codeHash: secret.codeHash,
-      expiresAt,
-      now,
-      signUp: this.options.signUp,
-    });
-    if (!armed) return null;
-    const link = signInLink(this.options.publicUrl, secret.token);
-    const rendered = renderSignInMail({
-      to: armed.email,
-      link,
-      code: secret.code,
-      expiresAt,
-      newAccount: !armed.hasAccount,
-    });
-    return { ...rendered, origin: { request: null, signInLink: link } };
-  }
-
   private async record(mail: Claimed, outcome: SendOutcome): Promise<void> {
     if (outcome.ok) return this.finish(mail, 'sent');
     const delay = outcome.permanent ? null : retryDelayMs(mail.attempts, this.options.random);
     if (delay === null) await this.finish(mail, 'failed', outcome.error);
     else {
       const at = this.options.clock();
-      await this.recordOutcome({
+      await this.outcomes.record({
         mail,
         status: 'retry',
         error: outcome.error,
@@ -561,73 +360,8 @@ export class MailSender {
     error: string | null = null,
     emailsStopped = false,
   ): Promise<void> {
-    await this.recordOutcome({ mail, status, error, retryAt: null, emailsStopped, at: this.options.clock() });
+    await this.outcomes.record({ mail, status, error, retryAt: null, emailsStopped, at: this.options.clock() });
     this.options.onAttempt?.(status);
-  }
-
-  /**
-   * Records an outcome with the others that are ready in this turn of the event loop, in one statement (below):
-   * no outcome waits for another, only for the end of the turn it is in, so none widens the window in which a
-   * killed process leaves a sent email to be sent again. Rejects when that statement failed.
-   */
-  private recordOutcome(outcome: Outcome): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      if (this.pendingOutcomes.length === 0) setImmediate(() => void this.writeOutcomes());
-      this.pendingOutcomes.push({ outcome, resolve, reject });
-    });
-  }
-
-  /**
-   * One statement for the outcomes of several emails: each email's state (a retry stays queued, due again later),
-   * and the `emailDelivery` of each request whose email that was, unless a resend has replaced it meanwhile (it is
-   * no longer `queued`): then the request describes the new one. Of two emails of one request recorded together
-   * (its email and its reminder), the later one's outcome is the request's.
-   */
-  private async writeOutcomes(): Promise<void> {
-    const batch = this.pendingOutcomes;
-    this.pendingOutcomes = [];
-    const outcomes = batch.map((entry) => entry.outcome);
-    try {
-      // Not prepared: a generic plan, made while few emails are queued, reads every queued one through the partial
-      // index to find these few (seen with plan_cache_mode = force_generic_plan), and keeps doing so through a
-      // backlog; planned for each call, it looks them up by key once the queue is long.
-      await namedQuery(
-        this.options.db,
-        `WITH outcome AS (
-           SELECT * FROM unnest(:mailIds::uuid[], :statuses::text[], :errors::text[], :retryAts::timestamptz[],
-                                :emailsStopped::boolean[], :ats::timestamptz[])
-             AS o(id, status, error, retry_at, emails_stopped, at)),
-         recorded AS (
-           UPDATE mail_outbox m
-           SET status = CASE WHEN o.status = 'retry' THEN m.status ELSE o.status::mail_status END,
-               next_attempt_at = o.retry_at, last_error = o.error,
-               sent_at = CASE WHEN o.status = 'sent' THEN o.at END
-           FROM outcome o WHERE m.id = o.id AND m.status = 'queued'
-           RETURNING m.request_id, m.created_at, m.id, o.status, o.error, o.emails_stopped, o.at),
-         latest AS (
-           SELECT DISTINCT ON (request_id) * FROM recorded
-           WHERE request_id IS NOT NULL AND status <> 'retry'
-           ORDER BY request_id, created_at DESC, id DESC)
-         UPDATE requests r
-         SET email_status = l.status::mail_status,
-             email_sent_at = CASE WHEN l.status = 'sent' THEN l.at ELSE r.email_sent_at END,
-             email_failure = l.error,
-             emails_stopped = r.emails_stopped OR l.emails_stopped
-         FROM latest l WHERE r.id = l.request_id`,
-        {
-          mailIds: outcomes.map((o) => o.mail.id),
-          statuses: outcomes.map((o) => o.status),
-          errors: outcomes.map((o) => o.error),
-          retryAts: outcomes.map((o) => o.retryAt?.toISOString() ?? null),
-          emailsStopped: outcomes.map((o) => o.emailsStopped),
-          ats: outcomes.map((o) => o.at.toISOString()),
-        },
-      );
-    } catch (error) {
-      for (const entry of batch) entry.reject(error);
-      return;
-    }
-    for (const entry of batch) entry.resolve();
   }
 }
 

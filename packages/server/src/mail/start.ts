@@ -4,11 +4,11 @@ import type { Logger } from '../observability/logger';
 import { MailSender } from './sender';
 import { DevMailbox, smtpTransport } from './transport';
 
-export interface RunningMail {
+export interface ProcessMail {
+  /** The sender when this process runs one (MAIL_SENDER), not started: jobs/index.ts starts it. */
   sender?: MailSender;
   /** With the dev mailbox on: where emails are kept (GET /dev/mailbox). */
   devMailbox?: DevMailbox;
-  stop(timeoutMs: number): Promise<boolean>;
 }
 
 /**
@@ -16,7 +16,7 @@ export interface RunningMail {
  * (MAIL_SENDER). With neither SMTP nor the dev mailbox, no sender runs: emails wait in the outbox, never lost, until
  * a process with SMTP_URL sends them (the start-up line says so).
  */
-export function startMail(config: Pick<Config, 'mail' | 'limits' | 'sessions'>, db: Db, logger: Logger): RunningMail {
+export function processMail(config: Pick<Config, 'mail' | 'limits' | 'sessions'>, db: Db, logger: Logger): ProcessMail {
   const devMailbox = config.mail.devMailbox ? new DevMailbox(logger) : undefined;
   const transport = config.mail.smtpUrl ? smtpTransport(config.mail.smtpUrl) : devMailbox;
   const sender =
@@ -31,11 +31,7 @@ export function startMail(config: Pick<Config, 'mail' | 'limits' | 'sessions'>, 
           answerLinkTtlMs: config.limits.answerLinkTtlMs,
           pollIntervalMs: config.mail.pollIntervalMs,
           signUp: config.sessions.signUp,
-        }).start()
+        })
       : undefined;
-  return {
-    ...(sender && { sender }),
-    ...(devMailbox && { devMailbox }),
-    stop: async (timeoutMs) => (sender ? sender.stop(timeoutMs) : true),
-  };
+  return { ...(sender && { sender }), ...(devMailbox && { devMailbox }) };
 }

@@ -1,6 +1,6 @@
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '@works-api/prisma';
-import { namedQuery } from '@works-api/prisma';
+import { sendStatement } from '@works-api/prisma';
 import type { RateLimitBudget } from '../http/rate-limit';
 import type { Logger } from './logger';
 
@@ -247,7 +247,7 @@ function databaseGauges(client: PromClient, registry: Registry, source: Database
  * first entry of that index. So the statement costs O(min(queue, cap)) whatever the size of the history.
  */
 async function readQueues(db: Db): Promise<Queues> {
-  const [row] = await namedQuery<{ outbox: number; oldest: Date | string | null; due: number; mail: number }>(
+  const [row] = await sendStatement<{ outbox: number; oldest: Date | string | null; due: number; mail: number }>(
     db,
     `SELECT
        (SELECT count(*) FROM (SELECT 1 FROM webhook_events WHERE fanned_out_at IS NULL LIMIT :cap) o)::int AS outbox,

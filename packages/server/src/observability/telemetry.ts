@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import type { Database } from '@works-api/prisma';
-import { tracePlainStatements } from '@works-api/prisma';
+import { traceStatements } from '@works-api/prisma';
 import type { Logger } from './logger';
 import type { Metrics, MetricsOptions } from './metrics';
 import type { Tracing } from './tracing';
@@ -33,7 +33,7 @@ export async function startTelemetry(
   if (config.tracing.enabled) {
     const { startTracing } = await import('./tracing.js');
     tracing = await startTracing(env, { trustIncoming: config.tracing.trustIncoming });
-    tracePlainStatements((text, run) => tracing!.statement(text, run));
+    traceStatements((text, run) => tracing!.statement(text, run));
   }
   let metrics: Metrics | undefined;
   let endpoint: Telemetry['endpoint'];
@@ -61,7 +61,7 @@ export async function startTelemetry(
       });
     },
     async shutdown() {
-      tracePlainStatements(undefined);
+      traceStatements(undefined);
       await tracing?.shutdown();
     },
   };

@@ -13,7 +13,7 @@ import type { AttemptOutcome } from '../webhooks/send';
  *   came with;
  * - Prisma's own spans under it (`prisma:client:operation` → `prisma:client:db_query`, with the SQL), which work
  *   the same on PGlite and PostgreSQL through Prisma 7's driver adapters (the pg driver's instrumentation would
- *   see PostgreSQL only), and a `db.query` span for each statement sent around Prisma (plain-statement.ts);
+ *   see PostgreSQL only), and a `db.query` span for each statement sent around Prisma (prisma/src/statements/send.ts);
  * - one CLIENT span per webhook delivery attempt, whose context goes to the receiver as `traceparent`; its URL
  *   attribute keeps the scheme and host, never the path or query (where receivers put tokens).
  *

@@ -1,5 +1,5 @@
 import { createSocket, type Socket } from 'node:dgram';
-import { resolveDeliveryAddress } from '../domain/webhooks/addresses';
+import { resolveDeliveryAddress } from './addresses';
 import { dnsLookup } from './resolver';
 
 /** The name asked in a DNS query (labels from byte 12) and its type (A = 1, AAAA = 28). */

@@ -1,5 +1,5 @@
 import { Resolver } from 'node:dns/promises';
-import type { Lookup } from '../domain/webhooks/addresses';
+import type { Lookup } from './addresses';
 
 /** Names that are loopback by definition (RFC 6761), answered without a query. */
 const LOOPBACK = [

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { hostOf, type Lookup, resolveDeliveryAddress } from '../domain/webhooks/addresses';
+import { hostOf, type Lookup, resolveDeliveryAddress } from './addresses';
 
 /** What one attempt came to, as the deliveries list shows it. */
 export interface AttemptOutcome {

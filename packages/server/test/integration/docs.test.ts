@@ -71,6 +71,24 @@ describe('GET /docs', () => {
     expect(html).not.toMatch(/<script[^>]+src=/i);
   });
 
+  it('shows the one scope each operation needs, as its bearerAuth requirement ("Required scopes" in Redoc)', async () => {
+    const html = await (await server.call('/docs')).text();
+    const spec = parse(readFileSync(specPath, 'utf8')) as {
+      paths: Record<string, Record<string, { operationId?: string; 'x-required-scope'?: string }>>;
+    };
+    const scoped = Object.values(spec.paths).flatMap((item) =>
+      Object.values(item).flatMap((op) => (op.operationId && op['x-required-scope'] ? [op] : [])),
+    );
+    expect(scoped.length).toBeGreaterThan(40);
+    for (const { operationId, 'x-required-scope': scope } of scoped) {
+      // The embedded spec writes an operation's keys in order: its operationId first, the security it was given last.
+      const at = html.indexOf(`"operationId":"${operationId}","x-required-scope":"${scope}"`);
+      expect({ operationId, found: at >= 0 }).toEqual({ operationId, found: true });
+      const security = /"security":(\[\{[^}]*\}\])/.exec(html.slice(at))?.[1];
+      expect({ operationId, security }).toEqual({ operationId, security: `[{"bearerAuth":["${scope}"]}]` });
+    }
+  });
+
   it('answers a Redoc page reload (/docs/...) with the same page', async () => {
     const res = await server.call('/docs/section/errors');
     expect(res.status).toBe(200);

@@ -1,4 +1,4 @@
-import { openDatabase, parseEncryptionKeys, plainQuery } from '@works-api/prisma';
+import { openDatabase, parseEncryptionKeys, sendStatement } from '@works-api/prisma';
 import { eventually } from '../support/load';
 import { scratchDatabase } from '../support/scratch-database';
 import { startTestServer, TEST_ENCRYPTION_KEYS, testDatabaseTarget } from '../support/server';
@@ -66,7 +66,7 @@ describe('GET /healthz and GET /readyz', () => {
       // Prisma's adapter stops listening for pool errors when Prisma disconnects; the plain statements still use
       // the pool. Idle connections dropped then must not be an unhandled 'error' (which would end the process).
       await database.prisma.$disconnect();
-      const select = () => plainQuery<{ one: number }>(database, 'SELECT 1 AS one', []);
+      const select = () => sendStatement<{ one: number }>(database, 'SELECT 1 AS one', {});
       await Promise.all([select(), select(), select()]);
       await scratch.disconnectEveryone({ allowNew: true });
       // The pool drops each connection as it hears of its end (the 'error' that must not go unhandled).

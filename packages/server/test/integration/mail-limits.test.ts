@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { takeMailAllowance } from '@works-api/prisma';
 import { DEFAULT_LIMITS } from '../../src/domain/limits';
-import { mailCapRefusal, secondsUntilNextUtcDay } from '../../src/domain/mail-caps';
+import { mailCapRefusal, secondsUntilNextUtcDay } from '../../src/mail/caps';
 import { createTenant, createWork, freshEmail } from '../support/fixtures';
 import { inviteEmail } from '../support/roles';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';

@@ -1,4 +1,5 @@
-import type { OperationId } from '../../src/http/handler';
+import { roleAtLeast, SCOPES, type Scope, scopeMinimumRole } from '../../src/domain/access';
+import type { OperationId } from '../../src/handlers/types';
 import { loadSpec, type SpecOperation } from '../../src/http/spec';
 import { createRequest, createWork, ok } from '../support/fixtures';
 import { addNewMember, inviteEmail, type RoleFixture, tenantWithRoles } from '../support/roles';
@@ -294,8 +295,85 @@ beforeAll(async () => {
   const spare = ok(await roles.owner.client.POST('/api-keys', { body: { name: 'To revoke' } })).apiKey;
   ok(await roles.owner.client.DELETE('/api-keys/{api_key_id}', { params: { path: { api_key_id: spare.id } } }));
   revokedKey = spare.secret;
+  await makeRestrictedKeys();
 });
 afterAll(() => server.close());
+
+/**
+ * The restricted-key dimension: each of the four users also calls every operation with a key lacking exactly the
+ * operation's scope (every other scope its role allows) and with a key limited to another tenant of theirs (every
+ * scope). The full key is the `byRole` columns above.
+ */
+const roleCallers = ['owner', 'admin', 'member', 'nonMember'] as const;
+type RoleCaller = (typeof roleCallers)[number];
+const keyKinds = ['withoutScope', 'otherTenant'] as const;
+type KeyKind = (typeof keyKinds)[number];
+
+/** Who answers what to a restricted key, for the operations whose path names no tenant. */
+const outsideTenants: Partial<Record<OperationId, Record<KeyKind, number>>> = {
+  // The operator's and the recipient's operations take no API key: a restricted one is no better than any.
+  adminCreateUser: { withoutScope: 401, otherTenant: 401 },
+  adminGetUser: { withoutScope: 401, otherTenant: 401 },
+  getRecipientRequest: { withoutScope: 404, otherTenant: 404 },
+  answerRecipientRequest: { withoutScope: 404, otherTenant: 404 },
+  getMe: { withoutScope: 403, otherTenant: 200 },
+  // A restricted key never manages keys or one's invitations.
+  listApiKeys: { withoutScope: 403, otherTenant: 403 },
+  createApiKey: { withoutScope: 403, otherTenant: 403 },
+  revokeApiKey: { withoutScope: 403, otherTenant: 403 },
+  listMyInvitations: { withoutScope: 403, otherTenant: 403 },
+  acceptInvitation: { withoutScope: 403, otherTenant: 403 },
+  declineInvitation: { withoutScope: 403, otherTenant: 403 },
+  // Its own tenants only; and it makes none it could not reach.
+  listTenants: { withoutScope: 403, otherTenant: 200 },
+  createTenant: { withoutScope: 403, otherTenant: 403 },
+  // Signing in takes no credential: a key sent along changes nothing (a forged link: 400).
+  createSignIn: { withoutScope: 202, otherTenant: 202 },
+  createSession: { withoutScope: 400, otherTenant: 400 },
+  // Sessions are the account's (account:manage): a restricted key neither lists nor ends them.
+  listSessions: { withoutScope: 403, otherTenant: 403 },
+  revokeAllSessions: { withoutScope: 403, otherTenant: 403 },
+  revokeSession: { withoutScope: 403, otherTenant: 403 },
+};
+
+/** The status a restricted key gets: without the scope, 403 whoever holds it; limited elsewhere, as a non-member. */
+function expectedFor(operation: SpecOperation, kind: KeyKind): number {
+  const outside = outsideTenants[operation.operationId];
+  if (outside) return outside[kind];
+  if (!operation.inTenant) throw new Error(`${operation.operationId}: no restricted-key row`);
+  return kind === 'withoutScope' ? 403 : 404;
+}
+
+const roleOf = (caller: RoleCaller) => (caller === 'nonMember' ? undefined : caller);
+/** The scopes a user in `caller`'s role may give a key (no tenant role: only those that need none). */
+const grantable = (caller: RoleCaller): Scope[] =>
+  SCOPES.filter((scope) => {
+    const minimum = scopeMinimumRole[scope];
+    const role = roleOf(caller);
+    return scope !== 'account:manage' && (minimum === null || (role !== undefined && roleAtLeast(role, minimum)));
+  });
+
+/** Per role caller: its key lacking each scope, and its key limited to a tenant of its own other than the shared one. */
+const restrictedKeys = {} as Record<RoleCaller, { withoutScope: Map<Scope, string>; otherTenant: string }>;
+
+async function makeRestrictedKeys(): Promise<void> {
+  for (const caller of roleCallers) {
+    const user = userOf(caller)!;
+    const withoutScope = new Map<Scope, string>();
+    // One key with every grantable scope serves account:manage, which no restricted key holds.
+    const everything = grantable(caller);
+    for (const scope of SCOPES) {
+      const scopes = everything.filter((held) => held !== scope);
+      const { apiKey } = ok(await user.client.POST('/api-keys', { body: { name: `Without ${scope}`, scopes } }));
+      withoutScope.set(scope, apiKey.secret);
+    }
+    const elsewhere = ok(await user.client.POST('/tenants', { body: { name: 'Elsewhere' } })).tenant;
+    const { apiKey } = ok(
+      await user.client.POST('/api-keys', { body: { name: 'Elsewhere only', tenants: [elsewhere.id] } }),
+    );
+    restrictedKeys[caller] = { withoutScope, otherTenant: apiKey.secret };
+  }
+}
 
 describe('the permission matrix', () => {
   it('has exactly one row per operation of the spec, and one input for each', () => {
@@ -408,4 +486,60 @@ describe('the permission matrix', () => {
       });
     },
   );
+
+  describe.each(spec.operations.map((operation) => [operation.operationId, operation] as const))(
+    '%s with a restricted key',
+    (operationId, operation) => {
+      const cells = roleCallers.flatMap((caller) => keyKinds.map((kind) => [caller, kind] as const));
+      it.each(cells)('as %s, %s', async (caller, kind) => {
+        const want = expectedFor(operation, kind);
+        const { params, body } = await inputs[operationId](caller);
+        const scope = operation.requiredScope;
+        const key =
+          kind === 'otherTenant'
+            ? restrictedKeys[caller].otherTenant
+            : restrictedKeys[caller].withoutScope.get(scope ?? 'account:read')!;
+        const res = await server.call(urlOf(operation, params), {
+          method: operation.method.toUpperCase(),
+          headers: { Authorization: `Bearer ${key}` },
+          json: body,
+        });
+        const text = await res.text();
+        expect({ caller, kind, status: res.status, body: res.status === want ? undefined : text }).toEqual({
+          caller,
+          kind,
+          status: want,
+          body: undefined,
+        });
+        if (want === 403) {
+          // The missing scope, named in the body and in WWW-Authenticate (RFC 6750).
+          expect(JSON.parse(text)).toMatchObject({ code: 'insufficient_scope', scope });
+          expect(res.headers.get('www-authenticate')).toBe(`Bearer error="insufficient_scope", scope="${scope}"`);
+        } else if (want >= 400) {
+          expect(JSON.parse(text).code).toBe(
+            operation.operationId === 'createSession'
+              ? 'invalid_sign_in'
+              : { 401: 'unauthenticated', 404: 'not_found' }[want],
+          );
+        }
+      });
+    },
+  );
+
+  it('names one scope for every operation an API key calls, and none for the others', () => {
+    for (const operation of spec.operations) {
+      const byKey = operation.security.includes('bearerAuth');
+      expect({
+        id: operation.operationId,
+        scope: byKey ? SCOPES.includes(operation.requiredScope!) : operation.requiredScope,
+      }).toEqual({
+        id: operation.operationId,
+        scope: byKey ? true : undefined,
+      });
+    }
+    // Every scope is needed by some operation.
+    expect(new Set(spec.operations.map((operation) => operation.requiredScope).filter(Boolean))).toEqual(
+      new Set(SCOPES),
+    );
+  });
 });

@@ -1,6 +1,6 @@
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { createClient } from '@redis/client';
-import { connectRedis, type RedisConnection } from '../../src/http/rate-limit';
+import { connectRedis, type RedisConnection } from '../../src/redis';
 import { loadSpec } from '../../src/http/spec';
 import { DevMailbox } from '../../src/mail/transport';
 import { silentLogger } from '../../src/observability/logger';

@@ -1,6 +1,6 @@
 import { type Database, openDatabase } from '@works-api/prisma';
 import { isDatabaseOutage, isDatabaseReadOnly } from '@works-api/prisma';
-import { plainQuery } from '@works-api/prisma';
+import { sendStatement } from '@works-api/prisma';
 import { parseEncryptionKeys } from '@works-api/prisma';
 import { eventually } from '../support/load';
 import { type ScratchDatabase, scratchDatabase } from '../support/scratch-database';
@@ -36,7 +36,7 @@ onPostgres('a database that takes no writes (a standby, mid-failover)', () => {
   afterEach(() => scratch.set('default_transaction_read_only', null));
 
   const backendPid = async () =>
-    (await plainQuery<{ pid: number }>(database, 'SELECT pg_backend_pid() AS pid', []))[0]!.pid;
+    (await sendStatement<{ pid: number }>(database, 'SELECT pg_backend_pid() AS pid', {}))[0]!.pid;
 
   /** The server behind the address turns into a standby: every session it starts from now on is read-only. */
   async function demote() {
@@ -87,22 +87,22 @@ onPostgres('a database that takes no writes (a standby, mid-failover)', () => {
   it('gives back the Idempotency-Key of a write the outage cut off once the database is back, not a minute later', async () => {
     // The write and then the key's release both meet the read-only server (a trigger raises its error, 25006, for
     // exactly these two statements); the client retries with the same key, as it should after a 503.
-    await plainQuery(
+    await sendStatement(
       database,
       `CREATE FUNCTION refuse_write() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
          RAISE EXCEPTION 'cannot execute % in a read-only transaction', TG_OP USING ERRCODE = 'read_only_sql_transaction';
        END $$`,
-      [],
+      {},
     );
-    await plainQuery(
+    await sendStatement(
       database,
       'CREATE TRIGGER refuse BEFORE INSERT ON tenants FOR EACH ROW EXECUTE FUNCTION refuse_write()',
-      [],
+      {},
     );
-    await plainQuery(
+    await sendStatement(
       database,
       'CREATE TRIGGER refuse BEFORE DELETE ON idempotency_keys FOR EACH ROW EXECUTE FUNCTION refuse_write()',
-      [],
+      {},
     );
     const server = await startTestServer({ database, keepDatabase: true });
     try {
@@ -110,19 +110,19 @@ onPostgres('a database that takes no writes (a standby, mid-failover)', () => {
       const create = () =>
         server.callAs(user, 'POST', '/v1/tenants', { name: 'Retried' }, { 'Idempotency-Key': 'failover-1' });
       expect((await create()).status).toBe(503);
-      await plainQuery(database, 'DROP TRIGGER refuse ON tenants', []);
-      await plainQuery(database, 'DROP TRIGGER refuse ON idempotency_keys', []);
+      await sendStatement(database, 'DROP TRIGGER refuse ON tenants', {});
+      await sendStatement(database, 'DROP TRIGGER refuse ON idempotency_keys', {});
       await eventually(async () => expect((await create()).status).toBe(201), { timeoutMs: 5_000, pauseMs: 200 });
       expect(server.bugs).toEqual([]);
     } finally {
       await server.close();
-      await plainQuery(database, 'DROP FUNCTION IF EXISTS refuse_write() CASCADE', []);
+      await sendStatement(database, 'DROP FUNCTION IF EXISTS refuse_write() CASCADE', {});
     }
   });
 
   it('never hands out a connection to a read-only server: it is closed at once, and the query fails as an outage', async () => {
     await demote();
-    const error = await plainQuery(database, 'SELECT 1', []).catch((e: unknown) => e);
+    const error = await sendStatement(database, 'SELECT 1', {}).catch((e: unknown) => e);
     expect(isDatabaseOutage(error)).toBe(true);
     expect(isDatabaseReadOnly(error)).toBe(true);
     expect(isDatabaseReadOnly(await database.ping().catch((e: unknown) => e))).toBe(true);
@@ -133,12 +133,12 @@ onPostgres('a database that takes no writes (a standby, mid-failover)', () => {
     // A reload on a demoted server changes a running session's default_transaction_read_only; the server reports
     // it to the client (ParameterStatus). SET does the same to one session, which the pool then must not reuse.
     const before = await backendPid();
-    await plainQuery(database, 'SET default_transaction_read_only = on', []);
+    await sendStatement(database, 'SET default_transaction_read_only = on', {});
     expect(await backendPid()).not.toBe(before);
-    const [setting] = await plainQuery<{ value: string }>(
+    const [setting] = await sendStatement<{ value: string }>(
       database,
       "SELECT current_setting('default_transaction_read_only') AS value",
-      [],
+      {},
     );
     expect(setting!.value).toBe('off');
   });

@@ -1,7 +1,7 @@
 import { startSessionJanitor } from '../../src/jobs/session-cleanup';
 import { DevMailbox } from '../../src/mail/transport';
 import { silentLogger } from '../../src/observability/logger';
-import { namedQuery } from '@works-api/prisma';
+import { sendStatement } from '@works-api/prisma';
 import { createTenant, createWork, freshEmail } from '../support/fixtures';
 import { expectProblem } from '../support/problems';
 import { inviteEmail } from '../support/roles';
@@ -109,7 +109,7 @@ describe('emailed sign-in', () => {
     expect((await expectProblem(again, 410, 'sign_in_used')).detail).toMatch(/new one/);
     // Nothing stored or logged could be used again.
     const stored = JSON.stringify(
-      await namedQuery(
+      await sendStatement(
         server.database,
         'SELECT * FROM sign_in_links UNION ALL SELECT NULL, NULL, NULL, token_hash, NULL, NULL, created_at, expires_at, NULL FROM sessions',
         {},
@@ -127,7 +127,7 @@ describe('emailed sign-in', () => {
     const user = await server.createUser('late');
     await askForSignIn(user.email);
     const { token } = (await signInEmailTo(user.email))!;
-    await namedQuery(
+    await sendStatement(
       server.database,
       `UPDATE sign_in_links SET expires_at = now() - interval '1 second' WHERE email = :email`,
       {
@@ -211,14 +211,14 @@ describe('sessions', () => {
     const user = await server.createUser('idle');
     const idle = await signedIn(user.email);
     const old = await signedIn(user.email);
-    await namedQuery(
+    await sendStatement(
       server.database,
       `UPDATE sessions SET last_used_at = now() - interval '25 hours' WHERE token_hash = encode(sha256(convert_to(:value, 'UTF8')), 'hex')`,
       {
         value: idle.split('=')[1],
       },
     );
-    await namedQuery(
+    await sendStatement(
       server.database,
       `UPDATE sessions SET expires_at = now() - interval '1 second' WHERE token_hash = encode(sha256(convert_to(:value, 'UTF8')), 'hex')`,
       {
@@ -481,14 +481,14 @@ describe('cleanup', () => {
     const user = await server.createUser('janitor');
     const live = await signedIn(user.email);
     const ended = await signedIn(user.email);
-    await namedQuery(
+    await sendStatement(
       server.database,
       `UPDATE sessions SET expires_at = now() - interval '1 second' WHERE token_hash = encode(sha256(convert_to(:value, 'UTF8')), 'hex')`,
       {
         value: ended.split('=')[1],
       },
     );
-    await namedQuery(
+    await sendStatement(
       server.database,
       `UPDATE sign_in_links SET created_at = now() - interval '25 hours' WHERE email = :email`,
       { email: user.email },
@@ -496,7 +496,7 @@ describe('cleanup', () => {
     const janitor = startSessionJanitor(server.database, silentLogger(), 86_400_000);
     await janitor.stop();
     const count = async (sql: string) =>
-      (await namedQuery<{ n: number }>(server.database, sql, { email: user.email }))[0]!.n;
+      (await sendStatement<{ n: number }>(server.database, sql, { email: user.email }))[0]!.n;
     expect(
       await count(`SELECT count(*)::int AS n FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.email = :email`),
     ).toBe(1);

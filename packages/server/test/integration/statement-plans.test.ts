@@ -28,7 +28,7 @@ import { COUNT_CAP } from '../../src/domain/paging';
 import { listEvents } from '../../src/domain/events/feed';
 import { createTenant, getTenant, listTenants } from '../../src/domain/tenants/tenants';
 import { getMe } from '../../src/domain/users/users';
-import { listWebhookDeliveries, listWebhookEndpoints } from '../../src/domain/webhooks/endpoints';
+import { listWebhookDeliveries, listWebhookEndpoints } from '../../src/webhooks/endpoints';
 import { createWork, discardWork, getWork, listWorks, undiscardWork } from '../../src/domain/works/works';
 import { MailSender } from '../../src/mail/sender';
 import { DevMailbox } from '../../src/mail/transport';
@@ -388,8 +388,15 @@ describe('creates and actions use indexes', () => {
   });
 
   test('create and revoke an API key', async () => {
-    const created = await createApiKey(db(), actor, 'Plans', NO_CAP);
+    const created = await createApiKey(db(), actor, { name: 'Plans' }, NO_CAP);
     await expectBoundedPlans(() => revokeApiKey(db(), actor, created.id));
+  });
+
+  test("create restricted API keys: the user's tenants and roles among the key's tenants, or among all of theirs", async () => {
+    await expectBoundedPlans(() =>
+      createApiKey(db(), actor, { name: 'Plans', tenants: [bigTenant()], scopes: ['works:read'] }, NO_CAP),
+    );
+    await expectBoundedPlans(() => createApiKey(db(), actor, { name: 'Plans', scopes: ['webhooks:write'] }, NO_CAP));
   });
 
   test("the email allowance sums one tenant's count slots by its key, with every tenant's slots in the table", async () => {

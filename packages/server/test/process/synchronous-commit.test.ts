@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { type Database, openDatabase } from '@works-api/prisma';
 import { isDatabaseOutage } from '@works-api/prisma';
-import { plainQuery } from '@works-api/prisma';
+import { sendStatement } from '@works-api/prisma';
 import { parseEncryptionKeys } from '@works-api/prisma';
 import { eventually } from '../support/load';
 import { type OwnPostgres, ownPostgresUnavailable, startOwnPostgres } from '../support/own-postgres';
@@ -47,9 +47,9 @@ withOwnPostgres('a commit the synchronous standby never confirms', () => {
     await admin.query('SELECT pg_reload_conf()');
     // The postmaster passes the reload on to every session by itself, a moment later: until the pool's has it.
     await eventually(async () =>
-      expect(await plainQuery(database, `SELECT current_setting('synchronous_standby_names') AS names`, [])).toEqual([
-        { names: 'never_connects' },
-      ]),
+      expect(await sendStatement(database, `SELECT current_setting('synchronous_standby_names') AS names`, {})).toEqual(
+        [{ names: 'never_connects' }],
+      ),
     );
   };
   /** The standby is back (here: no synchronous standby asked for any more); waiting commits complete. */
@@ -59,7 +59,7 @@ withOwnPostgres('a commit the synchronous standby never confirms', () => {
   };
   afterEach(standbyBack);
   const backendPid = async () =>
-    (await plainQuery<{ pid: number }>(database, 'SELECT pg_backend_pid() AS pid', []))[0]!.pid;
+    (await sendStatement<{ pid: number }>(database, 'SELECT pg_backend_pid() AS pid', {}))[0]!.pid;
 
   it('is an error (an outage), not a success, and its connection is not reused', async () => {
     const server = await startTestServer({ database, keepDatabase: true });
@@ -68,7 +68,7 @@ withOwnPostgres('a commit the synchronous standby never confirms', () => {
       await awaitAStandbyThatNeverComes();
 
       const pid = await backendPid();
-      const error = await plainQuery(database, 'INSERT INTO ledger VALUES (1)', []).catch((e: unknown) => e);
+      const error = await sendStatement(database, 'INSERT INTO ledger VALUES (1)', {}).catch((e: unknown) => e);
       expect(isDatabaseOutage(error)).toBe(true);
       expect(error).toMatchObject({ code: '08007' });
       // Committed on this server alone, which is exactly why it must not count as acknowledged.

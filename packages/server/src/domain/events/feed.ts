@@ -1,8 +1,8 @@
 import type { Db } from '@works-api/prisma';
 import type { Actor } from '../access';
-import { readMemberPage } from '../member-page';
+import { readCappedList } from '../capped-list';
 import type { PageRequest } from '../paging';
-import { firstIdAt, HISTORY_RETENTION_MS, type WebhookEvent } from '../webhooks/events';
+import { firstIdAt, HISTORY_RETENTION_MS, type WebhookEvent } from '../../webhooks/events';
 
 /**
  * The tenant's events feed: every event its webhook endpoints are sent (webhook_endpoint.test aside, which goes
@@ -24,7 +24,7 @@ export async function listEvents(db: Db, actor: Actor, tenantId: string, query: 
     ...(types === undefined ? [] : [types.length === 1 ? 'e.type = :type' : 'e.type = ANY(:types::text[])']),
     'e.id >= :keptSince::uuid',
   ].join(' AND ');
-  return readMemberPage(db, actor, query, {
+  return readCappedList(db, actor, query, {
     tenantId,
     permission: 'readTenant',
     columns: 'e.id, e.body',

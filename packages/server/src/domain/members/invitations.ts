@@ -1,17 +1,17 @@
 import type { Db } from '@works-api/prisma';
-import { countMembersAddedSql, namedQuery } from '@works-api/prisma';
+import { countMembersAddedSql, sendStatement } from '@works-api/prisma';
 import type { Prisma } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
-import { MAIL_COLUMNS } from '../mail-outbox';
 import { type Actor, authorize, minimumRole, type Role, roleAtLeast } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { invitationLimitReached } from '../limits';
-import { ALLOWANCE_CALL, allowanceParams, type MailCaps } from '../mail-caps';
+import { ALLOWANCE_CALL, allowanceParams, type MailCaps } from '../../mail/caps';
+import { MAIL_COLUMNS } from '@works-api/prisma';
 import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import type { Schemas } from '../schemas';
 import { getTenant } from '../tenants/tenants';
 import { presentUserRecord, userRecord } from '../users/present';
-import { outboxRow } from '../webhooks/events';
+import { outboxRow } from '../../webhooks/events';
 import { lockTenantMembers, presentMember, withUser } from './membership';
 
 /**
@@ -85,13 +85,13 @@ export async function createInvitation(
     include: withInviterAndTenant,
   });
   // In the transaction: the email is counted and sent only if the invitation commits.
-  const [allowance] = await namedQuery<{ stopped: boolean }>(
+  const [allowance] = await sendStatement<{ stopped: boolean }>(
     tx,
     `SELECT ${ALLOWANCE_CALL} AS stopped`,
     allowanceParams(tenantId, actor.userId, input.email, caps, now),
   );
   if (allowance?.stopped) return presentInvitation(row);
-  await namedQuery(
+  await sendStatement(
     tx,
     `INSERT INTO mail_outbox (${MAIL_COLUMNS})
      VALUES (:mailId::uuid, 'invitation', :tenantId::uuid, NULL, :invitationId::uuid, :now::timestamptz, :now::timestamptz)`,
@@ -211,7 +211,7 @@ export async function acceptInvitation(db: Db, actor: Actor, invitationId: strin
       data: { id: newId(), tenantId, userId: actor.userId, role: taken.role, createdAt: now },
       include: withUser,
     });
-    await namedQuery(
+    await sendStatement(
       tx,
       `WITH added (tenant_id, user_id) AS (VALUES (:tenantId::uuid, :userId::uuid)), ${countMembersAddedSql('added')}
        SELECT 1`,

@@ -14,12 +14,12 @@ import {
 } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { DEFAULT_LIMITS, type Limits } from '../limits';
-import { type MailCaps, mailCapRefusal } from '../mail-caps';
+import { type MailCaps, mailCapRefusal } from '../../mail/caps';
 import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
 import { checkPrecondition, type Precondition } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { normalizeEmail, normalizeName } from '../users/present';
-import { outboxRow } from '../webhooks/events';
+import { outboxRow } from '../../webhooks/events';
 import { createInvitation, withdrawInvitationsBeyond } from './invitations';
 import { lockTenantMembers, presentMember, withUser } from './membership';
 

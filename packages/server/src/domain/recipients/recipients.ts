@@ -1,5 +1,5 @@
 import type { Db } from '@works-api/prisma';
-import { namedQuery } from '@works-api/prisma';
+import { sendStatement } from '@works-api/prisma';
 import type { AnswerLink, Request, Work } from '@works-api/prisma/client';
 import { notFound, ProblemError } from '../errors';
 import { DEFAULT_LIMITS } from '../limits';
@@ -38,7 +38,7 @@ type ResolvedLink = RequestRef & { devMailbox: boolean };
  */
 async function resolveLink(db: Db, token: string, ttlMs: number): Promise<ResolvedLink> {
   if (!isAnswerToken(token)) throw linkGone();
-  const [link] = await namedQuery<LinkRow>(
+  const [link] = await sendStatement<LinkRow>(
     db,
     `SELECT l.token_hash AS "tokenHash", l.dev_mailbox AS "devMailbox", l.created_at AS "createdAt",
             r.id AS "requestId", r.work_id AS "workId", w.tenant_id AS "tenantId"

@@ -4,7 +4,7 @@
  * Pure rules only. Applying a transition atomically (a conditional update) is the repository's job; this module
  * says which statuses an action may start from, what it leads to, and how to answer when it may not.
  */
-import type { WebhookEventType } from '../webhooks/events';
+import type { WebhookEventType } from '../../webhooks/events';
 
 export type RequestStatus = 'pending' | 'confirmed' | 'validated' | 'cancelled';
 export type RequestAction = 'confirm' | 'validate' | 'early_validate' | 'cancel';

@@ -1,5 +1,5 @@
 import type { Db } from '@works-api/prisma';
-import { namedQuery } from '@works-api/prisma';
+import { sendStatement } from '@works-api/prisma';
 import { requestSearchText, workSearchText } from './fold';
 
 /** Rows read per statement: each batch is one read and at most one update. */
@@ -58,7 +58,7 @@ export async function refoldBatch(db: Db, table: RefoldTable): Promise<number | 
     stale.length === 0
       ? 0
       : (
-          await namedQuery(
+          await sendStatement(
             db,
             `UPDATE ${table} t SET search = v.folded
              FROM unnest(:ids::uuid[], :read::text[], :folded::text[]) AS v (id, old, folded)

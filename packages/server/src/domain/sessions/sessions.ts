@@ -24,7 +24,7 @@ import { notFound, ProblemError } from '../errors';
 import { type PageRequest, readPage } from '../paging';
 import type { Schemas } from '../schemas';
 import { normalizeEmail, normalizeName, presentUser } from '../users/present';
-import { type MailCaps, mailCapRefusal } from '../mail-caps';
+import { type MailCaps, mailCapRefusal } from '../../mail/caps';
 import { codeHashOf, MAX_CODE_FAILURES, newSessionSecret, sessionHashOf, SIGN_IN_TTL_MS, tokenHashOf } from './secrets';
 
 /** What sessions and sign-in follow (config.ts, `SessionSettings`). */
@@ -62,7 +62,15 @@ export async function authenticateSession(
   if (idle >= policy.idleTimeoutMs) throw unauthenticated(`This session ended after going unused. ${SIGN_IN_AGAIN}`);
   if (idle > LAST_USED_PRECISION_MS) await touchSession(db, { id: session.id, now });
   const { email, firstName, lastName } = session;
-  return { userId: session.userId, via: 'session', credentialId: session.id, user: { email, firstName, lastName } };
+  // A session is its user's whole power: no tenant or scope limit (the role alone decides, as for a full key).
+  return {
+    userId: session.userId,
+    user: { email, firstName, lastName },
+    via: 'session',
+    credentialId: session.id,
+    tenants: null,
+    scopes: null,
+  };
 }
 
 /**

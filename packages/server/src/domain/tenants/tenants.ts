@@ -4,7 +4,7 @@ import { nextTenantSlugNumber } from '@works-api/prisma';
 import { newId } from '@works-api/prisma';
 import { type KeyOutcome, outcomeStatement } from '@works-api/prisma';
 import type { Prisma, Tenant } from '@works-api/prisma/client';
-import { preparedQuery } from '@works-api/prisma';
+import { sendStatement } from '@works-api/prisma';
 import { type Actor, authorize } from '../access';
 import { notFound } from '../errors';
 import { tenantLimitReached } from '../limits';
@@ -79,9 +79,9 @@ export async function createTenant(
       // cap, exactly under concurrency (see its migration, counted_by_their_creations); at the cap it returns false
       // and nothing is inserted.
       const key = outcomeStatement(outcome, tenant);
-      const created = await preparedQuery<Pick<Tenant, 'id'>>(
+      const created = await sendStatement<Pick<Tenant, 'id'>>(
         db,
-        `WITH ${key.first}
+        `WITH ${key.lockHeldKey}
          placed AS (SELECT count_new_tenant(:ownerId::uuid, :maxOwnedTenants::int) AS placed WHERE ${key.guard}),
          tenant AS (
            INSERT INTO tenants (id, name, slug, owner_id, created_at, updated_at)
@@ -89,7 +89,7 @@ export async function createTenant(
            WHERE placed
            RETURNING id),
          members_counted AS (
-           INSERT INTO tenant_counts (tenant_id, slot, members) SELECT id, counter_slot(), 1 FROM tenant)${key.last('tenant')}
+           INSERT INTO tenant_counts (tenant_id, slot, members) SELECT id, counter_slot(), 1 FROM tenant)${key.recordOutcome('tenant')}
          INSERT INTO memberships (id, tenant_id, user_id, role, created_at)
          SELECT :membershipId::uuid, id, :ownerId::uuid, 'owner'::member_role, :now::timestamptz FROM tenant
          RETURNING tenant_id AS id`,
@@ -97,6 +97,7 @@ export async function createTenant(
           ...{ tenantId: id, name, slug, ownerId: actor.userId, now: now.toISOString() },
           ...{ membershipId: newId(), maxOwnedTenants, ...key.params },
         },
+        { prepared: true },
       );
       if (created.length === 0) throw tenantLimitReached(maxOwnedTenants);
       return tenant;
@@ -143,14 +144,20 @@ export async function listTenants(db: Db, actor: Actor, request: PageRequest) {
   return readPage(request, {
     rows: async (page: Page) => {
       const { where, ...window } = newestFirst(page, 'tenantId');
+      // A key limited to some tenants lists only those (at most 100): the others do not exist for it.
+      const reach = actor.tenants === null ? {} : { AND: [{ tenantId: { in: [...actor.tenants] } }] };
       const memberships = await db.prisma.membership.findMany({
-        where: { userId: actor.userId, ...where },
+        where: { userId: actor.userId, ...where, ...reach },
         select: { tenant: { include: tenantInclude } },
         ...window,
       });
       return memberships.map((membership) => membership.tenant);
     },
-    totalCount: () => countTenantsOf(db, actor.userId),
+    // The kept count of the user's tenants; for a limited key, its tenants the user is still a member of.
+    totalCount: () =>
+      actor.tenants === null
+        ? countTenantsOf(db, actor.userId)
+        : db.prisma.membership.count({ where: { userId: actor.userId, tenantId: { in: [...actor.tenants] } } }),
     present: presentTenant,
   });
 }

@@ -1,4 +1,5 @@
 import type { Prisma, User } from '@works-api/prisma/client';
+import type { OwnerColumns } from '@works-api/prisma';
 import type { Schemas } from '../schemas';
 
 /** What a user record is read with: the owner of a tenant, work or request, the actor of a request's event. */
@@ -7,14 +8,9 @@ export const userRecord = { select: { firstName: true, lastName: true, email: tr
 /** A user read through `userRecord`. */
 export type UserRecordRow = Prisma.UserGetPayload<typeof userRecord>;
 
-/** `userRecord` for a plain statement: the owner's columns, `alias` naming the users table, and back to a record. */
-export const ownerColumns = (alias: string): string =>
-  `${alias}.email AS "ownerEmail", ${alias}.first_name AS "ownerFirstName", ${alias}.last_name AS "ownerLastName"`;
-export interface OwnerColumns {
-  ownerEmail: string;
-  ownerFirstName: string;
-  ownerLastName: string;
-}
+/** `userRecord` for a statement: the owner's columns (statements/parts.ts), back to a record. */
+export { ownerColumns, type OwnerColumns } from '@works-api/prisma';
+
 export const ownerRecord = (row: OwnerColumns): UserRecordRow => ({
   email: row.ownerEmail,
   firstName: row.ownerFirstName,

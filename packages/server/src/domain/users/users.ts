@@ -2,7 +2,7 @@ import type { Db } from '@works-api/prisma';
 import type { ApiKey, User } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
 import { type KeyOutcome, outcomeStatement } from '@works-api/prisma';
-import { namedQuery } from '@works-api/prisma';
+import { sendStatement } from '@works-api/prisma';
 import type { Actor } from '../access';
 import { newApiKey, presentApiKey } from '../api-keys/api-keys';
 import { notFound, ProblemError } from '../errors';
@@ -43,13 +43,13 @@ export async function createUserWithKey(db: Db, input: NewUser, outcome?: KeyOut
   const created: CreatedUser = { user: presentUser(user), apiKey: { ...presentApiKey(key), secret } };
   const recorded = outcomeStatement(outcome, created);
   try {
-    await namedQuery(
+    await sendStatement(
       db,
-      `WITH ${recorded.first}
+      `WITH ${recorded.lockHeldKey}
        created AS (
          INSERT INTO users (id, email, first_name, last_name, created_at)
          SELECT :userId::uuid, :email, :firstName, :lastName, :now::timestamptz
-         WHERE ${recorded.guard} RETURNING id)${recorded.last('created')}
+         WHERE ${recorded.guard} RETURNING id)${recorded.recordOutcome('created')}
        INSERT INTO api_keys (id, user_id, name, prefix, secret_hash, created_at)
        SELECT :apiKeyId::uuid, id, :apiKeyName, :prefix, :secretHash, :now::timestamptz FROM created`,
       {

@@ -4,7 +4,7 @@ import { nextWorkSlugNumber } from '@works-api/prisma';
 import type { Prisma, WebhookEvent, Work } from '@works-api/prisma/client';
 import { type KeyOutcome, KeyHoldLost, outcomeStatement } from '@works-api/prisma';
 import { isId, newId } from '@works-api/prisma';
-import { namedQuery, preparedQuery } from '@works-api/prisma';
+import { sendStatement } from '@works-api/prisma';
 import { type Actor, authorize, memberMaySql } from '../access';
 import { notFound, ProblemError } from '../errors';
 import {
@@ -29,8 +29,8 @@ import {
   userRecord,
 } from '../users/present';
 import { searchSql, workSearchText } from '../search/fold';
-import { readMemberPage } from '../member-page';
-import { OUTBOX_COLUMNS, OUTBOX_PARAMS, outboxParams, outboxRow } from '../webhooks/events';
+import { readCappedList } from '../capped-list';
+import { OUTBOX_COLUMNS, OUTBOX_PARAMS, outboxParams, outboxRow } from '../../webhooks/events';
 
 const withOwner = { owner: userRecord } as const;
 
@@ -118,7 +118,7 @@ function searchWorks(
     ...(discarded === 'all' ? [] : [`w.discarded_at IS ${discarded === 'true' ? 'NOT NULL' : 'NULL'}`]),
     search.where,
   ].join(' AND ');
-  return readMemberPage(db, actor, request, {
+  return readCappedList(db, actor, request, {
     tenantId,
     permission: 'readTenant',
     columns: `w.id, w.slug, w.name, w.description, w.created_at AS "createdAt", w.updated_at AS "updatedAt",
@@ -167,15 +167,15 @@ export async function createWork(
       const presented = presentWork({ ...work, createdAt: now, updatedAt: now, discardedAt: null });
       const key = outcomeStatement(outcome, presented);
       // Prepared: a write by key, planned once per connection.
-      const created = await preparedQuery<Pick<Work, 'id'>>(
+      const created = await sendStatement<Pick<Work, 'id'>>(
         db,
-        `WITH ${key.first}
+        `WITH ${key.lockHeldKey}
          work AS (
            INSERT INTO works (id, tenant_id, slug, name, description, owner_id, created_at, updated_at, search)
            SELECT :workId::uuid, :tenantId::uuid, :slug, :name, :description, :ownerId::uuid,
                   :now::timestamptz, :now::timestamptz, :search
            WHERE ${memberMaySql('createWork', ':tenantId', ':ownerId')} AND ${key.guard}
-           RETURNING id)${key.last('work')}
+           RETURNING id)${key.recordOutcome('work')}
          SELECT id FROM work`,
         {
           workId: work.id,
@@ -188,6 +188,7 @@ export async function createWork(
           search,
           ...key.params,
         },
+        { prepared: true },
       );
       if (created.length === 0) {
         await authorize(db, actor, tenantId, 'createWork');
@@ -293,7 +294,7 @@ async function setWorkDiscarded(db: Db, actor: Actor, tenantId: string, workId: 
     const now = new Date();
     const changed = presentWork({ ...current, discardedAt: discarded ? now : null, updatedAt: now });
     const event = outboxRow(discarded ? 'work.discarded' : 'work.undiscarded', tenantId, { work: changed }, now);
-    const rows = await namedQuery<Pick<WebhookEvent, 'id'>>(
+    const rows = await sendStatement<Pick<WebhookEvent, 'id'>>(
       db,
       `WITH changed AS (
          UPDATE works SET discarded_at = :discardedAt::timestamptz, updated_at = :now::timestamptz

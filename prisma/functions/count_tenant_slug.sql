@@ -1,0 +1,11 @@
+CREATE OR REPLACE FUNCTION public.count_tenant_slug()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  INSERT INTO tenant_slug_counters AS c (base, last_number)
+  SELECT m[1], m[2]::int FROM regexp_match(NEW.slug, '^(.+)-([0-9]{1,9})$') AS m
+  WHERE m[2]::int >= 2
+  ON CONFLICT (base) DO UPDATE SET last_number = excluded.last_number WHERE c.last_number < excluded.last_number;
+  RETURN NULL;
+END $function$;

@@ -1,0 +1,1 @@
+CREATE TRIGGER works_counted_delete AFTER DELETE ON public.works REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION count_works();

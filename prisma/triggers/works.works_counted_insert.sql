@@ -1,0 +1,1 @@
+CREATE TRIGGER works_counted_insert AFTER INSERT ON public.works REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION count_works();

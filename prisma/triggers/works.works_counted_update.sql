@@ -1,0 +1,1 @@
+CREATE TRIGGER works_counted_update AFTER UPDATE ON public.works REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION count_works();

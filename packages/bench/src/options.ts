@@ -26,6 +26,11 @@ export interface Options {
   countQueries: boolean;
   /** Only the webhooks comparison: write scenarios without and with a subscribed endpoint, and delivery lag. */
   webhooks: boolean;
+  /**
+   * The session-against-key comparison (issue 40): `only` (--credentials), `also` after the PostgreSQL modes (the
+   * default), or `skip` (--no-credentials).
+   */
+  credentials: 'only' | 'also' | 'skip';
   /** The hot-parent comparison: 'only' it, 'also' after the PostgreSQL runs (the default), or 'skip' it. */
   hotParent: 'only' | 'also' | 'skip';
   /** Only the scale mode: every scenario on an empty database, then on the large data set, side by side. */
@@ -57,6 +62,8 @@ const usage = `pnpm bench [-- options]
   --hot-parent           only the hot-parent comparison on PostgreSQL: writes into one parent (one user's tenants,
                          one tenant's works, one work's requests) against 16 parents, at 16 and 64 connections
                          (also run after the PostgreSQL scenarios, unless --no-hot-parent or --against)
+  --credentials          only the same requests with a full API key and with a session cookie (CPU per request)
+  --no-credentials       skip that comparison (it runs after the PostgreSQL scenarios by default)
   --webhooks             only webhooks: the write scenarios on PostgreSQL without and with an endpoint subscribed
                          to every event (a healthy receiver on loopback), in turn, and delivery lag p50/p99
   --scale                only the scale mode: every scenario, plus ${scaleScenarios.map((s) => s.id).join(', ')},
@@ -93,6 +100,8 @@ export function parseOptions(argv: string[]): Options {
       profile: { type: 'boolean', default: false },
       'count-queries': { type: 'boolean', default: false },
       webhooks: { type: 'boolean', default: false },
+      credentials: { type: 'boolean', default: false },
+      'no-credentials': { type: 'boolean', default: false },
       'hot-parent': { type: 'boolean', default: false },
       'no-hot-parent': { type: 'boolean', default: false },
       scale: { type: 'boolean', default: false },
@@ -143,6 +152,7 @@ export function parseOptions(argv: string[]): Options {
     profile: values.profile,
     countQueries: values['count-queries'],
     webhooks: values.webhooks,
+    credentials: values.credentials ? 'only' : values['no-credentials'] ? 'skip' : 'also',
     hotParent: values['hot-parent'] ? 'only' : values['no-hot-parent'] ? 'skip' : 'also',
     scale: values.scale,
     ...(shape !== undefined && { scaleShape: shape as ScaleShape }),

@@ -14,3 +14,5 @@ export * from './webhooks';
 export * from './parts';
 export * from './requests';
 export * from './api-keys';
+export * from './sessions';
+export * from './sign-in';

@@ -288,6 +288,9 @@ function OperationSecurity() {
     Operation(operation, ctx) {
       if (isWebhook(ctx)) return;
       const security = operation.security ?? rootSecurity ?? [];
+      // An operation that is itself how a credential is obtained (signing in) says why it needs none.
+      const why = operation['x-no-credential'];
+      if (security.length === 0 && typeof why === 'string' && why.trim().length >= 20) return;
       if (security.length === 0 || security.some((requirement) => Object.keys(requirement).length === 0)) {
         ctx.report({
           message: `Operation \`${operation.operationId}\` must require authentication (no empty or anonymous security).`,

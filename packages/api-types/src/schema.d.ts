@@ -128,6 +128,116 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sessions/email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Email me a sign-in link
+         * @description For people, not integrations (they use API keys). Emails a one-time sign-in link to the console and the same
+         *     sign-in as a short code (`ABCD-EFGH`, for reading the email on another device), both valid 15 minutes from
+         *     the email and usable once; then `POST /v1/sessions` signs in. Always `202` and the same body, whether or not
+         *     the address has an account (no account oracle): the email goes only to an address that may sign in (an
+         *     account, or what `SIGNUP` allows: by default an address with a pending invitation). Limited per address
+         *     (`SIGN_IN_EMAILS_PER_ADDRESS_PER_HOUR`, 5 by default, the address compared in canonical form: lower case,
+         *     `+tag` removed, Gmail's dots dropped), with every other email to the address (`MAX_EMAILS_PER_ADDRESS_PER_DAY`:
+         *     a sign-in email counts with the tenants' emails, though no stop link holds it back), and per client address
+         *     (`SIGN_IN_REQUESTS_PER_CLIENT_PER_HOUR`): `429` with `Retry-After`.
+         *     Needs no credential.
+         */
+        post: operations["createSignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in
+         * @description Exchanges an emailed sign-in for a session: `{ token }` (the part after `#token=` in the link, which the
+         *     console posts for you) or `{ email, code }` (the code from the email). Answers `201` with the session and
+         *     its user, and sets the session cookie: `HttpOnly`, `SameSite=Lax`, `Path=/`, and over HTTPS `Secure` and
+         *     named `__Host-works_session` (plain-HTTP development: `works_session`). The cookie's value is a new random
+         *     id each time (a session the browser had is ended: the id rotates at sign-in). An address without an account
+         *     that may have one (`SIGNUP`) gets it now, with the names the person types (`firstName`, `lastName`,
+         *     required then: `400 names_required` until they are given, the sign-in still unused). A link or code that
+         *     is expired or used is `410`, one that is not ours `400`: ask for a new one with `POST /v1/sessions/email`.
+         *     Needs no credential; from a browser, only this service's own pages may call it.
+         */
+        post: operations["createSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List my sessions
+         * @description The caller's live sessions (signed-in browsers), newest first, each with when it was last used (to the
+         *     minute) and when it ends; `current` marks the one making this request. A user keeps at most 50: the oldest
+         *     ends when a new one starts.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        /**
+         * Sign out everywhere
+         * @description Ends every session of the caller, this one included (its cookie is cleared). API keys are not touched.
+         */
+        delete: operations["revokeAllSessions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/sessions/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of one of the caller's sessions (`GET /me/sessions`).
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End a session
+         * @description Ends one of the caller's sessions: that browser is signed out from its next request. Ending the current one
+         *     is signing out (its cookie is cleared).
+         */
+        delete: operations["revokeSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tenants": {
         parameters: {
             query?: never;
@@ -2018,13 +2128,15 @@ export interface components {
         ApiKeyScopes: components["schemas"]["Scope"][] | null;
         /**
          * @description What an API key may do, per resource: every operation needs exactly one scope (its `x-required-scope`,
-         *     shown as "Required scopes" in this reference). `account:manage` (API keys, one's own invitations) is
-         *     held only by an unrestricted key; `tenants:create` never by a key limited to `tenants`.
+         *     shown as "Required scopes" in this reference). `account:manage` (API keys, one's own invitations and
+         *     sessions) is held only by an unrestricted key (and a signed-in person's session, which holds every scope);
+         *     `tenants:create` never by a key limited to `tenants`. Signing in (`createSignIn`, `createSession`) needs no
+         *     credential, so no scope.
          *
          *     | Scope | Operations | Lowest role |
          *     |---|---|---|
          *     | `account:read` | `getMe` | none |
-         *     | `account:manage` | `listApiKeys`, `createApiKey`, `revokeApiKey`, `listMyInvitations`, `acceptInvitation`, `declineInvitation` | unrestricted keys only |
+         *     | `account:manage` | `listApiKeys`, `createApiKey`, `revokeApiKey`, `listMyInvitations`, `acceptInvitation`, `declineInvitation`, `listSessions`, `revokeSession`, `revokeAllSessions` | unrestricted keys only |
          *     | `tenants:read` | `listTenants`, `getTenant` | member |
          *     | `tenants:create` | `createTenant` | none |
          *     | `tenants:write` | `updateTenant` | admin |
@@ -4461,6 +4573,252 @@ export interface components {
             status: 401;
         };
         /**
+         * invalid_sign_in
+         * @description A sign-in link or code that is not one of ours (mistyped, altered, or from another deployment). Ask for a new one.
+         * @example {
+         *       "type": "https://works-api.dev/problems/invalid_sign_in",
+         *       "title": "Invalid sign-in link",
+         *       "status": 400,
+         *       "detail": "This sign-in link or code is not one of ours. Ask for a new one on the sign-in page.",
+         *       "instance": "/v1/sessions",
+         *       "code": "invalid_sign_in"
+         *     }
+         */
+        InvalidSignInProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "invalid_sign_in";
+            /** @constant */
+            status: 400;
+        };
+        /**
+         * names_required
+         * @description The address has no account yet; signing in makes one, with the first and last name the person types. Send them with the same link or code (it is still unused).
+         * @example {
+         *       "type": "https://works-api.dev/problems/names_required",
+         *       "title": "Names required",
+         *       "status": 400,
+         *       "detail": "No account has this address yet: give your first and last name to create it.",
+         *       "instance": "/v1/sessions",
+         *       "code": "names_required"
+         *     }
+         */
+        NamesRequiredProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "names_required";
+            /** @constant */
+            status: 400;
+        };
+        /**
+         * sign_in_expired
+         * @description The sign-in link or code is past its 15 minutes. Ask for a new one (`POST /v1/sessions/email`).
+         * @example {
+         *       "type": "https://works-api.dev/problems/sign_in_expired",
+         *       "title": "Sign-in link expired",
+         *       "status": 410,
+         *       "detail": "This sign-in link has expired (they work for 15 minutes). Ask for a new one on the sign-in page.",
+         *       "instance": "/v1/sessions",
+         *       "code": "sign_in_expired"
+         *     }
+         */
+        SignInExpiredProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "sign_in_expired";
+            /** @constant */
+            status: 410;
+        };
+        /**
+         * sign_in_used
+         * @description The sign-in link or code was used already (each works once). Ask for a new one (`POST /v1/sessions/email`).
+         * @example {
+         *       "type": "https://works-api.dev/problems/sign_in_used",
+         *       "title": "Sign-in link used",
+         *       "status": 410,
+         *       "detail": "This sign-in link was used already (each works once). Ask for a new one on the sign-in page.",
+         *       "instance": "/v1/sessions",
+         *       "code": "sign_in_used"
+         *     }
+         */
+        SignInUsedProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "sign_in_used";
+            /** @constant */
+            status: 410;
+        };
+        /**
+         * sign_up_not_allowed
+         * @description The address has no account, and this service does not make one for it now (`SIGNUP`). Ask its operator, or a tenant to invite you.
+         * @example {
+         *       "type": "https://works-api.dev/problems/sign_up_not_allowed",
+         *       "title": "Sign-up not allowed",
+         *       "status": 403,
+         *       "detail": "No account has this address, and this service makes accounts only for invited addresses. Ask to be invited.",
+         *       "instance": "/v1/sessions",
+         *       "code": "sign_up_not_allowed"
+         *     }
+         */
+        SignUpNotAllowedProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "sign_up_not_allowed";
+            /** @constant */
+            status: 403;
+        };
+        /**
+         * cross_site_request
+         * @description A browser page of another site sent a request that signs in; only the pages of this service may.
+         * @example {
+         *       "type": "https://works-api.dev/problems/cross_site_request",
+         *       "title": "Cross-site request",
+         *       "status": 403,
+         *       "detail": "Only the pages of this service may sign in: this request came from another site.",
+         *       "instance": "/v1/sessions",
+         *       "code": "cross_site_request"
+         *     }
+         */
+        CrossSiteRequestProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "cross_site_request";
+            /** @constant */
+            status: 403;
+        };
+        /**
+         * sign_in_limit_reached
+         * @description This address was sent as many sign-in emails this hour as allowed (`SIGN_IN_EMAILS_PER_ADDRESS_PER_HOUR`, 5 by default). Retry after `Retry-After` seconds; the emails already sent still work.
+         * @example {
+         *       "type": "https://works-api.dev/problems/sign_in_limit_reached",
+         *       "title": "Too many sign-in emails",
+         *       "status": 429,
+         *       "detail": "This address has been sent 5 sign-in emails in the last hour, the most allowed; retry after Retry-After.",
+         *       "instance": "/v1/sessions/email",
+         *       "code": "sign_in_limit_reached"
+         *     }
+         */
+        SignInLimitReachedProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "sign_in_limit_reached";
+            /** @constant */
+            status: 429;
+        };
+        /**
+         * @example {
+         *       "email": "ada@example.com"
+         *     }
+         */
+        RequestSignInBody: {
+            email: components["schemas"]["Email"];
+        };
+        /**
+         * @description The same for every address. The email, if the address may sign in, is on its way.
+         * @example {
+         *       "email": "ada@example.com",
+         *       "validForSeconds": 900
+         *     }
+         */
+        SignInRequested: {
+            email: components["schemas"]["Email"];
+            /**
+             * Format: int32
+             * @description How long the link and the code work once the email is sent.
+             * @example 900
+             */
+            validForSeconds: number;
+        };
+        /**
+         * @description The token from the emailed link, or the address and the code from the email.
+         * @example {
+         *       "email": "ada@example.com",
+         *       "code": "KQ7M-XR4P"
+         *     }
+         */
+        CreateSessionBody: components["schemas"]["SignInWithLink"] | components["schemas"]["SignInWithCode"];
+        /**
+         * @example {
+         *       "token": "Qm9vbGVhbiBibG9ja3MgYXJlIGZ1bmFuZG1vcmVmdW4xMjM0NTY"
+         *     }
+         */
+        SignInWithLink: {
+            /**
+             * @description The part of the emailed link after `#token=`.
+             * @example Qm9vbGVhbiBibG9ja3MgYXJlIGZ1bmFuZG1vcmVmdW4xMjM0NTY
+             */
+            token: string;
+            firstName?: components["schemas"]["PersonName"];
+            lastName?: components["schemas"]["PersonName"];
+        };
+        /**
+         * @example {
+         *       "email": "ada@example.com",
+         *       "code": "KQ7M-XR4P"
+         *     }
+         */
+        SignInWithCode: {
+            email: components["schemas"]["Email"];
+            /**
+             * @description The code from the email (`KQ7M-XR4P`; case, spaces and the dash do not matter).
+             * @example KQ7M-XR4P
+             */
+            code: string;
+            firstName?: components["schemas"]["PersonName"];
+            lastName?: components["schemas"]["PersonName"];
+        };
+        /**
+         * @description A signed-in browser of the caller. Its cookie's value is never shown (the id here is not it).
+         * @example {
+         *       "id": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *       "createdAt": "2026-11-22T10:15:00.000Z",
+         *       "lastUsedAt": "2026-11-22T11:02:00.000Z",
+         *       "expiresAt": "2026-12-22T10:15:00.000Z",
+         *       "current": true,
+         *       "userAgent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0"
+         *     }
+         */
+        Session: {
+            id: components["schemas"]["Id"];
+            createdAt: components["schemas"]["Timestamp"];
+            /** @description When it last made a request, to the minute. */
+            lastUsedAt: components["schemas"]["Timestamp"];
+            /** @description When it ends however it is used (`SESSION_LIFETIME` after sign-in); unused for `SESSION_IDLE_TIMEOUT`, it ends sooner. */
+            expiresAt: components["schemas"]["Timestamp"];
+            /** @description True for the session making this request. */
+            current: boolean;
+            /**
+             * @description The browser that signed in, as it named itself (shortened).
+             * @example Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0
+             */
+            userAgent: string | null;
+        };
+        /**
+         * @description A page of sessions.
+         * @example {
+         *       "totalCount": 1,
+         *       "edges": [
+         *         {
+         *           "cursor": "AQGTobCfCnscjS4_SltsfY5rQGV_o8UubuM4qt_edv4U",
+         *           "node": {
+         *             "id": "0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+         *             "createdAt": "2026-11-22T10:15:00.000Z",
+         *             "lastUsedAt": "2026-11-22T11:02:00.000Z",
+         *             "expiresAt": "2026-12-22T10:15:00.000Z",
+         *             "current": true,
+         *             "userAgent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0"
+         *           }
+         *         }
+         *       ],
+         *       "pageInfo": {
+         *         "hasNextPage": false,
+         *         "endCursor": "AQGTobCfCnscjS4_SltsfY5rQGV_o8UubuM4qt_edv4U"
+         *       }
+         *     }
+         */
+        SessionConnection: {
+            /** Format: int32 */
+            totalCount: number;
+            edges: {
+                cursor: string;
+                node: components["schemas"]["Session"];
+            }[];
+            pageInfo: components["schemas"]["PageInfo"];
+        };
+        /**
          * forbidden
          * @description The caller is a member of the tenant, but their role does not allow the operation.
          * @example {
@@ -5314,6 +5672,86 @@ export interface components {
             };
         };
         /**
+         * @description Malformed JSON or a body that breaks the contract (`validation_failed`, `malformed_json`,
+         *     `malformed_request`), a sign-in link or code that is not ours (`invalid_sign_in`: mistyped, or from
+         *     another deployment), or an address without an account signing in without the names its new account needs
+         *     (`names_required`).
+         */
+        SignInBadRequest: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://works-api.dev/problems/invalid_sign_in",
+                 *       "title": "Invalid sign-in link",
+                 *       "status": 400,
+                 *       "detail": "This sign-in link or code is not one of ours. Ask for a new one on the sign-in page.",
+                 *       "instance": "/v1/sessions",
+                 *       "code": "invalid_sign_in"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["ValidationFailedProblem"] | components["schemas"]["MalformedJsonProblem"] | components["schemas"]["MalformedRequestProblem"] | components["schemas"]["InvalidSignInProblem"] | components["schemas"]["NamesRequiredProblem"];
+            };
+        };
+        /** @description The sign-in link or code has expired (`sign_in_expired`) or was used (`sign_in_used`); ask for a new one. */
+        SignInGone: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["SignInExpiredProblem"] | components["schemas"]["SignInUsedProblem"];
+            };
+        };
+        /**
+         * @description The address has no account and may not get one now (`sign_up_not_allowed`): `SIGNUP` is `closed`, or it is
+         *     `invite` and the invitation is gone. Or a browser page of another site sent it (`cross_site_request`).
+         */
+        SignUpForbidden: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["SignUpNotAllowedProblem"] | components["schemas"]["CrossSiteRequestProblem"];
+            };
+        };
+        /**
+         * @description Too many sign-in emails to this address this hour (`sign_in_limit_reached`), as many emails of every kind
+         *     to this address today as the service sends (`address_email_limit_reached`: sign-in emails count with the
+         *     tenants' emails to it), or too many sign-in requests from this client address (`rate_limited`). Wait for
+         *     `Retry-After`.
+         */
+        SignInTooManyRequests: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["SignInLimitReachedProblem"] | components["schemas"]["AddressEmailLimitReachedProblem"] | components["schemas"]["RateLimitedProblem"];
+            };
+        };
+        /**
          * @description The user already has as many active API keys as allowed (`api_key_limit_reached`; 100 by default): revoke
          *     one first. Or a request with the same `Idempotency-Key` is still running (`idempotency_key_in_use`).
          */
@@ -5827,6 +6265,11 @@ export interface components {
          */
         AdminUserId: components["schemas"]["IdInPath"];
         /**
+         * @description The identifier of one of the caller's sessions (`GET /me/sessions`).
+         * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+         */
+        SessionId: components["schemas"]["IdInPath"];
+        /**
          * @description The identifier of one of the caller's API keys.
          * @example 0193a1b0-9f0a-7b1c-8d2e-3f4a5b6c7d8e
          */
@@ -5905,6 +6348,15 @@ export interface components {
     headers: {
         /** @description The URL of the created resource. */
         Location: string;
+        /**
+         * @description The session cookie: `__Host-works_session=<id>; Path=/; HttpOnly; Secure; SameSite=Lax; Max-Age=<lifetime>`
+         *     over HTTPS (the request's own scheme, `X-Forwarded-Proto` from a proxy in `TRUST_PROXY`, or an https
+         *     `PUBLIC_URL`), `works_session=<id>; Path=/; HttpOnly; SameSite=Lax; Max-Age=<lifetime>` over plain HTTP
+         *     (local development: browsers take `__Host-` cookies only over HTTPS).
+         */
+        SetSessionCookie: string;
+        /** @description Clears the session cookie (`Max-Age=0`) when the request's own session has ended. */
+        ClearSessionCookie: string;
         /** @description The authentication scheme to use: `Bearer`. */
         WwwAuthenticate: string;
         /**
@@ -6234,6 +6686,205 @@ export interface operations {
                         apiKey: components["schemas"]["ApiKey"];
                     };
                 };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RequestSignInBody"];
+            };
+        };
+        responses: {
+            /** @description Accepted. If the address may sign in, the email is on its way. */
+            202: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        signIn: components["schemas"]["SignInRequested"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["SignUpForbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["SignInTooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSessionBody"];
+            };
+        };
+        responses: {
+            /** @description Signed in; the cookie is set. */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Set-Cookie": components["headers"]["SetSessionCookie"];
+                    Location: components["headers"]["Location"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        session: components["schemas"]["Session"];
+                        user: components["schemas"]["User"];
+                    };
+                };
+            };
+            400: components["responses"]["SignInBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["SignUpForbidden"];
+            410: components["responses"]["SignInGone"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["SignInTooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds at most. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `endCursor` of the previous page of the same list; the page starts after it. A cursor is opaque and
+                 *     signed by the service, and bound to the list that issued it: the operation, its parent ids (the path) and
+                 *     its filters (every query parameter but `limit` and `after`, a parameter left out counting as its default).
+                 *     Any other cursor, one of another list, tenant or filter, altered, forged or not ours, is
+                 *     `400 invalid_cursor`. `limit` may change from page to page. A tenant's embedded `works` is the first page
+                 *     of `GET /tenants/{tenant_id}/works` (default filters), and its cursors page on there.
+                 */
+                after?: components["parameters"]["After"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sessions. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        sessions: components["schemas"]["SessionConnection"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeAllSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every session has ended. */
+            204: {
+                headers: {
+                    "Set-Cookie": components["headers"]["ClearSessionCookie"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of one of the caller's sessions (`GET /me/sessions`).
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session has ended. */
+            204: {
+                headers: {
+                    "Set-Cookie": components["headers"]["ClearSessionCookie"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];

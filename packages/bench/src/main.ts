@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { createFixtures, type Fixtures } from './fixtures';
+import { type CredentialRow, credentialPairs, formatCredentials, signInForBench } from './credentials';
 import { runLoad } from './load';
 import { type Options, parseOptions } from './options';
 import { runPaced } from './paced';
@@ -73,6 +74,7 @@ async function main(): Promise<void> {
     scale?: ScaleResult[];
     hotParent?: HotParentRow[];
     bulk?: BulkResult;
+    credentials?: CredentialRow[];
   } = {
     startedAt: startedAt.toISOString(),
     commit: gitCommit(),
@@ -121,6 +123,9 @@ async function main(): Promise<void> {
   } else if (options.webhooks) {
     report.webhooks = await webhooks(options, chosen);
     log(`\n${formatWebhooks(report.webhooks)}`);
+  } else if (options.credentials === 'only') {
+    report.credentials = await credentials(options);
+    log(`\n${formatCredentials(report.credentials)}`);
   } else {
     if (pgVersion) {
       const [single, double] = await postgresModes(options, chosen);
@@ -140,6 +145,10 @@ async function main(): Promise<void> {
     if (single && double) log(`\n${formatCluster(single, double)}`);
     if (pgVersion && options.hotParent === 'also' && !options.against) report.hotParent = await hotParent(options);
     if (pgVersion && options.bulk === 'also' && !options.against) report.bulk = await bulk(options);
+    if (pgVersion && options.credentials === 'also' && !options.against) {
+      report.credentials = await credentials(options);
+      log(`\n${formatCredentials(report.credentials)}`);
+    }
   }
 
   report.targets = checkTargets(report);
@@ -659,6 +668,68 @@ async function countQueries(options: Options, chosen: Scenario[]) {
     }
   } finally {
     await baseline?.stop();
+    await server.stop();
+  }
+  return rows;
+}
+
+/**
+ * A session cookie against a full API key (issue 40): the same requests on one server, in the same run, rounds
+ * interleaved (key, session, key, session, ...), so that a burst of other work on the machine hits both.
+ */
+async function credentials(options: Options): Promise<CredentialRow[]> {
+  log(`\n== credentials: a full API key and a session cookie, PostgreSQL (${redact(options.postgresUrl)})`);
+  const server = await startServer('works-api (credentials)', { DATABASE_URL: options.postgresUrl, LOG_LEVEL: 'info' });
+  const rows: CredentialRow[] = [];
+  try {
+    const fixtures = await createFixtures(server.url, ADMIN_TOKEN, runId);
+    const cookie = await signInForBench(server.url, `bench-${runId}@example.com`, server.logFile);
+    const target: Target = { fixtures, pool: [] };
+    const rounds = Math.max(3, options.rounds);
+    for (const pair of credentialPairs) {
+      const kind = pair.id === 'get-tenant' ? 'read' : 'write';
+      const withKey: Scenario = {
+        id: pair.id as ScenarioId,
+        title: pair.title,
+        kind,
+        requests: (t) => [pair.withKey(t.fixtures)],
+      };
+      const withSession: Scenario = {
+        id: pair.id as ScenarioId,
+        title: pair.title,
+        kind,
+        requests: (t) => [pair.withSession(t.fixtures, cookie)],
+      };
+      const keyRounds: Measurement[] = [];
+      const sessionRounds: Measurement[] = [];
+      for (let round = 1; round <= rounds; round++) {
+        keyRounds.push((await measure(withKey, server, target, options, false)).max);
+        sessionRounds.push((await measure(withSession, server, target, options, false)).max);
+      }
+      const errors = [...keyRounds, ...sessionRounds].filter((m) => m.errors > 0);
+      if (errors.length > 0)
+        throw new Error(`credentials ${pair.id}: errors ${JSON.stringify(errors[0]!.statusCodes)}`);
+      const cpu = (measurements: Measurement[]) => {
+        const values = measurements.map((m) => m.cpuMsPerRequest ?? NaN).sort((a, b) => a - b);
+        return values[Math.floor((values.length - 1) / 2)]!;
+      };
+      const key = median(keyRounds);
+      const session = median(sessionRounds);
+      const row: CredentialRow = {
+        id: pair.id,
+        title: pair.title,
+        key,
+        session,
+        cpuRatio: cpu(sessionRounds) / cpu(keyRounds),
+      };
+      rows.push(row);
+      log(
+        `  ${pair.title.padEnd(14)} key ${key.rps.toFixed(0)} req/s, ${cpu(keyRounds).toFixed(3)} CPU ms/req; ` +
+          `session ${session.rps.toFixed(0)} req/s, ${cpu(sessionRounds).toFixed(3)} CPU ms/req; ` +
+          `session/key CPU ${((row.cpuRatio ?? 0) * 100).toFixed(1)}%`,
+      );
+    }
+  } finally {
     await server.stop();
   }
   return rows;

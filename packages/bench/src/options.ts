@@ -26,6 +26,11 @@ export interface Options {
   countQueries: boolean;
   /** Only the webhooks comparison: write scenarios without and with a subscribed endpoint, and delivery lag. */
   webhooks: boolean;
+  /**
+   * The session-against-key comparison (issue 40): `only` (--credentials), `also` after the PostgreSQL modes (the
+   * default), or `skip` (--no-credentials).
+   */
+  credentials: 'only' | 'also' | 'skip';
   /** The hot-parent comparison: 'only' it, 'also' after the PostgreSQL runs (the default), or 'skip' it. */
   hotParent: 'only' | 'also' | 'skip';
   /** The bulk-send comparison (issue 41): 'only' it, 'also' after the PostgreSQL runs (the default), or 'skip' it. */
@@ -63,6 +68,8 @@ const usage = `pnpm bench [-- options]
                          p50/p99 per batch), the mail sender draining a batch's 1,000 emails against 1,000 single
                          creates', and single creates' p99 in the same work while batches of 1,000 run
                          (also run after the PostgreSQL scenarios, unless --no-bulk or --against)
+  --credentials          only the same requests with a full API key and with a session cookie (CPU per request)
+  --no-credentials       skip that comparison (it runs after the PostgreSQL scenarios by default)
   --webhooks             only webhooks: the write scenarios on PostgreSQL without and with an endpoint subscribed
                          to every event (a healthy receiver on loopback), in turn, and delivery lag p50/p99
   --scale                only the scale mode: every scenario, plus ${scaleScenarios.map((s) => s.id).join(', ')},
@@ -99,6 +106,8 @@ export function parseOptions(argv: string[]): Options {
       profile: { type: 'boolean', default: false },
       'count-queries': { type: 'boolean', default: false },
       webhooks: { type: 'boolean', default: false },
+      credentials: { type: 'boolean', default: false },
+      'no-credentials': { type: 'boolean', default: false },
       'hot-parent': { type: 'boolean', default: false },
       'no-hot-parent': { type: 'boolean', default: false },
       bulk: { type: 'boolean', default: false },
@@ -151,6 +160,7 @@ export function parseOptions(argv: string[]): Options {
     profile: values.profile,
     countQueries: values['count-queries'],
     webhooks: values.webhooks,
+    credentials: values.credentials ? 'only' : values['no-credentials'] ? 'skip' : 'also',
     hotParent: values['hot-parent'] ? 'only' : values['no-hot-parent'] ? 'skip' : 'also',
     bulk: values.bulk ? 'only' : values['no-bulk'] ? 'skip' : 'also',
     scale: values.scale,

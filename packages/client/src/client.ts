@@ -19,6 +19,12 @@ export interface ClientOptions {
   idempotencyKey?: (() => string) | undefined;
   /** Headers sent with every request (a `User-Agent` for your integration, say). */
   headers?: Record<string, string> | undefined;
+  /**
+   * Whether the browser sends the session cookie (a person signed in by email, `POST /v1/sessions`): fetch's
+   * `credentials`. A page on the server's own origin (the console) needs `same-origin`, the default; never set an
+   * `apiKey` as well (a request with both is refused).
+   */
+  credentials?: RequestCredentials | undefined;
 }
 
 /** Error bodies are `application/problem+json`, successes `application/json`: this media pattern types both. */
@@ -86,7 +92,7 @@ const creatingRoutes = new Set(
 /**
  * A typed client for every operation of openapi/api.yaml.
  *
- * - Sends `Authorization: Bearer <apiKey>`.
+ * - Sends `Authorization: Bearer <apiKey>` (integrations), or, in a browser, the session cookie (`credentials`).
  * - Sends an `Idempotency-Key` with every POST that creates something, unless the call gave one, so a retried
  *   creation is replayed by the server instead of creating twice.
  * - Retries 429 and 503 answers and network errors, with backoff and honouring `Retry-After`, but only for
@@ -94,7 +100,7 @@ const creatingRoutes = new Set(
  * - Every error result is a typed Problem (`error.code` to switch on); `unwrap()` turns it into a throw.
  */
 export function createClient(options: ClientOptions): WorksApiClient {
-  const { baseUrl, apiKey, retry, headers } = options;
+  const { baseUrl, apiKey, retry, headers, credentials } = options;
   const newKey = options.idempotencyKey ?? (() => globalThis.crypto.randomUUID());
   const fetchImpl = () => options.fetch ?? globalThis.fetch;
   const root = baseUrl.replace(/\/+$/, '');
@@ -103,6 +109,7 @@ export function createClient(options: ClientOptions): WorksApiClient {
     baseUrl: root.endsWith('/v1') ? root : `${root}/v1`,
     fetch: retry === false ? (request: Request) => fetchImpl()(request) : retryingFetch(fetchImpl, retry),
     ...(headers && { headers }),
+    ...(credentials && { credentials }),
   });
   client.use(problemResponses, idempotencyKeys(newKey));
   if (apiKey !== undefined) client.use(bearer(apiKey));

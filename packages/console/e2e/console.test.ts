@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createClient, unwrap } from '@works-api/client';
 import {
@@ -10,6 +12,7 @@ import {
   watchForErrors,
 } from './support/browser';
 import { type RunningServer, startServer, type TestUser } from './support/server';
+import { startSmtpCatcher } from './support/smtp-catcher';
 
 /**
  * The console in a real Chromium against the real server (built, on a random loopback port, on PGlite unless
@@ -56,11 +59,52 @@ async function newPage(viewport = DESKTOP): Promise<Page> {
   return page;
 }
 
-async function signIn(page: Page, user: TestUser, path = '/console'): Promise<void> {
-  await page.goto(server.baseUrl + path);
-  await page.getByLabel('API key').fill(user.apiKey);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+/**
+ * Signs `user` in as a person does: their address on the sign-in page, then the emailed link, which the dev mailbox
+ * prints in the server's log (as the README says); then opens `path`.
+ */
+async function signIn(
+  page: Page,
+  user: { email: string },
+  path = '/console',
+  on: RunningServer = server,
+): Promise<void> {
+  await page.goto(`${on.baseUrl}/console`);
+  const link = await emailedLink(page, user.email, on);
+  await page.goto(link);
   await expectVisible(page.getByTestId('signed-in-as').filter({ hasText: user.email }));
+  if (path !== '/console') await page.goto(on.baseUrl + path);
+  await expectVisible(page.getByTestId('signed-in-as').filter({ hasText: user.email }));
+}
+
+/** Asks for a sign-in email on the sign-in page `page` shows, and reads its link from the server's log. */
+async function emailedLink(page: Page, email: string, on: RunningServer = server): Promise<string> {
+  const before = signInLinksIn(on.output(), email).length;
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
+  await expectVisible(page.getByText('an email is on its way'));
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const links = signInLinksIn(on.output(), email);
+    if (links.length > before) return links.at(-1)!;
+    if (Date.now() > deadline) throw new Error(`no sign-in link for ${email} in the server's log`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The sign-in links the dev mailbox printed for `email`, oldest first. */
+function signInLinksIn(output: string, email: string): string[] {
+  return output
+    .split('\n')
+    .filter((line) => line.includes(`"to":"${email}"`))
+    .flatMap((line) => /"signInLink":"([^"]+)"/.exec(line)?.[1] ?? []);
+}
+
+/** Opens a Mailbox email (its `<details>`) unless it is open already (only the newest is, at first). */
+async function openMail(mail: ReturnType<Page['locator']>): Promise<void> {
+  await expectVisible(mail.locator('summary'));
+  if ((await mail.locator('details').first().getAttribute('open')) === null)
+    await mail.locator('summary').first().click();
 }
 
 async function expectVisible(locator: ReturnType<Page['locator']>): Promise<void> {
@@ -101,14 +145,19 @@ describe('the console', () => {
     const page = await newPage();
 
     await page.goto(`${server.baseUrl}/console`);
-    await expectVisible(page.getByLabel('API key'));
+    await expectVisible(page.getByLabel('Email', { exact: true }));
+    // Never an API key in a browser.
+    expect(await page.getByLabel('API key').count()).toBe(0);
     await checkPage(page, 'sign-in');
-    await page.getByLabel('API key').fill(ada.apiKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    const link = await emailedLink(page, ada.email);
+    await checkPage(page, 'sign-in-sent');
+    await page.goto(link);
     await expectVisible(page.getByTestId('signed-in-as').filter({ hasText: 'Ada Lovelace' }));
-    // The key is in this tab's sessionStorage, and nowhere in the address.
-    expect(page.url()).not.toContain(ada.apiKey);
-    expect(await page.evaluate(() => Object.values(sessionStorage))).toEqual([ada.apiKey]);
+    // The link's token left the address bar; nothing of a credential is in the page's storage.
+    expect(page.url()).not.toContain('token');
+    expect(
+      await page.evaluate(() => [Object.keys(sessionStorage), Object.keys(localStorage), document.cookie]),
+    ).toEqual([[], [], '']);
 
     await expectVisible(page.getByText('You are not a member of any tenant yet'));
     await page.getByLabel('Name', { exact: true }).fill('Acme Research');
@@ -178,12 +227,15 @@ describe('the console', () => {
     await expectVisible(page.getByRole('link', { name: 'Acme Research' }));
     await checkPage(page, 'tenants');
     await page.getByRole('link', { name: 'API keys' }).click();
-    await expectVisible(page.getByText('this session'));
+    await expectVisible(page.getByText('Default key'));
     await checkPage(page, 'api-keys');
+    await page.getByRole('link', { name: 'Sessions' }).click();
+    await expectVisible(page.getByText('this browser'));
+    await checkPage(page, 'sessions');
 
-    // A reload of a client-side route gets the app (the server's fallback), still signed in (sessionStorage).
+    // A reload of a client-side route gets the app (the server's fallback), still signed in (the cookie).
     await page.reload();
-    await expectVisible(heading(page, 'API keys'));
+    await expectVisible(heading(page, 'Sessions'));
 
     expect(server.output()).not.toContain(ada.apiKey);
   });
@@ -485,7 +537,7 @@ describe('the console', () => {
     expect(works.totalCount).toBe(0);
   });
 
-  it('creates an API key shown once with a copy button, revokes keys, and signs out when its own key is revoked', async () => {
+  it('creates an API key shown once with a copy button, and revokes keys', async () => {
     const ada = await server.createUser('Ada');
     const page = await newPage();
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.baseUrl });
@@ -511,30 +563,99 @@ describe('the console', () => {
     await expectVisible(ciRow.getByText(/^revoked/));
     const revoked = createKeyClient(secret);
     expect((await revoked.getMe()).response.status).toBe(401);
-
-    // Revoking the key this session uses: the next call is refused and the console asks for a key again.
-    const own = page.getByRole('listitem').filter({ hasText: 'this session' });
-    await own.getByRole('button', { name: 'Revoke' }).click();
-    await own.getByRole('button', { name: 'Yes, revoke' }).click();
-    await expectVisible(page.getByText('The API key was refused'));
-    await expectVisible(page.getByLabel('API key'));
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    // Revoking keys does not touch the person's session.
+    await page.reload();
+    await expectVisible(page.getByTestId('signed-in-as').filter({ hasText: ada.email }));
   });
 
-  it('signs out: the key is forgotten, a reload asks for one again', async () => {
+  it('signs out: the session ends, a reload shows the sign-in page, the old cookie opens nothing', async () => {
     const ada = await server.createUser('Ada');
     const page = await newPage(PHONE);
     await signIn(page, ada);
+    const [cookie] = await page.context().cookies();
+    expect(cookie).toMatchObject({ name: 'works_session', httpOnly: true, sameSite: 'Lax', path: '/' });
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await expectVisible(page.getByLabel('API key'));
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    await expectVisible(page.getByLabel('Email', { exact: true }));
     await page.reload();
-    await expectVisible(page.getByLabel('API key'));
-    // A wrong key is refused with the server's words, next to the field.
-    await page.getByLabel('API key').fill('wk_nope_nope');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForFunction(() => document.querySelector('[aria-invalid="true"]') !== null);
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    await expectVisible(page.getByLabel('Email', { exact: true }));
+    const replayed = await fetch(`${server.baseUrl}/v1/me`, {
+      headers: { cookie: `${cookie!.name}=${cookie!.value}` },
+    });
+    expect(replayed.status).toBe(401);
+    // A link that is not ours is refused with the server's words, and says how to get a new one.
+    await page.goto(`${server.baseUrl}/console/sign-in#token=${'A'.repeat(43)}`);
+    await expectVisible(page.getByText('not one of ours'));
+    await expectVisible(page.getByText('get a new sign-in link'));
+  });
+});
+
+describe('signing in by email, through the dev mailbox', () => {
+  it('a newcomer signs in from the link in the log, names themself, reads the next code in the Mailbox on another device, and signs out everywhere', async () => {
+    const email = `katherine-${Date.now()}@example.com`;
+    // The phone: the README's newcomer, with nothing set up: the link is in the server's log.
+    const phone = await newPage(PHONE);
+    await phone.goto(`${server.baseUrl}/console`);
+    await phone.goto(await emailedLink(phone, email));
+    // No account had this address (SIGNUP=open, as on a developer's machine): the person gives their own names.
+    await expectVisible(phone.getByText('tell us your name'));
+    await checkPage(phone, 'sign-in-names');
+    await phone.getByLabel('First name').fill('Katherine');
+    await phone.getByLabel('Last name').fill('Johnson');
+    await phone.getByRole('button', { name: 'Create my account' }).click();
+    await expectVisible(phone.getByTestId('signed-in-as').filter({ hasText: 'Katherine Johnson' }));
+
+    // The laptop asks for a sign-in; its email is read on the phone, in the Mailbox, and its code typed here.
+    const laptop = await newPage();
+    await laptop.goto(`${server.baseUrl}/console`);
+    await emailedLink(laptop, email);
+    await phone.goto(`${server.baseUrl}/console/mailbox`);
+    const newest = phone.getByText(/Your sign-in link for works-api \(code [A-Z0-9]{4}-[A-Z0-9]{4}\)/).first();
+    await expectVisible(newest);
+    const code = /code ([A-Z0-9]{4}-[A-Z0-9]{4})/.exec((await newest.textContent()) ?? '')![1]!;
+    await laptop.getByLabel('Code from the email').fill(code.toLowerCase());
+    await laptop.getByRole('button', { name: 'Sign in' }).click();
+    await expectVisible(laptop.getByTestId('signed-in-as').filter({ hasText: 'Katherine Johnson' }));
+
+    await laptop.getByRole('link', { name: 'Sessions' }).click();
+    const rows = laptop.locator('section[aria-labelledby="sessions-title"] li.row');
+    await expectVisible(laptop.getByText('this browser'));
+    expect(await rows.count()).toBe(2);
+    // Sign out everywhere: both browsers are signed out.
+    await laptop.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await laptop.getByRole('button', { name: 'Yes, sign out everywhere' }).click();
+    await expectVisible(laptop.getByText('You are signed out everywhere.'));
+    await phone.reload();
+    await expectVisible(phone.getByLabel('Email', { exact: true }));
+  });
+
+  it('a form of another site cannot act with the session cookie (cross-site request forgery)', async () => {
+    const ada = await server.createUser('Ada');
+    const page = await newPage();
+    await signIn(page, ada);
+    // Another origin on the same host (another port is another origin, but the same site: the SameSite=Lax cookie
+    // goes along with its form post, so only the server's own check stands in the way).
+    const evil = createServer((_req, res) => {
+      res.setHeader('Content-Type', 'text/html');
+      res.end(`<form id="f" method="post" action="${server.baseUrl}/v1/tenants" enctype="text/plain">
+        <input name='{"name":"Forged","x":"' value='"}'></form><script>document.getElementById('f').submit()</script>`);
+    });
+    await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
+    try {
+      const response = page.waitForResponse((res) => res.url() === `${server.baseUrl}/v1/tenants`);
+      await page.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
+      const answer = await response;
+      expect(answer.status()).toBe(401);
+      expect(await answer.text()).toMatch(/another site/);
+      const { tenants } = unwrap(await ada.api.listTenants());
+      expect(tenants.edges.map((edge) => edge.node.name)).not.toContain('Forged');
+      // The console itself still works with the same cookie.
+      await page.goto(`${server.baseUrl}/console`);
+      await page.getByLabel('Name', { exact: true }).fill('Not forged');
+      await page.getByRole('button', { name: 'Create tenant' }).click();
+      await expectVisible(heading(page, 'Not forged'));
+    } finally {
+      await new Promise((resolve) => evil.close(resolve));
+    }
   });
 });
 
@@ -579,7 +700,9 @@ describe('the recipient, through the dev mailbox (no SMTP_URL)', () => {
     }
     await page.setViewportSize(DESKTOP);
 
-    // The HTML part, on demand, in a frame that runs no script and is not of the console's origin.
+    // The HTML part, on demand, in a frame that runs no script and is not of the console's origin. (The newest
+    // email, open at first, may be Ada's own sign-in email: open this one.)
+    await openMail(mail);
     await mail.getByRole('button', { name: 'Show the HTML part (without its styles)' }).click();
     const frameElement = mail.locator('iframe');
     expect(await frameElement.getAttribute('sandbox')).toBe('allow-popups allow-popups-to-escape-sandbox');
@@ -748,10 +871,11 @@ describe('invitations: membership by consent', () => {
     // The invitation email (in the dev mailbox, to its addressee) links to the console's Invitations page.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Mailbox' }).click();
     const mail = page.getByRole('article').filter({ hasText: 'Invited Ltd' });
+    await openMail(mail);
     await expectVisible(mail.getByText('Hello Gracie,'));
     const link = mail.locator('.mail-text a', { hasText: '/console/invitations' }).first();
     const href = (await link.getAttribute('href'))!;
-    expect(href).toBe(`${server.baseUrl}/console/invitations`);
+    expect(href).toBe(`${server.baseUrl}/console/invitations?email=${encodeURIComponent(grace.email)}`);
     await page.goto(href);
     await expectVisible(heading(page, 'Invitations'));
     const invited = page.getByRole('listitem', { name: 'Invitation to Invited Ltd' });
@@ -787,7 +911,8 @@ describe('invitations: membership by consent', () => {
 describe('a server that sends through SMTP', () => {
   it('has no dev mailbox, and the console shows no Mailbox', async () => {
     // Nothing listens on port 9: the emails would wait in the outbox; this test sends none.
-    const smtpServer = await startServer({ SMTP_URL: 'smtp://127.0.0.1:9', MAIL_SENDER: 'false' });
+    const catcher = await startSmtpCatcher();
+    const smtpServer = await startServer({ SMTP_URL: catcher.url });
     try {
       const ada = await smtpServer.createUser('Ada');
       const probe = await fetch(`${smtpServer.baseUrl}/dev/mailbox`, {
@@ -796,17 +921,26 @@ describe('a server that sends through SMTP', () => {
       expect(probe.status).toBe(404);
       const page = await newPage();
       await page.goto(`${smtpServer.baseUrl}/console`);
-      await page.getByLabel('API key').fill(ada.apiKey);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      // The sign-in email really goes out through SMTP, and its link is not in the server's log.
+      await page.getByLabel('Email', { exact: true }).fill(ada.email);
+      await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
+      const deadline = Date.now() + 15_000;
+      while (!catcher.messages.some((message) => message.includes(`To: ${ada.email}`)) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      const mail = catcher.messages.find((message) => message.includes(`To: ${ada.email}`))!;
+      const link = /(http:\/\/\S+\/console\/sign-in#token=[A-Za-z0-9_-]{43})/.exec(mail)![1]!;
+      expect(smtpServer.output()).not.toContain(link.split('#token=')[1]);
+      await page.goto(link);
       const nav = page.getByRole('navigation', { name: 'Main' });
       await expectVisible(nav.getByRole('link', { name: 'API keys' }));
       await page.waitForLoadState('networkidle');
       expect(await nav.getByRole('link', { name: 'Mailbox' }).count()).toBe(0);
-      // Its address still answers (still signed in: the key is in this tab's sessionStorage), saying why.
+      // Its address still answers (still signed in: the session cookie), saying why.
       await page.goto(`${smtpServer.baseUrl}/console/mailbox`);
       await expectVisible(page.getByText('there is no dev mailbox to show'));
     } finally {
       await smtpServer.stop();
+      await catcher.close();
     }
   });
 });

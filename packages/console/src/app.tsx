@@ -7,12 +7,12 @@ import {
   useIsMutating,
 } from '@tanstack/react-query';
 import { ProblemError } from '@works-api/client';
-import { useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { Link, Route, Router, Switch, useLocation } from 'wouter';
-import { clientFor, type Session, SessionContext, useSession } from './api/auth';
+import { consoleClient, type Session, SessionContext, useSession } from './api/auth';
 import { devMailboxKey, useDevMailbox } from './api/dev-mailbox';
 import { useMyInvitations } from './api/queries';
-import { forgetApiKey, prefixOf, storeApiKey, storedApiKey } from './api/session';
+import { dataOf } from './api/problems';
 import type { User } from './api/types';
 import { ApiKeysPage } from './pages/api-keys';
 import { EventsPage } from './pages/events';
@@ -21,6 +21,7 @@ import { InvitationsPage } from './pages/invitations';
 import { MailboxPage } from './pages/mailbox';
 import { NotFoundPage } from './pages/not-found';
 import { RequestPage } from './pages/request';
+import { SessionsPage } from './pages/sessions';
 import { SignInPage } from './pages/sign-in';
 import { TenantPage } from './pages/tenant';
 import { TenantsPage } from './pages/tenants';
@@ -29,20 +30,17 @@ import { WorkPage } from './pages/work';
 /** Where the server serves the console; the router's paths are below it. */
 const BASE = import.meta.env.BASE_URL.replace(/\/$/, '');
 
-interface SignedIn {
-  apiKey: string;
-  me: User;
-}
-
 export function App() {
-  const [signedIn, setSignedIn] = useState<SignedIn | null>(null);
+  // undefined: not known yet (GET /me with the cookie, if any, is on its way); null: signed out.
+  const [me, setMe] = useState<User | null | undefined>(undefined);
   const [notice, setNotice] = useState<string | null>(null);
+  const api = useMemo(() => consoleClient(), []);
   // The 401 handler below needs the latest signOut; the QueryClient is made once.
   const signOutRef = useRef<(notice?: string) => void>(() => undefined);
   const queryClient = useMemo(() => {
     const onError = (error: unknown) => {
       if (error instanceof ProblemError && error.status === 401) {
-        signOutRef.current('The API key was refused (it may have been revoked). Sign in again with a valid key.');
+        signOutRef.current('Your session has ended (signed out, or unused for too long). Sign in again.');
       }
     };
     return new QueryClient({
@@ -53,24 +51,43 @@ export function App() {
     });
   }, []);
 
-  const signOut = (message?: string) => {
-    forgetApiKey();
+  const signedOut = (message?: string) => {
     queryClient.clear();
-    setSignedIn(null);
+    setMe(null);
     setNotice(message ?? null);
   };
-  signOutRef.current = signOut;
+  signOutRef.current = signedOut;
+
+  // The cookie (HttpOnly) is not readable here: whether this browser is signed in is GET /me's answer.
+  useEffect(() => {
+    api
+      .getMe()
+      .then((result) => setMe(result.data?.user ?? null))
+      .catch(() => setMe(null));
+  }, [api]);
 
   const session: Session | null = useMemo(
     () =>
-      signedIn && {
-        api: clientFor(signedIn.apiKey),
-        apiKey: signedIn.apiKey,
-        me: signedIn.me,
-        keyPrefix: prefixOf(signedIn.apiKey),
-        signOut: (m?: string) => signOutRef.current(m),
-      },
-    [signedIn],
+      me
+        ? {
+            api,
+            me,
+            signedOut: (m?: string) => signOutRef.current(m),
+            signOut: (m?: string) => {
+              // The current session is the one the list marks: end it, then show the sign-in page.
+              void (async () => {
+                try {
+                  const { sessions } = await dataOf(api.listSessions());
+                  const current = sessions.edges.find((edge) => edge.node.current);
+                  if (current) await api.revokeSession({ params: { path: { session_id: current.node.id } } });
+                } finally {
+                  signOutRef.current(m);
+                }
+              })();
+            },
+          }
+        : null,
+    [api, me],
   );
 
   return (
@@ -87,22 +104,25 @@ export function App() {
                 <Route path="/tenants/:tenantId/works/:workId" component={WorkPage} />
                 <Route path="/tenants/:tenantId/works/:workId/requests/:requestId" component={RequestPage} />
                 <Route path="/api-keys" component={ApiKeysPage} />
+                <Route path="/sessions" component={SessionsPage} />
                 <Route path="/invitations" component={InvitationsPage} />
                 <Route path="/mailbox" component={MailboxPage} />
                 <Route component={NotFoundPage} />
               </Switch>
             </Layout>
           </SessionContext.Provider>
-        ) : (
+        ) : me === null ? (
           <SignInPage
             notice={notice}
-            storedKey={storedApiKey()}
-            onSignedIn={(apiKey, me) => {
-              storeApiKey(apiKey);
+            onSignedIn={(user) => {
               setNotice(null);
-              setSignedIn({ apiKey, me });
+              setMe(user);
+              // The emailed link opens /console/sign-in: once signed in, go home.
+              if (window.location.pathname.endsWith('/sign-in')) window.history.replaceState(null, '', `${BASE}/`);
             }}
           />
+        ) : (
+          <main id="main" className="sign-in" aria-busy="true" />
         )}
       </Router>
     </QueryClientProvider>
@@ -143,6 +163,9 @@ function Layout({ children }: { children: React.ReactNode }) {
               </li>
               <li>
                 <NavLink href="/api-keys">API keys</NavLink>
+              </li>
+              <li>
+                <NavLink href="/sessions">Sessions</NavLink>
               </li>
               {hasMailbox && (
                 <li>

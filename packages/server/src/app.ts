@@ -10,7 +10,10 @@ import { ProblemError } from './domain/errors';
 import { DEFAULT_LIMITS, type Limits } from './domain/limits';
 import { handlers } from './handlers';
 import { accessLog } from './http/access-log';
-import { requireAdminToken, requireApiKey, requireRecipientToken } from './http/auth';
+import { requireAdminToken, requireCaller, requireOwnPages, requireRecipientToken } from './http/auth';
+import { DEFAULT_SESSION_SETTINGS, type SessionSettings } from './config';
+import type { CookieSettings } from './http/session-cookie';
+import { signInRateLimit } from './http/sign-in-rate-limit';
 import { consoleRoutes } from './http/console';
 import { declaredProblemCheck } from './http/declared-problems';
 import { docsRoutes } from './http/docs';
@@ -40,7 +43,7 @@ import { assignRequestId } from './http/request-id';
 import { isRealDateTime } from './domain/dates';
 import { ruleMessages } from './domain/validation-messages';
 import { batchFindingsWithValidators, validationMessages } from './http/validation-errors';
-import { contractRoutes, operatorPathMatcher, recipientPathMatcher } from './http/routes';
+import { contractRoutes, operatorPathMatcher, publicPathMatcher, recipientPathMatcher } from './http/routes';
 import { corsFor, securityHeaders } from './http/security';
 import { operationIdentifier } from './http/operation';
 import { closedDocument, loadSpec, routeTemplates, type Spec } from './http/spec';
@@ -98,6 +101,12 @@ export interface AppOptions {
   recipientRateLimit?: Partial<Omit<RecipientRateLimitOptions, 'logger'>>;
   /** Without SMTP: the emails kept in memory, which GET /dev/mailbox shows (the console's dev mailbox). */
   devMailbox?: DevMailbox;
+  /** Sessions and sign-in (SIGNUP, SESSION_*, SIGN_IN_*); DEFAULT_SESSION_SETTINGS for what is absent. */
+  sessions?: Partial<SessionSettings>;
+  /** PUBLIC_URL: its scheme says whether the session cookie is `Secure` behind an untrusted TLS proxy. */
+  publicUrl?: string;
+  /** Where sign-in requests per client address are counted (Redis, shared); in this process when absent. */
+  signInStore?: Store;
 }
 
 /**
@@ -179,11 +188,32 @@ export function createApp(options: AppOptions): express.Express {
   }
   const isOperatorPath = operatorPathMatcher(spec);
   const isRecipientPath = recipientPathMatcher(spec);
-  const apiKeyAuth = countingFailures(requireApiKey(db), failures);
+  const isPublicPath = publicPathMatcher(spec);
+  const sessions: SessionSettings = { ...DEFAULT_SESSION_SETTINGS, ...options.sessions };
+  const cookies: CookieSettings = {
+    publicUrlIsHttps: options.publicUrl?.startsWith('https://') ?? false,
+    ownOrigins: options.publicUrl && URL.canParse(options.publicUrl) ? [new URL(options.publicUrl).origin] : [],
+  };
+  const callerAuth = countingFailures(requireCaller(db, { cookies, sessions }), failures);
   const adminAuth = countingFailures(requireAdminToken(options.adminToken), failures);
   const recipientAuth = countingFailures(requireRecipientToken(), failures);
+  const ownPages = requireOwnPages(cookies);
+  const signInLimit = signInRateLimit({
+    perHour: sessions.requestsPerClientPerHour,
+    logger,
+    ...(options.signInStore && { store: options.signInStore }),
+    ...(metrics && { onRejected: () => metrics.rateLimited('sign-in') }),
+  });
+  const signInGuard: RequestHandler = (req, res, next) =>
+    ownPages(req, res, (error?: unknown) => (error ? next(error) : signInLimit(req, res, next)));
   const authenticate: RequestHandler = (req, res, next) =>
-    (isOperatorPath(req.path) ? adminAuth : isRecipientPath(req.path) ? recipientAuth : apiKeyAuth)(req, res, next);
+    (isOperatorPath(req.path)
+      ? adminAuth
+      : isRecipientPath(req.path)
+        ? recipientAuth
+        : isPublicPath(req.path)
+          ? signInGuard
+          : callerAuth)(req, res, next);
 
   app.use(docsRoutes()); // GET /docs and /openapi.yaml: public, outside the base path
   app.use(consoleRoutes()); // GET /console: the web console's build, public (it asks for a key)
@@ -195,7 +225,7 @@ export function createApp(options: AppOptions): express.Express {
   });
   app.use(recipientPageRoutes(db, recipientLimits, limits.answerLinkTtlMs)); // GET/POST /r/:token, no account
   app.use(stopPageRoutes(db, recipientLimits)); // GET/POST /stop/:token: stop a tenant's emails, no account
-  if (options.devMailbox) app.use(devMailboxRoutes(options.devMailbox, db, apiKeyAuth));
+  if (options.devMailbox) app.use(devMailboxRoutes(options.devMailbox, db, callerAuth));
   app.use(spec.basePath, authenticate);
   const limitedAsRecipient = Router().use(recipientLimits);
   app.use(spec.basePath, (req, res, next) => (isRecipientPath(req.path) ? limitedAsRecipient(req, res, next) : next()));
@@ -256,6 +286,8 @@ export function createApp(options: AppOptions): express.Express {
         lookup: options.webhooks?.lookup ?? systemLookup,
       },
       limits,
+      sessions,
+      cookies,
       idempotency: {
         ...(metrics && { onReplay: () => metrics.idempotentReplay() }),
         ...(options.idempotencyLockTimeoutMs !== undefined && { lockTimeoutMs: options.idempotencyLockTimeoutMs }),

@@ -25,7 +25,7 @@ const documented = new Map(rows.flatMap((row) => row.names.map((name) => [name, 
 const READ_ELSEWHERE = ['WEB_CONCURRENCY', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_TRACES_EXPORTER', 'OTEL_SERVICE_NAME'];
 
 /** Defaults that depend on the machine or on other variables, so the page says them in words. */
-const DESCRIBED_DEFAULTS = new Set(['PGLITE_DIR', 'DEV_MAILBOX', 'PUBLIC_URL']);
+const DESCRIBED_DEFAULTS = new Set(['PGLITE_DIR', 'DEV_MAILBOX', 'PUBLIC_URL', 'SIGNUP']);
 
 describe('docs/configuration.md', () => {
   it('names every variable the configuration module reads, and no other', () => {

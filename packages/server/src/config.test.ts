@@ -54,6 +54,32 @@ describe('loadConfig', () => {
         description: 'off (set OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER)',
         trustIncoming: false,
       },
+      sessions: {
+        signUp: 'open',
+        signUpDefault:
+          'open by default with the dev mailbox on (a local machine: sign-in links are printed in this log)',
+        idleTimeoutMs: 86_400_000,
+        lifetimeMs: 30 * 86_400_000,
+        maxPerUser: 50,
+        emailsPerAddressPerHour: 5,
+        requestsPerClientPerHour: 60,
+      },
+    });
+  });
+
+  it('SIGNUP: invite unless the dev mailbox is on by default (a local machine), or as set', () => {
+    expect(loadConfig({}).sessions.signUp).toBe('open');
+    expect(loadConfig({ HOST: '0.0.0.0' }).sessions.signUp).toBe('invite');
+    expect(loadConfig({ SMTP_URL: 'smtp://mail:587' }).sessions.signUp).toBe('invite');
+    expect(loadConfig({ DEV_MAILBOX: 'true' }).sessions.signUp).toBe('invite');
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/x', ENCRYPTION_KEYS: KEYS }).sessions.signUp).toBe('invite');
+    expect(loadConfig({ SIGNUP: 'closed' }).sessions).toMatchObject({ signUp: 'closed' });
+    expect(loadConfig({ SIGNUP: 'closed' }).sessions.signUpDefault).toBeUndefined();
+    expect(() => loadConfig({ SIGNUP: 'anyone' })).toThrow('SIGNUP must be one of invite, open, closed (got "anyone")');
+    expect(() => loadConfig({ SESSION_IDLE_TIMEOUT: '1m' })).toThrow('SESSION_IDLE_TIMEOUT must be from 5m to 30d');
+    expect(loadConfig({ SESSION_LIFETIME: '7d', SESSION_IDLE_TIMEOUT: '2h' }).sessions).toMatchObject({
+      lifetimeMs: 7 * 86_400_000,
+      idleTimeoutMs: 7_200_000,
     });
   });
 

@@ -27,6 +27,10 @@ import type { LogFormat, LogLevel } from './config-values';
 
 export type { LogFormat, LogLevel };
 
+import { describeSessions, type SessionSettings, sessionSettings, sessionVariables } from './config-sessions';
+
+export { DEFAULT_SESSION_SETTINGS, type SessionSettings, type SignUpPolicy } from './config-sessions';
+
 /** Every variable the server reads itself, with its check and default (docs/configuration.md lists them). */
 export const environment = z.object({
   PORT: wholeNumber(0, 65535).default(3000),
@@ -90,6 +94,7 @@ export const environment = z.object({
   NODE_ENV: z.string().optional(),
   MAIL_POLL_INTERVAL_MS: wholeNumber(50, 600_000).default(1000),
   TRUST_TRACEPARENT: flag.default(false),
+  ...sessionVariables,
 });
 
 export interface Config {
@@ -157,6 +162,7 @@ export interface Config {
   };
   /** OpenTelemetry traces, as the standard OTEL_* variables ask (the SDK reads the rest of them itself). */
   tracing: TracingSettings;
+  sessions: SessionSettings;
 }
 
 export interface TracingSettings {
@@ -294,6 +300,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       pollIntervalMs: vars.MAIL_POLL_INTERVAL_MS,
     },
     tracing: { ...tracingSettings(present), trustIncoming: vars.TRUST_TRACEPARENT },
+    sessions: sessionSettings(vars, devMailbox),
   };
 }
 
@@ -381,6 +388,7 @@ export function describeConfig(config: Config, { clustered = false }: { clustere
     metrics: config.metricsToken
       ? 'GET /metrics, with the METRICS_TOKEN bearer token'
       : 'off (METRICS_TOKEN is not set)',
+    sessions: describeSessions(config.sessions),
     traces: config.tracing.enabled
       ? `${config.tracing.description}; an incoming traceparent is ${
           config.tracing.trustIncoming ? 'continued (TRUST_TRACEPARENT)' : 'linked, not continued'

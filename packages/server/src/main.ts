@@ -78,7 +78,9 @@ async function sharedRateLimitStores(
   config: Config,
   redis: RedisConnection | undefined,
   telemetry: Telemetry,
-): Promise<Record<'perUser' | 'unauthenticated' | 'recipientToken' | 'recipientAddress', Store> | undefined> {
+): Promise<
+  Record<'perUser' | 'unauthenticated' | 'recipientToken' | 'recipientAddress' | 'signIn', Store> | undefined
+> {
   let store: ((name: string) => Store) | undefined;
   if (redis) store = (name) => redis.store(`${config.redis?.prefix}${name}`);
   else if (isClusterWorker()) {
@@ -93,6 +95,7 @@ async function sharedRateLimitStores(
       unauthenticated: store('rl-unauth:'),
       recipientToken: store('rl:recipient-token:'),
       recipientAddress: store('rl:recipient-address:'),
+      signIn: store('rl:sign-in:'),
     }
   );
 }
@@ -140,6 +143,9 @@ async function serveApp(
       recipientRateLimit: { stores: { perToken: stores.recipientToken, perAddress: stores.recipientAddress } },
     }),
     ...(mail.devMailbox && { devMailbox: mail.devMailbox }),
+    sessions: config.sessions,
+    publicUrl: config.mail.publicUrl,
+    ...(stores && { signInStore: stores.signIn }),
   });
   const server = app.listen(config.port, config.host);
   answerClientErrors(server);
@@ -195,16 +201,19 @@ async function drainOnSignal(
  * gets them as plain lines they can copy. Under WEB_CONCURRENCY the primary prints those, once.
  */
 async function announce(config: Config, server: Server, logger: Logger, pretty: boolean): Promise<void> {
-  const { entryPoints, createUserCommand, startupBanner } = await import('./http/entry-points.js');
+  const { entryPoints, createUserCommand, startupBanner, consoleSignInHint } = await import('./http/entry-points.js');
   const address = server.address();
   const points = entryPoints(`http://${config.host}:${typeof address === 'object' && address ? address.port : 0}`);
   logger.info(
     { url: points.api, docs: points.docs, openapi: points.openapi, console: points.console },
     `works-api listening on ${points.api}`,
   );
+  const signInHint = consoleSignInHint(points, { devMailbox: config.mail.devMailbox, signUp: config.sessions.signUp });
   if (pretty && !isClusterWorker())
-    process.stdout.write(`${startupBanner(points, Boolean(config.adminToken)).join('\n')}\n`);
-  else if (config.adminToken) logger.info({ command: createUserCommand(points.api) }, 'create a user and an API key');
+    process.stdout.write(`${startupBanner(points, Boolean(config.adminToken), signInHint).join('\n')}\n`);
+  else if (signInHint) logger.info({ console: points.console }, signInHint);
+  if (!(pretty && !isClusterWorker()) && config.adminToken)
+    logger.info({ command: createUserCommand(points.api) }, 'create a user and an API key');
 }
 
 if (!startClusterPrimary(process.env)) main().catch(exitOnStartupFailure);

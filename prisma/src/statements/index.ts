@@ -15,3 +15,5 @@ export * from './parts';
 export * from './requests';
 export * from './api-keys';
 export * from './request-batches';
+export * from './sessions';
+export * from './sign-in';

@@ -16,13 +16,23 @@ type Nullable<T> = { [K in keyof T]: T[K] | null };
 /**
  * A claimed email as the claim returns it: the outbox row, and what rendering it needs, read in the same statement.
  * For a request's email (`request`, `reminder`): the request, its work's name and whether the work is discarded.
- * For an invitation's: the invitation. For both: the tenant's name, who is writing (the request's owner, the
+ * For an invitation's: the invitation. For a sign-in's: only `signInId` (the sender arms the sign-in). For both: the tenant's name, who is writing (the request's owner, the
  * inviter), the address's mail_recipients row (what the stop link names; null where there is none yet), and
  * whether the claim stored the answer link it made for this email (`linked`). Null where the subject is gone.
  */
 export type ClaimedEmailRow = Pick<
   MailMessage,
-  'id' | 'kind' | 'tenantId' | 'requestId' | 'invitationId' | 'to' | 'subject' | 'text' | 'html' | 'attempts'
+  | 'id'
+  | 'kind'
+  | 'tenantId'
+  | 'requestId'
+  | 'invitationId'
+  | 'signInId'
+  | 'to'
+  | 'subject'
+  | 'text'
+  | 'html'
+  | 'attempts'
 > &
   Nullable<
     Pick<
@@ -83,13 +93,14 @@ export const queueDueReminders = (
 
 const CLAIM_DUE_EMAILS = `WITH due AS (
          SELECT id FROM mail_outbox WHERE status = 'queued' AND next_attempt_at <= :now::timestamptz
-           AND (:onlyTenants::uuid[] IS NULL OR tenant_id = ANY (:onlyTenants::uuid[]))
+           AND (:onlyTenants::uuid[] IS NULL OR tenant_id = ANY (:onlyTenants::uuid[])
+                OR (sign_in_id IS NOT NULL AND "to" = ANY (:onlyAddresses::text[])))
          ORDER BY next_attempt_at LIMIT :limit FOR UPDATE SKIP LOCKED),
        claimed AS (
          UPDATE mail_outbox m SET attempts = m.attempts + 1, next_attempt_at = :leaseEnds::timestamptz
          FROM due WHERE m.id = due.id
-         RETURNING m.id, m.kind, m.tenant_id, m.request_id, m.invitation_id, m."to", m.subject, m.text, m.html,
-                   m.attempts),
+         RETURNING m.id, m.kind, m.tenant_id, m.request_id, m.invitation_id, m.sign_in_id, m."to", m.subject,
+                   m.text, m.html, m.attempts),
        about AS (
          SELECT c.*, (row_number() OVER (ORDER BY c.id))::int AS n, r.status, r.work_id, r.owner_id, r.title,
                 r.message, r.due_at, r.recipient_email, r.recipient_first_name, r.recipient_last_name,
@@ -112,7 +123,7 @@ const CLAIM_DUE_EMAILS = `WITH due AS (
          WHERE a.status = 'pending' AND NOT a.work_discarded AND a.recipient_id IS NOT NULL AND NOT a.stopped
          RETURNING token_hash)
        SELECT a.id, a.kind, a.tenant_id AS "tenantId", a.request_id AS "requestId", a.invitation_id AS "invitationId",
-              a."to", a.subject, a.text, a.html, a.attempts, a.n,
+              a.sign_in_id AS "signInId", a."to", a.subject, a.text, a.html, a.attempts, a.n,
               a.status::text AS status, a.work_id AS "workId", a.owner_id AS "ownerId", a.title, a.message,
               a.due_at AS "dueAt", a.recipient_email AS "recipientEmail",
               a.recipient_first_name AS "recipientFirstName", a.recipient_last_name AS "recipientLastName",
@@ -131,7 +142,13 @@ const CLAIM_DUE_EMAILS = `WITH due AS (
  */
 export const claimDueEmails = (
   db: Queryable,
-  params: ClaimParams & { tokenHashes: string[]; madeAt: string; devMailbox: boolean },
+  params: ClaimParams & {
+    /** With `onlyTenants` (tests sharing a database): also the sign-in emails to these addresses. */
+    onlyAddresses: readonly string[];
+    tokenHashes: string[];
+    madeAt: string;
+    devMailbox: boolean;
+  },
 ) => sendStatement<ClaimedEmailRow>(db, CLAIM_DUE_EMAILS, params);
 
 const ENSURE_MAIL_RECIPIENT = `WITH made AS (

@@ -3,15 +3,18 @@ import { createContext, useContext } from 'react';
 import { randomKey } from './idempotency';
 import type { User } from './types';
 
+/**
+ * A signed-in person. The credential is the session cookie the server set at sign-in (HttpOnly: this code never
+ * sees it); no API key is ever asked for, kept or sent by the console.
+ */
 export interface Session {
   api: WorksApiClient;
-  /** For the one call outside the contract's client (GET /dev/mailbox); never shown, stored or logged. */
-  apiKey: string;
-  /** Who the key belongs to (GET /me). */
+  /** Who is signed in (GET /me). */
   me: User;
-  /** The signed-in key's visible prefix, to point it out among the keys. */
-  keyPrefix: string;
+  /** Ends this session (DELETE /me/sessions/{id} of the current one) and shows the sign-in page with `notice`. */
   signOut: (notice?: string) => void;
+  /** Shows the sign-in page (the session has ended already, e.g. signed out everywhere). */
+  signedOut: (notice?: string) => void;
 }
 
 export const SessionContext = createContext<Session | null>(null);
@@ -22,7 +25,10 @@ export function useSession(): Session {
   return session;
 }
 
-/** A client for this origin (the server serves the console beside /v1; `pnpm dev` proxies /v1 to it). */
-export function clientFor(apiKey: string): WorksApiClient {
-  return createClient({ baseUrl: window.location.origin, apiKey, idempotencyKey: randomKey });
+/**
+ * A client for this origin (the server serves the console beside /v1; `pnpm dev` proxies /v1 to it), sending the
+ * session cookie (same origin) and no Authorization header.
+ */
+export function consoleClient(): WorksApiClient {
+  return createClient({ baseUrl: window.location.origin, credentials: 'same-origin', idempotencyKey: randomKey });
 }

@@ -26,9 +26,11 @@ type AnyProblem = ConstructorParameters<typeof ProblemError>[0];
 export const devMailboxKey = ['devMailbox'] as const;
 
 /** The kept emails, newest first; null when the server has no dev mailbox (SMTP is configured). */
-export async function fetchDevMailbox(apiKey: string): Promise<DevMail[] | null> {
+export async function fetchDevMailbox(): Promise<DevMail[] | null> {
+  // The session cookie goes along (same origin); no Authorization header.
   const response = await fetch(`${window.location.origin}/dev/mailbox`, {
-    headers: { Authorization: `Bearer ${apiKey}`, Accept: 'application/json' },
+    headers: { Accept: 'application/json' },
+    credentials: 'same-origin',
     cache: 'no-store',
   });
   if (response.status === 404) return null;
@@ -53,10 +55,10 @@ export async function fetchDevMailbox(apiKey: string): Promise<DevMail[] | null>
 
 /** Shared by the navigation (is there a mailbox?) and the Mailbox page (what is in it). */
 export function useDevMailbox(options: { refetchInterval?: number } = {}) {
-  const { apiKey } = useSession();
+  useSession(); // only for a signed-in person
   return useQuery({
     queryKey: devMailboxKey,
-    queryFn: () => fetchDevMailbox(apiKey),
+    queryFn: () => fetchDevMailbox(),
     // Emails leave through the outbox a moment after the change that queued them: the page keeps looking.
     ...(options.refetchInterval !== undefined && { refetchInterval: options.refetchInterval }),
   });

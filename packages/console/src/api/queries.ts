@@ -30,6 +30,7 @@ export const keys = {
   tenantEvents: (tenantId: string, type?: string) => ['tenant', tenantId, 'events', ...(type ? [type] : [])] as const,
   search: (tenantId: string, what: 'works' | 'requests', q: string) => ['tenant', tenantId, 'search', what, q] as const,
   apiKeys: ['apiKeys'] as const,
+  sessions: ['sessions'] as const,
   myInvitations: ['myInvitations'] as const,
 };
 
@@ -149,6 +150,15 @@ export function useApiKeys() {
   return usePaged(
     keys.apiKeys,
     async (after) => (await dataOf(api.listApiKeys({ params: { query: { limit: PAGE_SIZE, after } } }))).apiKeys,
+  );
+}
+
+/** The signed-in person's sessions (GET /me/sessions), the current one marked. */
+export function useSessions() {
+  const { api } = useSession();
+  return usePaged(
+    keys.sessions,
+    async (after) => (await dataOf(api.listSessions({ params: { query: { limit: PAGE_SIZE, after } } }))).sessions,
   );
 }
 

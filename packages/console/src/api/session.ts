@@ -1,34 +1,16 @@
 /**
- * The API key lives in sessionStorage only: it survives a reload of this tab, not the tab itself, and is never
- * put in a URL, a cookie or a log. Signing out removes it.
+ * The emailed sign-in link is `<PUBLIC_URL>/console/sign-in#token=<token>`: the token travels in the fragment,
+ * which the browser never sends to a server (no access log, proxy or Referer sees it). The console reads it once,
+ * removes it from the address bar and history, and posts it (POST /v1/sessions).
  */
-const STORAGE_KEY = 'works-api.console.apiKey';
-
-export function storedApiKey(): string | null {
-  try {
-    return sessionStorage.getItem(STORAGE_KEY);
-  } catch {
-    return null; // storage disabled: the key lasts as long as the page
-  }
+export function takeSignInToken(): string | null {
+  const match = /(?:^#|&)token=([A-Za-z0-9_-]+)/.exec(window.location.hash);
+  if (!match) return null;
+  window.history.replaceState(null, '', window.location.pathname + window.location.search);
+  return match[1]!;
 }
 
-export function storeApiKey(apiKey: string): void {
-  try {
-    sessionStorage.setItem(STORAGE_KEY, apiKey);
-  } catch {
-    // storage disabled: the key lasts as long as the page
-  }
-}
-
-export function forgetApiKey(): void {
-  try {
-    sessionStorage.removeItem(STORAGE_KEY);
-  } catch {
-    // nothing stored
-  }
-}
-
-/** The `prefix` an API key listing shows for this key (`wk_<prefix>_<secret>` → `wk_<prefix>`). */
-export function prefixOf(apiKey: string): string {
-  return apiKey.split('_').slice(0, 2).join('_');
+/** The address an invitation's link names (`?email=`), to fill in the sign-in form. */
+export function invitedEmail(): string {
+  return new URLSearchParams(window.location.search).get('email') ?? '';
 }

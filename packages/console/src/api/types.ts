@@ -19,6 +19,7 @@ export type RequestAction = Schemas['RequestAction'];
 export type RequestEvent = Schemas['RequestEvent'];
 export type ApiKey = Schemas['ApiKey'];
 export type CreatedApiKey = Schemas['CreatedApiKey'];
+export type SessionInfo = Schemas['Session'];
 export type PageInfo = Schemas['PageInfo'];
 export type TenantEvent = Schemas['WebhookEvent'];
 

@@ -35,19 +35,15 @@ export function ApiKeysPage() {
 }
 
 function KeyRow({ apiKey }: { apiKey: ApiKey }) {
-  const { api, keyPrefix } = useSession();
+  const { api } = useSession();
   const queryClient = useQueryClient();
   const revoke = useMutation({
     mutationFn: () => dataOf(api.revokeApiKey({ params: { path: { api_key_id: apiKey.id } } })),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: keys.apiKeys }),
   });
-  const inUse = apiKey.prefix === keyPrefix;
   return (
     <li className="row">
-      <span className="row-title">
-        {apiKey.name}
-        {inUse && <span className="badge">this session</span>}
-      </span>
+      <span className="row-title">{apiKey.name}</span>
       <span className="muted">
         <code>{apiKey.prefix}…</code> · created {formatTime(apiKey.createdAt)} ·{' '}
         {apiKey.lastUsedAt ? `last used ${formatTime(apiKey.lastUsedAt)}` : 'never used'}
@@ -58,9 +54,7 @@ function KeyRow({ apiKey }: { apiKey: ApiKey }) {
         ) : (
           <ConfirmButton
             label="Revoke"
-            question={
-              inUse ? 'Revoke the key you are signed in with? You will be signed out.' : `Revoke “${apiKey.name}”?`
-            }
+            question={`Revoke “${apiKey.name}”? Integrations using it stop working at once.`}
             confirmLabel="Yes, revoke"
             pending={revoke.isPending}
             onConfirm={() => revoke.mutate()}

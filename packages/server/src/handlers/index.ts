@@ -4,6 +4,7 @@ import { admin } from './admin';
 import { members } from './members';
 import { recipients } from './recipients';
 import { requests } from './requests';
+import { sessions } from './sessions';
 import { tenants } from './tenants';
 import { webhooks } from './webhooks';
 import { works } from './works';
@@ -16,6 +17,7 @@ import { works } from './works';
 export const handlers = {
   ...admin,
   ...account,
+  ...sessions,
   ...tenants,
   ...members,
   ...works,

@@ -4,6 +4,16 @@ import type { KeyOutcome } from '@works-api/prisma';
 import type { Actor } from '../domain/access';
 import type { Limits } from '../domain/limits';
 import type { WebhookSettings } from '../webhooks/endpoints';
+import type { SessionPolicy } from '../domain/sessions/sessions';
+
+/** What a handler may know and do of the browser behind a request (sessions: the cookie). */
+export interface BrowserContext {
+  /** The hash of the session cookie the request carried (valid or not): it ends at a new sign-in (rotation). */
+  readonly presentedSessionHash: string | undefined;
+  readonly userAgent: string | null;
+  setSessionCookie(value: string, maxAgeSeconds: number): void;
+  clearSessionCookie(): void;
+}
 
 /**
  * Handlers are typed by operationId from the generated types: their params, query and body are what the
@@ -43,13 +53,15 @@ export type HandlerResult<K extends OperationId> = {
 export type AdminOperationId = 'adminCreateUser' | 'adminGetUser';
 /** Operations authenticated with a recipient's answer token (the emailed link) instead of an API key. */
 export type RecipientOperationId = 'getRecipientRequest' | 'answerRecipientRequest';
+/** Operations that need no credential: signing in. */
+export type PublicOperationId = 'createSignIn' | 'createSession';
 
 export interface HandlerContext<K extends OperationId> {
   params: PathOf<K>;
   query: QueryOf<K>;
   body: BodyOf<K>;
   /** The caller (absent on operator and recipient routes, which no user calls). */
-  actor: K extends AdminOperationId | RecipientOperationId ? null : Actor;
+  actor: K extends AdminOperationId | RecipientOperationId | PublicOperationId ? null : Actor;
   /** The recipient's answer token, on recipient routes (checked against the stored hashes by the domain). */
   recipientToken: K extends RecipientOperationId ? string : undefined;
   db: Db;
@@ -67,6 +79,9 @@ export interface HandlerContext<K extends OperationId> {
    * statement or transaction), made from what the handler answers for the created resource (`respond`).
    */
   outcome?: <Created>(respond: (created: Created) => HandlerResult<K>) => KeyOutcome<Created>;
+  /** Sessions and sign-in settings (SIGNUP, SESSION_*). */
+  sessions: SessionPolicy;
+  browser: BrowserContext;
 }
 
 export type Handler<K extends OperationId> = (context: HandlerContext<K>) => Promise<HandlerResult<K>>;

@@ -5,6 +5,14 @@ import { type Actor, holdsScope, reachesTenant } from '../domain/access';
 import { authenticate, unauthenticated } from '../domain/api-keys/api-keys';
 import { sameSecret } from '../domain/api-keys/secrets';
 import { notFound, ProblemError } from '../domain/errors';
+import { authenticateSession, type SessionPolicy } from '../domain/sessions/sessions';
+import {
+  changesSomething,
+  clearSessionCookie,
+  type CookieSettings,
+  isSameOrigin,
+  presentedSessionCookie,
+} from './session-cookie';
 import type { SpecOperation } from './spec';
 
 /**
@@ -18,7 +26,7 @@ declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Request {
-      /** Set by `requireApiKey` for every operation authenticated with an API key. */
+      /** Set by `requireCaller` for every operation of a user (an API key or a session cookie). */
       actor?: Actor;
       /** Set by `requireRecipientToken` on the recipient's operations: the presented answer token. */
       recipientToken?: string;
@@ -34,6 +42,67 @@ export function requireApiKey(db: Db): RequestHandler {
   return async (req, _res, next) => {
     req.actor = await authenticate(db, bearerToken(req));
     requireScope(req.actor, req.operation);
+    next();
+  };
+}
+
+export interface CallerOptions {
+  cookies: CookieSettings;
+  sessions: Pick<SessionPolicy, 'idleTimeoutMs'>;
+}
+
+/**
+ * Every `/v1` operation of a user: a session cookie (the console) or a Bearer API key (integrations), never both.
+ * A request without the cookie takes exactly the API-key path it always took. With the cookie: an Authorization
+ * header as well is 400 (one credential, so that no one wonders which one acted); a request that changes something
+ * must come from this service's own pages (Sec-Fetch-Site, or Origin: see session-cookie.ts), or the cookie does
+ * not authenticate it (401); a session that has ended, or that this deployment never made, is 401 and its cookie
+ * is cleared.
+ */
+export function requireCaller(db: Db, options: CallerOptions): RequestHandler {
+  return async (req, res, next) => {
+    const cookie = presentedSessionCookie(req, options.cookies);
+    if (cookie === undefined) {
+      req.actor = await authenticate(db, bearerToken(req));
+      requireScope(req.actor, req.operation);
+      return next();
+    }
+    if (req.headers.authorization !== undefined)
+      throw new ProblemError(
+        'validation_failed',
+        'Send one credential: a session cookie or an Authorization header, not both.',
+        {
+          errors: [{ path: '/headers/authorization', message: 'Authorization must not be sent with a session cookie' }],
+        },
+      );
+    if (changesSomething(req) && !isSameOrigin(req, options.cookies, false))
+      throw unauthenticated(
+        'A session cookie does not authenticate a request that changes something unless it comes from the pages of this service (this one came from another site, or said nothing of where it came from).',
+      );
+    try {
+      req.actor = await authenticateSession(db, cookie, options.sessions);
+    } catch (error) {
+      clearSessionCookie(req, res, options.cookies);
+      throw error;
+    }
+    // A session holds every scope (tenants and scopes null): the same check as a key's, so that there is one path.
+    requireScope(req.actor, req.operation);
+    next();
+  };
+}
+
+/**
+ * Signing in (POST /sessions/email, POST /sessions) needs no credential, but a browser must send it from this
+ * service's own pages: another site could otherwise sign a visitor in to the attacker's account (login CSRF). A
+ * request without any browser header (curl, a script) passes.
+ */
+export function requireOwnPages(cookies: CookieSettings): RequestHandler {
+  return (req, _res, next) => {
+    if (!isSameOrigin(req, cookies, true))
+      throw new ProblemError(
+        'cross_site_request',
+        'Only the pages of this service may sign in: this request came from another site.',
+      );
     next();
   };
 }

@@ -31,8 +31,22 @@ export function createUserCommand(api: string): string {
   return `curl -X POST ${api}/admin/users -H "Authorization: Bearer $ADMIN_TOKEN" -H "Content-Type: application/json" -d '${body}'`;
 }
 
+/**
+ * How a person gets into the console on this server, or undefined when there is no console or no way to read a
+ * sign-in email here: with the dev mailbox, the sign-in link is printed in this log (and with SIGNUP=open, the
+ * default there, any address gets an account).
+ */
+export function consoleSignInHint(
+  points: EntryPoints,
+  settings: { devMailbox: boolean; signUp: 'invite' | 'open' | 'closed' },
+): string | undefined {
+  if (!points.console || !settings.devMailbox) return undefined;
+  const who = settings.signUp === 'open' ? 'with any email address (it makes your account)' : 'with your email address';
+  return `Open ${points.console} and sign in ${who}: no email is sent here, the sign-in link is printed in this log (dev mailbox).`;
+}
+
 /** The lines a person sees at start-up in a terminal: plain text, every command copyable as it is. */
-export function startupBanner(points: EntryPoints, adminToken: boolean): string[] {
+export function startupBanner(points: EntryPoints, adminToken: boolean, signInHint?: string): string[] {
   return [
     '',
     `  works-api   ${points.api}`,
@@ -40,6 +54,7 @@ export function startupBanner(points: EntryPoints, adminToken: boolean): string[
     `  contract    ${points.openapi}`,
     ...(points.console ? [`  console     ${points.console}`] : []),
     '',
+    ...(signInHint ? [`  ${signInHint}`, ''] : []),
     ...(adminToken
       ? ['  Create a user and an API key:', `  ${createUserCommand(points.api)}`]
       : ['  ADMIN_TOKEN is not set, so POST /v1/admin/users is off: restart with ADMIN_TOKEN=<16+ characters>.']),

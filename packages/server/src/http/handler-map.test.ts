@@ -4,6 +4,7 @@ import { admin } from '../handlers/admin';
 import { members } from '../handlers/members';
 import { recipients } from '../handlers/recipients';
 import { requests } from '../handlers/requests';
+import { sessions } from '../handlers/sessions';
 import { tenants } from '../handlers/tenants';
 import { webhooks } from '../handlers/webhooks';
 import { works } from '../handlers/works';
@@ -32,7 +33,7 @@ describe('handler map', () => {
         byTag.set(tag, [...(byTag.get(tag) ?? []), operation.operationId]);
       }
     }
-    const files = { account, admin, members, recipients, requests, tenants, webhooks, works };
+    const files = { account, admin, members, recipients, requests, sessions, tenants, webhooks, works };
     expect(Object.fromEntries(Object.entries(files).map(([tag, file]) => [tag, Object.keys(file).sort()]))).toEqual(
       Object.fromEntries([...byTag].map(([tag, operationIds]) => [tag, operationIds.sort()])),
     );

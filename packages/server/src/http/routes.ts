@@ -14,6 +14,9 @@ import { idempotentCreation, replayCheckFor } from './idempotency';
 import type { Logger } from '../observability/logger';
 import { pathPattern, type Spec, type SpecOperation, toExpressPath } from './spec';
 import { textRulesFor } from './text-rules';
+import type { SessionPolicy } from '../domain/sessions/sessions';
+import { sessionHashOf } from '../domain/sessions/secrets';
+import { clearSessionCookie, type CookieSettings, presentedSessionCookie, setSessionCookie } from './session-cookie';
 import { assertTenantReach, requireTenantReach } from './auth';
 
 /**
@@ -31,6 +34,10 @@ export interface ContractRoutesOptions {
   limits: Limits;
   /** Idempotency-Key settings: a count of replays (metrics) and how long a key stays in flight before a retake. */
   idempotency?: { onReplay?: () => void; lockTimeoutMs?: number };
+  /** Sessions and sign-in (SIGNUP, SESSION_*). */
+  sessions: SessionPolicy;
+  /** The session cookie's name and attributes (session-cookie.ts). */
+  cookies: CookieSettings;
 }
 
 export function contractRoutes(options: ContractRoutesOptions): Router {
@@ -86,7 +93,9 @@ function respondWith({
   webhooks,
   limits,
   cursors,
-}: Pick<ContractRoutesOptions, 'spec' | 'db' | 'webhooks' | 'limits'> & {
+  sessions,
+  cookies,
+}: Pick<ContractRoutesOptions, 'spec' | 'db' | 'webhooks' | 'limits' | 'sessions' | 'cookies'> & {
   operation: SpecOperation;
   handler: RuntimeHandler;
   cursors: CursorEdge;
@@ -125,6 +134,16 @@ function respondWith({
       limits,
       ifMatch: ifMatch === undefined ? undefined : ifMatchCondition(ifMatch),
       outcome,
+      sessions,
+      browser: {
+        get presentedSessionHash() {
+          const presented = presentedSessionCookie(req, cookies);
+          return presented === undefined ? undefined : sessionHashOf(presented);
+        },
+        userAgent: req.headers['user-agent'] ?? null,
+        setSessionCookie: (value, maxAgeSeconds) => setSessionCookie(req, res, cookies, value, maxAgeSeconds),
+        clearSessionCookie: () => clearSessionCookie(req, res, cookies),
+      },
     });
     if (result.location) res.location(basePath + result.location);
     if (result.body === undefined) return void res.status(result.status).end();
@@ -142,6 +161,14 @@ function respondWith({
 
 /** True for the operations the spec authenticates with the operator token rather than an API key. */
 export const operatorPathMatcher = (spec: Spec): ((path: string) => boolean) => pathMatcher(spec, 'adminToken');
+
+/** True for the operations that need no credential (signing in: `security: []`). */
+export const publicPathMatcher = (spec: Spec): ((path: string) => boolean) => {
+  const patterns = spec.operations
+    .filter((operation) => operation.security.length === 0)
+    .map((operation) => pathPattern(operation.path));
+  return (path) => patterns.some((pattern) => pattern.test(path));
+};
 
 /** True for the operations the spec authenticates with a recipient's answer token. */
 export const recipientPathMatcher = (spec: Spec): ((path: string) => boolean) => pathMatcher(spec, 'recipientToken');

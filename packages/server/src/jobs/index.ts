@@ -33,6 +33,11 @@ const JOBS: readonly JobEntry[] = [
   },
   {
     runsIn: ['server'],
+    create: async ({ config, database, logger }) =>
+      (await import('./session-cleanup.js')).sessionCleanupJob(database, logger, config.sessions.idleTimeoutMs),
+  },
+  {
+    runsIn: ['server'],
     create: async ({ database, logger }) => (await import('./search-refold.js')).searchRefoldJob(database, logger),
   },
   {

@@ -162,14 +162,15 @@ export interface InvitationMailInput extends Omit<From, 'sender'> {
   inviter: { email: string; firstName: string; lastName: string };
   role: 'owner' | 'admin' | 'member';
   expiresAt: Date;
-  /** Where the invitation is accepted: `<PUBLIC_URL>/console/invitations`. */
+  /** Where the invitation is accepted: `<PUBLIC_URL>/console/invitations?email=<the invited address>`. */
   link: string;
 }
 
 /**
  * The email an invitation sends: which tenant invited the person, who did, and the console page where they accept
- * or decline it once signed in (an operator creates an account for someone who has none). The same whether or not
- * an account has the address. Its link is no credential: the console asks for the person's own API key.
+ * or decline it once signed in by email with the invited address (someone without an account gets one by signing
+ * in, with the names they type). The same whether or not an account has the address. Its link is no credential:
+ * the console emails a sign-in link to the address.
  */
 export function renderInvitationMail(input: InvitationMailInput): RenderedMail {
   const inviter = fullName(input.inviter);
@@ -178,8 +179,9 @@ export function renderInvitationMail(input: InvitationMailInput): RenderedMail {
   const subject = `${shorten(inviter)} invited you to join "${shorten(input.tenantName)}" on works-api`;
   const intro = `${inviter} (${input.inviter.email}) invited you to join "${input.tenantName}" as ${role}.`;
   const next =
-    `To accept or decline, sign in to the console with your API key: ${input.link}. You join only if you accept, ` +
-    `until ${formatDue(input.expiresAt)}. If you have no account on this service, ask its operator for one.`;
+    `To accept or decline, open ${input.link} and sign in with this address (we email you a sign-in link; ` +
+    `without an account yet, signing in makes one with the names you type). You join only if you accept, ` +
+    `until ${formatDue(input.expiresAt)}.`;
   const ignore = 'If you did not expect this invitation, you can ignore this email: nothing changes unless you accept.';
   const end = footer({ ...input, sender: input.inviter });
   const text = [greeting, '', intro, '', next, '', ignore, '', ...end.text].join('\n');
@@ -194,4 +196,41 @@ ${button(input.link, 'See the invitation')}
 ${end.html}`,
   );
   return { to: input.to, subject, text, html, headers: unsubscribeHeaders(input.stopLink) };
+}
+
+export interface SignInMailInput {
+  to: string;
+  /** `<PUBLIC_URL>/console/sign-in#token=…` */
+  link: string;
+  /** `ABCD-EFGH`, for a person who reads this email on another device. */
+  code: string;
+  expiresAt: Date;
+  /** No account has the address yet: signing in makes one (the console asks for the person's names). */
+  newAccount: boolean;
+}
+
+/**
+ * The sign-in email: a link to the console and the same sign-in as a short code, valid until `expiresAt`, once.
+ * Written by the service alone (no one else's words in it), so it needs no stop link: it comes only when someone
+ * asks for it, and the per-address caps bound how often.
+ */
+export function renderSignInMail(input: SignInMailInput): RenderedMail {
+  const subject = `Your sign-in link for works-api (code ${input.code})`;
+  const until = formatDue(input.expiresAt);
+  const intro = input.newAccount
+    ? 'Someone (we hope you) asked to sign in to works-api with this address. Signing in creates your account: the console asks for your names.'
+    : 'Someone (we hope you) asked to sign in to works-api with this address.';
+  const code = `Or, on the device where you asked, enter this code: ${input.code}`;
+  const rules = `The link and the code work once, until ${until}. If you did not ask, ignore this email: nothing happens.`;
+  const text = ['Hello,', '', intro, '', `Sign in: ${input.link}`, '', code, '', rules, ''].join('\n');
+  const e = escapeHtml;
+  const html = page(
+    subject,
+    `<p>Hello,</p>
+<p>${e(intro)}</p>
+${button(input.link, 'Sign in')}
+<p>${e(code.replace(input.code, ''))}<strong style="font-family: ui-monospace, monospace; font-size: 1.2rem;">${e(input.code)}</strong></p>
+<p style="font-size: 0.875rem; color: #555;">${e(rules)}</p>`,
+  );
+  return { to: input.to, subject, text, html };
 }

@@ -1,4 +1,3 @@
-import type { Db } from '@works-api/prisma';
 import { OutboxLoop } from '../jobs/outbox-loop';
 import { newId } from '@works-api/prisma';
 import {
@@ -14,34 +13,13 @@ import { EMAILS_STOPPED, utcDay } from './caps';
 import { stopLinkToken } from '../domain/recipients/stop-links';
 import { type NewAnswerToken, newAnswerToken } from '../domain/recipients/tokens';
 import { retryDelayMs } from '../webhooks/backoff';
-import type { Logger } from '../observability/logger';
 import { type RenderedMail, renderInvitationMail, renderRequestMail } from './render';
-import type { MailOrigin, MailTransport, SendOutcome } from './transport';
+import type { MailSenderOptions } from './sender-options';
+import { renderSignInEmail } from './sign-in-email';
+import type { MailOrigin, SendOutcome } from './transport';
 import { OutcomeRecorder } from './outcomes';
 
-export interface MailSenderOptions {
-  db: Db;
-  logger: Logger;
-  transport: MailTransport;
-  /** `MAIL_FROM`: the From header of every email. */
-  from: string;
-  /** `PUBLIC_URL`: where recipients reach this service; links are `<publicUrl>/r/<token>` and `<publicUrl>/console/…`. */
-  publicUrl: string;
-  /** `REMINDER_BEFORE`: a pending request with a due date gets one reminder this long before it. */
-  reminderBeforeMs: number;
-  /** `ANSWER_LINK_TTL`: how long the answer link of an email works (the email says until when). */
-  answerLinkTtlMs?: number;
-  pollIntervalMs?: number;
-  /** Emails being sent at once. */
-  maxInFlight?: number;
-  /** Injectable for tests: the time (what is due, what is reminded) and the retry jitter. */
-  clock?: () => Date;
-  random?: () => number;
-  /** Called with each finished attempt (metrics). */
-  onAttempt?: (outcome: 'sent' | 'retry' | 'failed' | 'dropped') => void;
-  /** Send (and remind) only these tenants' emails: tests sharing one PostgreSQL database, each with its clock. */
-  onlyTenants?: () => readonly string[];
-}
+export type { MailSenderOptions } from './sender-options';
 
 type Claimed = ClaimedEmailRow & {
   /** Real time (Date.now()) until which the claim holds: its lease, read on this process's clock. */
@@ -74,8 +52,8 @@ const NUDGE_BATCH_WINDOW_MS = 10;
  * the outcomes ready together (outcomes.ts).
  */
 export class MailSender {
-  private readonly options: Required<Omit<MailSenderOptions, 'onAttempt' | 'onlyTenants'>> &
-    Pick<MailSenderOptions, 'onAttempt' | 'onlyTenants'>;
+  private readonly options: Required<Omit<MailSenderOptions, 'onAttempt' | 'onlyTenants' | 'onlyAddresses'>> &
+    Pick<MailSenderOptions, 'onAttempt' | 'onlyTenants' | 'onlyAddresses'>;
   private readonly loop: OutboxLoop;
   private unsubscribe: (() => void) | undefined;
   private readonly outcomes: OutcomeRecorder;
@@ -90,6 +68,7 @@ export class MailSender {
       maxInFlight: 8,
       clock: () => new Date(),
       random: Math.random,
+      signUp: 'invite',
       ...options,
     };
     this.outcomes = new OutcomeRecorder(this.options.db);
@@ -193,6 +172,7 @@ export class MailSender {
       leaseEnds: new Date(now.getTime() + LEASE_MS).toISOString(),
       limit,
       onlyTenants: this.options.onlyTenants?.() ?? null,
+      onlyAddresses: this.options.onlyAddresses?.() ?? [],
       tokenHashes: answers.map((answer) => answer.tokenHash),
       madeAt: now.toISOString(),
       devMailbox: this.options.transport.keepsLinks,
@@ -206,7 +186,9 @@ export class MailSender {
         ? await this.renderRequestMail(mail)
         : mail.invitationId
           ? await this.renderInvitationMail(mail)
-          : plainContent(mail);
+          : mail.signInId
+            ? await renderSignInEmail(this.options.db, mail.signInId, this.options)
+            : plainContent(mail);
       if (rendered === 'stopped') return await this.finish(mail, 'dropped', EMAILS_STOPPED, true);
       if (!rendered) return await this.finish(mail, 'dropped');
       const { origin, ...content } = rendered;
@@ -340,7 +322,7 @@ export class MailSender {
       tenantName,
       role,
       expiresAt,
-      link: `${this.options.publicUrl}/console/invitations`,
+      link: `${this.options.publicUrl}/console/invitations?email=${encodeURIComponent(invitationEmail)}`,
       stopLink: recipient.stopLink,
     });
     return { ...rendered, origin: { request: null } };

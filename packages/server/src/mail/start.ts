@@ -16,7 +16,7 @@ export interface ProcessMail {
  * (MAIL_SENDER). With neither SMTP nor the dev mailbox, no sender runs: emails wait in the outbox, never lost, until
  * a process with SMTP_URL sends them (the start-up line says so).
  */
-export function processMail(config: Pick<Config, 'mail' | 'limits'>, db: Db, logger: Logger): ProcessMail {
+export function processMail(config: Pick<Config, 'mail' | 'limits' | 'sessions'>, db: Db, logger: Logger): ProcessMail {
   const devMailbox = config.mail.devMailbox ? new DevMailbox(logger) : undefined;
   const transport = config.mail.smtpUrl ? smtpTransport(config.mail.smtpUrl) : devMailbox;
   const sender =
@@ -30,6 +30,7 @@ export function processMail(config: Pick<Config, 'mail' | 'limits'>, db: Db, log
           reminderBeforeMs: config.mail.reminderBeforeMs,
           answerLinkTtlMs: config.limits.answerLinkTtlMs,
           pollIntervalMs: config.mail.pollIntervalMs,
+          signUp: config.sessions.signUp,
         })
       : undefined;
   return { ...(sender && { sender }), ...(devMailbox && { devMailbox }) };

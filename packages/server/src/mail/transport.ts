@@ -13,6 +13,8 @@ export type SendOutcome = { ok: true } | { ok: false; permanent: boolean; error:
  */
 export interface MailOrigin {
   request: { tenantId: string; workId: string; id: string; ownerId: string } | null;
+  /** A sign-in email's link: the dev mailbox prints it in the log, so a newcomer signs in without any mail set up. */
+  signInLink?: string;
 }
 
 export interface MailTransport {
@@ -69,7 +71,9 @@ export interface DevMail extends OutgoingMail, MailOrigin {
  * The dev mailbox (local development, see `Config.mail.devMailbox`): nothing leaves the machine. Each email is kept
  * in memory, newest first, for GET /dev/mailbox and the console's Mailbox, which show each caller only what they
  * may see (http/dev-mailbox.ts). It holds live answer links, so only that it kept one is logged: never its text,
- * subject or links, at any level.
+ * subject or links, at any level; except a sign-in email's link, logged at `info` (start-up's level) so that the
+ * person at this machine can sign in to the console with nothing set up (only the dev mailbox does this: it is on
+ * by default only on a loopback address with the embedded database).
  */
 export class DevMailbox implements MailTransport {
   readonly description = 'dev mailbox (emails are kept in memory, never sent)';
@@ -86,12 +90,18 @@ export class DevMailbox implements MailTransport {
     const kept: DevMail = {
       ...mail,
       request: origin?.request ?? null,
+      ...(origin?.signInLink !== undefined && { signInLink: origin.signInLink }),
       id: String(++this.count),
       at: new Date().toISOString(),
     };
     this.kept.unshift(kept);
     this.kept.length = Math.min(this.kept.length, this.keep);
-    this.logger.info({ devMail: { id: kept.id } }, 'dev mailbox: an email was kept, not sent (see the Mailbox)');
+    if (origin?.signInLink)
+      this.logger.info(
+        { devMail: { id: kept.id, to: mail.to }, signInLink: origin.signInLink },
+        `dev mailbox: sign-in email for ${mail.to} kept, not sent; to sign in, open ${origin.signInLink}`,
+      );
+    else this.logger.info({ devMail: { id: kept.id } }, 'dev mailbox: an email was kept, not sent (see the Mailbox)');
     return Promise.resolve({ ok: true });
   }
 

@@ -15,7 +15,7 @@ export interface Metrics {
   /** A request started; the returned function records it once its response is done. */
   requestStarted(): (operation: string, method: string, status: number) => void;
   /** A request refused with 429, by the budget that refused it. */
-  rateLimited(budget: RateLimitBudget | 'recipient'): void;
+  rateLimited(budget: RateLimitBudget | 'recipient' | 'sign-in'): void;
   /** A rate-limit counter could not be read (the cluster primary did not answer): the request passed unlimited. */
   rateLimitStoreFailed(store: 'cluster'): void;
   idempotentReplay(): void;

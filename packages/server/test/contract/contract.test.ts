@@ -31,9 +31,13 @@ let request: Schemas['Request'];
 // Emails go to a dev mailbox, sent by the app's own mail sender: the answer links come from there.
 const mailbox = new DevMailbox(silentLogger());
 const mailTenants: string[] = [];
+const mailAddresses: string[] = [];
 
 beforeAll(async () => {
-  server = await startTestServer({ mail: { transport: mailbox, onlyTenants: () => mailTenants }, devMailbox: mailbox });
+  server = await startTestServer({
+    mail: { transport: mailbox, onlyTenants: () => mailTenants, onlyAddresses: () => mailAddresses },
+    devMailbox: mailbox,
+  });
   admin = contractClient(server.baseUrl, ADMIN_TOKEN, recorder);
   const [adaUser, strangerUser] = await Promise.all([server.createUser('ada'), server.createUser('stranger')]);
   ada = contractClient(server.baseUrl, adaUser.apiKey, recorder);
@@ -120,6 +124,64 @@ describe('Account', () => {
   it('revokeApiKey: someone else’s key is 404', async () => {
     const result = await stranger.revokeApiKey({ params: { path: { api_key_id: secondKeyId } } });
     expect(problemOf(result)).toMatchObject({ status: 404, code: 'not_found' });
+  });
+});
+
+describe('Sessions', () => {
+  const email = freshEmail('person');
+  const anonymous = () => contractClient(server.baseUrl, undefined, recorder);
+  /** A client sending the session cookie as the console does (same origin), no Authorization. */
+  const withCookie = (cookie: string) =>
+    contractClient(server.baseUrl, undefined, recorder, { cookie, 'sec-fetch-site': 'same-origin' });
+
+  /** Asks for a sign-in email to `email` and returns its link's token, once the sender has sent it. */
+  async function emailedToken(): Promise<string> {
+    const before = mailbox.messages().filter((message) => message.to === email).length;
+    const result = await anonymous().createSignIn({ body: { email } });
+    expect(result.response.status).toBe(202);
+    expect(unwrap(result).signIn).toEqual({ email, validForSeconds: 900 });
+    const mails = await eventually(() => {
+      const found = mailbox.messages().filter((message) => message.to === email);
+      expect(found.length).toBeGreaterThan(before);
+      return found;
+    });
+    return /#token=([A-Za-z0-9_-]{43})/.exec(mails[0]!.text)![1]!;
+  }
+
+  async function signIn(): Promise<string> {
+    const result = await anonymous().createSession({ body: { token: await emailedToken() } });
+    const { session, user } = unwrap(result);
+    expect(result.response.status).toBe(201);
+    expect(result.response.headers.get('Location')).toBe(`/v1/me/sessions/${session.id}`);
+    expect(user.email).toBe(email);
+    return result.response.headers.getSetCookie()[0]!.split(';')[0]!;
+  }
+
+  let first: string;
+  it('createSignIn / createSession: the emailed link for a session cookie; a link not ours is 400', async () => {
+    mailAddresses.push(email);
+    unwrap(await admin.adminCreateUser({ body: { email, firstName: 'Per', lastName: 'Son' } }));
+    first = await signIn();
+    const forged = await anonymous().createSession({ body: { token: 'A'.repeat(43) } });
+    expect(problemOf(forged)).toMatchObject({ status: 400, code: 'invalid_sign_in' });
+  });
+
+  it('listSessions / revokeSession: the cookie lists its sessions, the current one marked; another one ends', async () => {
+    const second = await signIn();
+    const { sessions } = unwrap(await withCookie(second).listSessions());
+    expect(sessions.totalCount).toBe(2);
+    const other = sessions.edges.find((edge) => !edge.node.current)!.node;
+    const ended = await withCookie(second).revokeSession({ params: { path: { session_id: other.id } } });
+    expect(ended.response.status).toBe(204);
+    expect(problemOf(await withCookie(first).getMe())).toMatchObject({ status: 401, code: 'unauthenticated' });
+    first = second;
+  });
+
+  it('revokeAllSessions: signs out everywhere; the cookie is cleared', async () => {
+    const result = await withCookie(first).revokeAllSessions();
+    expect(result.response.status).toBe(204);
+    expect(result.response.headers.getSetCookie()[0]).toMatch(/Max-Age=0/);
+    expect(problemOf(await withCookie(first).getMe())).toMatchObject({ status: 401, code: 'unauthenticated' });
   });
 });
 

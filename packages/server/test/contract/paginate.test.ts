@@ -1,4 +1,5 @@
 import { type ListOperationId, operationRoutes, unwrap } from '@works-api/client';
+import { insertSession, newId } from '@works-api/prisma';
 import { createRequest, createTenant, createWork, ok } from '../support/fixtures';
 import { addNewMember, inviteEmail } from '../support/roles';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';
@@ -32,6 +33,15 @@ beforeAll(async () => {
     await inviteEmail(inviter, (await createTenant(inviter, `Inviting ${i}`)).id, ada.email, 'member');
   for (let i = 1; i <= 2; i++) ok(await ada.client.createApiKey({ body: { name: `Key ${i}` } }));
   for (let i = 1; i <= 2; i++) await createTenant(ada, `Paging ${i}`);
+  // Three signed-in browsers (sessions as a sign-in makes them; sessions.test.ts signs in by email).
+  for (let i = 1; i <= 3; i++) {
+    const now = new Date();
+    await insertSession(server.database, {
+      ...{ id: newId(), userId: (await ada.client.getMe()).data!.user.id, tokenHash: `${i}`.padStart(64, '0') },
+      ...{ userAgent: `Browser ${i}`, now, expiresAt: new Date(now.getTime() + 86_400_000) },
+      ...{ replacedTokenHash: null, maxPerUser: 50 },
+    });
+  }
   // Webhook endpoints, and test deliveries to the last one (nothing sends them: no dispatcher runs here).
   for (let i = 1; i <= 3; i++) {
     endpointId = ok(
@@ -96,6 +106,7 @@ describe('paginate', () => {
       'listMyInvitations',
       'listRequestEvents',
       'listRequests',
+      'listSessions',
       'listTenantRequests',
       'listTenants',
       'listWebhookDeliveries',

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { insertSession, newId } from '@works-api/prisma';
 import { loadSpec } from '../../src/http/spec';
 import { createRequest, createTenant, createWork, ok } from '../support/fixtures';
 import { addMember, inviteEmail } from '../support/roles';
@@ -21,6 +23,7 @@ let eve: Side;
 /** A body each operation accepts, so that the call gets past validation to the id. */
 const bodies: Record<string, unknown> = {
   revokeApiKey: undefined,
+  revokeSession: undefined,
   updateTenant: { name: 'Renamed' },
   addMember: { email: 'someone-new@example.com', role: 'member' },
   updateMember: { role: 'admin' },
@@ -72,6 +75,13 @@ async function populate(user: TestUser, name: string): Promise<Side> {
     }),
   );
   const apiKey = ok(await user.client.POST('/api-keys', { body: { name: 'second' } })).apiKey;
+  // A signed-in browser (a session as a sign-in makes it; sessions.test.ts signs in by email).
+  const sessionId = newId();
+  const now = new Date();
+  await insertSession(server.database, {
+    ...{ id: sessionId, userId: user.id, tokenHash: randomBytes(32).toString('hex'), userAgent: name, now },
+    ...{ expiresAt: new Date(now.getTime() + 86_400_000), replacedTokenHash: null, maxPerUser: 50 },
+  });
   // Three pending invitations: a DELETE with a bad id must not take any of them (nor the other tenant's).
   const invitations = [];
   for (const who of ['one', 'two', 'three'])
@@ -86,6 +96,7 @@ async function populate(user: TestUser, name: string): Promise<Side> {
       endpoint_id: endpointId,
       delivery_id: delivery.id,
       api_key_id: apiKey.id,
+      session_id: sessionId,
       invitation_id: invitations[0]!.id,
     },
   };
@@ -116,6 +127,8 @@ async function snapshot(): Promise<string> {
      UNION ALL SELECT 'users', string_agg(x::text, '|' ORDER BY x.id) FROM users x WHERE id = ANY($2::uuid[])
      UNION ALL SELECT 'api_keys', string_agg(concat_ws(',', id, name, prefix, secret_hash, revoked_at), '|' ORDER BY id)
        FROM api_keys WHERE user_id = ANY($2::uuid[])
+     UNION ALL SELECT 'sessions', string_agg(concat_ws(',', id, user_id, token_hash, expires_at), '|' ORDER BY id)
+       FROM sessions WHERE user_id = ANY($2::uuid[])
      UNION ALL SELECT 'idempotency_keys', string_agg(x::text, '|' ORDER BY x.key) FROM idempotency_keys x
        WHERE scope = ANY($2::text[])`,
     tenants,

@@ -52,6 +52,13 @@ const expected: Record<OperationId, Row> = {
   listApiKeys: anyUser(200),
   createApiKey: anyUser(201),
   revokeApiKey: anyUser(200),
+  // Signing in needs no credential: whatever the caller sends in Authorization, the same answer (a forged link: 400).
+  createSignIn: { ...anyUser(202), revokedKey: 202, noKey: 202, operatorToken: 202 },
+  createSession: { ...anyUser(400), revokedKey: 400, noKey: 400, operatorToken: 400 },
+  listSessions: anyUser(200),
+  revokeAllSessions: anyUser(204),
+  // A session id of no one's (API-key callers have none of their own here; sessions.test.ts ends real ones).
+  revokeSession: anyUser(404),
   listTenants: anyUser(200),
   createTenant: anyUser(201),
   getTenant: byRole(200, 200, 200, 404),
@@ -130,6 +137,11 @@ const inputs: Record<OperationId, (caller: Caller) => Promise<Input>> = {
     const spare = ok(await holder.client.POST('/api-keys', { body: { name: 'Spare' } })).apiKey;
     return { params: { api_key_id: spare.id } };
   },
+  createSignIn: async () => ({ body: { email: freshEmail() } }),
+  createSession: async () => ({ body: { token: 'A'.repeat(43) } }),
+  listSessions: async () => ({}),
+  revokeAllSessions: async () => ({}),
+  revokeSession: async () => ({ params: { session_id: '0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b' } }),
   listTenants: async () => ({}),
   createTenant: async () => ({ body: { name: 'Matrix tenant' } }),
   getTenant: async () => ({ params: { tenant_id: shared.tenant_id } }),
@@ -320,6 +332,13 @@ const outsideTenants: Partial<Record<OperationId, Record<KeyKind, number>>> = {
   // Its own tenants only; and it makes none it could not reach.
   listTenants: { withoutScope: 403, otherTenant: 200 },
   createTenant: { withoutScope: 403, otherTenant: 403 },
+  // Signing in takes no credential: a key sent along changes nothing (a forged link: 400).
+  createSignIn: { withoutScope: 202, otherTenant: 202 },
+  createSession: { withoutScope: 400, otherTenant: 400 },
+  // Sessions are the account's (account:manage): a restricted key neither lists nor ends them.
+  listSessions: { withoutScope: 403, otherTenant: 403 },
+  revokeAllSessions: { withoutScope: 403, otherTenant: 403 },
+  revokeSession: { withoutScope: 403, otherTenant: 403 },
 };
 
 /** The status a restricted key gets: without the scope, 403 whoever holds it; limited elsewhere, as a non-member. */
@@ -381,6 +400,12 @@ describe('the permission matrix', () => {
       'GET /api-keys',
       'POST /api-keys',
       'DELETE /api-keys/{api_key_id}',
+      // Sign-in for people (PRODUCT.md: sessions): the emailed link or code, the list, one ended, all ended.
+      'POST /sessions/email',
+      'POST /sessions',
+      'GET /me/sessions',
+      'DELETE /me/sessions/{session_id}',
+      'DELETE /me/sessions',
       'GET /tenants',
       'POST /tenants',
       'GET /tenants/{tenant_id}',
@@ -457,7 +482,11 @@ describe('the permission matrix', () => {
         if (want >= 400) {
           expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
           const code = JSON.parse(text).code;
-          expect(code).toBe({ 401: 'unauthenticated', 403: 'forbidden', 404: 'not_found' }[want]);
+          expect(code).toBe(
+            operation.operationId === 'createSession'
+              ? 'invalid_sign_in'
+              : { 401: 'unauthenticated', 403: 'forbidden', 404: 'not_found' }[want],
+          );
         }
         if (want === 401) expect(res.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
         else expect(res.headers.get('www-authenticate')).toBeNull();
@@ -494,7 +523,11 @@ describe('the permission matrix', () => {
           expect(JSON.parse(text)).toMatchObject({ code: 'insufficient_scope', scope });
           expect(res.headers.get('www-authenticate')).toBe(`Bearer error="insufficient_scope", scope="${scope}"`);
         } else if (want >= 400) {
-          expect(JSON.parse(text).code).toBe({ 401: 'unauthenticated', 404: 'not_found' }[want]);
+          expect(JSON.parse(text).code).toBe(
+            operation.operationId === 'createSession'
+              ? 'invalid_sign_in'
+              : { 401: 'unauthenticated', 404: 'not_found' }[want],
+          );
         }
       });
     },

@@ -230,6 +230,10 @@ export interface TestServerOptions {
   /** Served at GET /dev/mailbox, as main.ts does without SMTP_URL. */
   devMailbox?: DevMailbox;
   recipientRateLimit?: AppOptions['recipientRateLimit'];
+  /** Sessions and sign-in settings; sign-in requests per client address are not limited unless set here. */
+  sessions?: AppOptions['sessions'];
+  /** PUBLIC_URL (an https one makes the session cookie Secure and `__Host-` named). */
+  publicUrl?: string;
 }
 
 /**
@@ -334,6 +338,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.telemetry && { telemetry: options.telemetry }),
     ...(options.devMailbox && { devMailbox: options.devMailbox }),
     ...(options.recipientRateLimit && { recipientRateLimit: options.recipientRateLimit }),
+    sessions: { requestsPerClientPerHour: 1_000_000, ...options.sessions },
+    ...(options.publicUrl !== undefined && { publicUrl: options.publicUrl }),
   });
   options.telemetry?.watchDatabase(database, createLogger('debug', logStream));
   const dispatcher = options.webhooks

@@ -206,11 +206,17 @@ export async function checkResponse(
  * check (CONTRACT_PREVIOUS), every operation the previous release had goes through that release's client and is
  * checked against that release's contract; the operations added since go through today's.
  */
-export function contractClient(baseUrl: string, apiKey: string, recorder: ContractRecorder): WorksApiClient {
-  const client = createClient({ baseUrl, apiKey, retry: false });
+export function contractClient(
+  baseUrl: string,
+  apiKey: string | undefined,
+  recorder: ContractRecorder,
+  /** Headers of every call (a session cookie: `{ cookie, 'sec-fetch-site': 'same-origin' }`, as a browser sends). */
+  headers?: Record<string, string>,
+): WorksApiClient {
+  const client = createClient({ baseUrl, apiKey, retry: false, ...(headers && { headers }) });
   client.use(contractChecks(today, recorder, 'today'));
   if (!previous) return client;
-  const older = previous.createClient({ baseUrl, apiKey, retry: false });
+  const older = previous.createClient({ baseUrl, apiKey, retry: false, ...(headers && { headers }) });
   older.use(contractChecks(previous.contract, recorder, 'previous'));
   return new Proxy(client, {
     get: (target, key, receiver) =>

@@ -698,6 +698,55 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tenants/{tenant_id}/works/{work_id}/request-batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
+                work_id: components["parameters"]["WorkId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send many requests at once
+         * @description Bulk send: creates up to 1,000 `pending` requests in the work in one call, all or nothing, and emails each
+         *     recipient. Each item is the body of `createRequest` (`title`, `message`, `dueAt`, `recipient`); `defaults`
+         *     gives a `title`, `message` or `dueAt` to every item that does not set its own.
+         *
+         *     - The whole batch is checked before anything is written: any bad item makes a `400 validation_failed` whose
+         *       `errors` name every bad item by its index and field (`/body/items/3/recipient/email`,
+         *       `/body/items/7/title` for an item with no title of its own nor in `defaults`), and nothing is created.
+         *     - Every email counts against the same daily caps as a single creation, in item order: past one of them the
+         *       answer is `429` with that cap's code (`recipient_email_limit_reached` or `address_email_limit_reached`,
+         *       whose `detail` names the first address over it and its item; `tenant_email_budget_exhausted`,
+         *       `sender_email_budget_exhausted`) and `Retry-After`, and nothing is created. A recipient who stopped this
+         *       tenant's emails still gets the request, without an email (`emailsStopped: true`), as in `createRequest`.
+         *     - An `Idempotency-Key` covers the whole batch: a retry with the same key and body replays the first answer
+         *       and creates nothing, even after a crash (the key's outcome is written in the batch's transaction).
+         *     - The answer lists every created request in item order (the batch is at most 1,000, so one answer holds it;
+         *       `Location` is the work's request list). Each request has its own `request.created` webhook and events-feed
+         *       entry, in item order, and the work's and the tenant's `totalCount` include them at once.
+         *     - A batch counts as one request against the caller's rate limit; the daily email caps bound what it sends.
+         *       Its body may be up to 2 MiB (every other operation: 64 KiB).
+         */
+        post: operations["createRequestBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tenants/{tenant_id}/works/{work_id}/requests/{id}": {
         parameters: {
             query?: never;
@@ -2096,7 +2145,7 @@ export interface components {
          *     | `works:read` | `listWorks`, `getWork` | member |
          *     | `works:write` | `createWork`, `updateWork`, `discardWork`, `undiscardWork` | member |
          *     | `requests:read` | `listTenantRequests`, `listRequests`, `getRequest`, `listRequestEvents` | member |
-         *     | `requests:write` | `createRequest`, `resendRequest` | member |
+         *     | `requests:write` | `createRequest`, `createRequestBatch`, `resendRequest` | member |
          *     | `requests:act` | `cancelRequest`, `confirmRequest`, `earlyValidateRequest`, `validateRequest` | member |
          *     | `webhooks:read` | `listWebhookEndpoints`, `getWebhookEndpoint`, `listWebhookDeliveries` | admin |
          *     | `webhooks:write` | `createWebhookEndpoint`, `updateWebhookEndpoint`, `deleteWebhookEndpoint`, `rotateWebhookEndpointSecret`, `testWebhookEndpoint`, `retryWebhookDelivery` | admin |
@@ -3220,6 +3269,169 @@ export interface components {
             };
             /** @description When the answer is due; it must be in the future. */
             dueAt?: components["schemas"]["DateTimeInput"];
+        };
+        /**
+         * @example {
+         *       "defaults": {
+         *         "title": "Confirm your balance at 31 December",
+         *         "message": "Please confirm the balance shown in our records.",
+         *         "dueAt": "2030-01-31T17:00:00Z"
+         *       },
+         *       "items": [
+         *         {
+         *           "recipient": {
+         *             "email": "grace@example.com",
+         *             "firstName": "Grace",
+         *             "lastName": "Hopper"
+         *           }
+         *         },
+         *         {
+         *           "recipient": {
+         *             "email": "ada@example.com",
+         *             "firstName": "Ada",
+         *             "lastName": "Lovelace"
+         *           },
+         *           "title": "Confirm your balance and the open invoices"
+         *         }
+         *       ]
+         *     }
+         */
+        CreateRequestBatchBody: {
+            defaults?: components["schemas"]["RequestBatchDefaults"];
+            /** @description The requests to send, at most 1,000; the answer lists them in this order. */
+            items: components["schemas"]["RequestBatchItem"][];
+        };
+        /**
+         * @description What every item of the batch gets unless it sets its own.
+         * @example {
+         *       "title": "Confirm your balance at 31 December",
+         *       "dueAt": "2030-01-31T17:00:00Z"
+         *     }
+         */
+        RequestBatchDefaults: {
+            title?: components["schemas"]["Name"];
+            message?: components["schemas"]["LongText"];
+            /** @description When the answers are due; it must be in the future. */
+            dueAt?: components["schemas"]["DateTimeInput"];
+        };
+        /**
+         * @description One request of a batch: the body of `createRequest`, whose `title` may come from the batch's `defaults`
+         *     instead. A field the item sets replaces the default's.
+         * @example {
+         *       "title": "Confirm Q3 figures",
+         *       "recipient": {
+         *         "email": "grace@example.com",
+         *         "firstName": "Grace",
+         *         "lastName": "Hopper"
+         *       }
+         *     }
+         */
+        RequestBatchItem: {
+            title?: components["schemas"]["Name"];
+            /** @description Defaults to the batch's `defaults.message`, else an empty string. */
+            message?: components["schemas"]["LongText"];
+            recipient: {
+                email: components["schemas"]["Email"];
+                firstName?: components["schemas"]["PersonName"];
+                lastName?: components["schemas"]["PersonName"];
+            };
+            /** @description When the answer is due; it must be in the future. Defaults to the batch's `defaults.dueAt`. */
+            dueAt?: components["schemas"]["DateTimeInput"];
+        };
+        /**
+         * @description A batch's new requests.
+         * @example {
+         *       "batch": {
+         *         "count": 1,
+         *         "requests": [
+         *           {
+         *             "id": "0193a1b3-2b3c-7d4e-8f50-6b7c8d9e0f1a",
+         *             "workId": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *             "status": "pending",
+         *             "title": "Confirm your balance at 31 December",
+         *             "message": "Please confirm the balance shown in our records.",
+         *             "recipient": {
+         *               "firstName": "Grace",
+         *               "lastName": "Hopper",
+         *               "email": "grace@example.com"
+         *             },
+         *             "answer": null,
+         *             "validation": null,
+         *             "cancelReason": null,
+         *             "dueAt": "2030-01-31T17:00:00.000Z",
+         *             "owner": {
+         *               "firstName": "Ada",
+         *               "lastName": "Lovelace",
+         *               "email": "ada@example.com"
+         *             },
+         *             "createdAt": "2026-12-07T09:00:00.000Z",
+         *             "updatedAt": "2026-12-07T09:00:00.000Z",
+         *             "confirmedAt": null,
+         *             "validatedAt": null,
+         *             "cancelledAt": null,
+         *             "emailDelivery": {
+         *               "status": "queued",
+         *               "lastSentAt": null,
+         *               "failure": null
+         *             },
+         *             "emailsStopped": false,
+         *             "confirmedThroughDevMailbox": false
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        RequestBatchEnvelope: {
+            batch: components["schemas"]["RequestBatch"];
+        };
+        /**
+         * @description The requests a batch created, in item order.
+         * @example {
+         *       "count": 1,
+         *       "requests": [
+         *         {
+         *           "id": "0193a1b3-2b3c-7d4e-8f50-6b7c8d9e0f1a",
+         *           "workId": "0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c",
+         *           "status": "pending",
+         *           "title": "Confirm your balance at 31 December",
+         *           "message": "Please confirm the balance shown in our records.",
+         *           "recipient": {
+         *             "firstName": "Grace",
+         *             "lastName": "Hopper",
+         *             "email": "grace@example.com"
+         *           },
+         *           "answer": null,
+         *           "validation": null,
+         *           "cancelReason": null,
+         *           "dueAt": "2030-01-31T17:00:00.000Z",
+         *           "owner": {
+         *             "firstName": "Ada",
+         *             "lastName": "Lovelace",
+         *             "email": "ada@example.com"
+         *           },
+         *           "createdAt": "2026-12-07T09:00:00.000Z",
+         *           "updatedAt": "2026-12-07T09:00:00.000Z",
+         *           "confirmedAt": null,
+         *           "validatedAt": null,
+         *           "cancelledAt": null,
+         *           "emailDelivery": {
+         *             "status": "queued",
+         *             "lastSentAt": null,
+         *             "failure": null
+         *           },
+         *           "emailsStopped": false,
+         *           "confirmedThroughDevMailbox": false
+         *         }
+         *       ]
+         *     }
+         */
+        RequestBatch: {
+            /**
+             * Format: int32
+             * @description How many requests the batch created (the number of its items).
+             */
+            count: number;
+            requests: components["schemas"]["Request"][];
         };
         /**
          * @example {
@@ -5772,6 +5984,30 @@ export interface components {
                 "application/problem+json": components["schemas"]["InvalidTransitionProblem"] | components["schemas"]["WorkDiscardedProblem"] | components["schemas"]["ResendLimitReachedProblem"];
             };
         };
+        /** @description The body is over 2 MiB. */
+        BatchPayloadTooLarge: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://works-api.dev/problems/payload_too_large",
+                 *       "title": "Payload too large",
+                 *       "status": 413,
+                 *       "detail": "The body is over 2097152 bytes.",
+                 *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works/0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c/request-batches",
+                 *       "code": "payload_too_large"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["PayloadTooLargeProblem"];
+            };
+        };
         /** @description The body is over 64 KiB. */
         PayloadTooLarge: {
             headers: {
@@ -7906,6 +8142,68 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["RequestCreationConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["EmailLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createRequestBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retried creation safe: a unique value per intended creation (it must be 1 to 255 visible ASCII
+                 *     characters, without spaces; a UUID is ideal), kept for 24 hours and scoped to the caller's user. Repeating the same key with the same body replays the first response
+                 *     (same status and body, `Idempotent-Replayed: true`) and creates nothing; the same key with another body or
+                 *     another operation is `422`; the same key while the first request is still running is `409`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The identifier of a tenant.
+                 * @example 0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /**
+                 * @description The identifier of a work of the tenant.
+                 * @example 0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c
+                 */
+                work_id: components["parameters"]["WorkId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateRequestBatchBody"];
+            };
+        };
+        responses: {
+            /** @description The new requests, in item order. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestBatchEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["RequestCreationConflict"];
+            413: components["responses"]["BatchPayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["EmailLimited"];

@@ -47,6 +47,7 @@ import {
 import { restrictedPairs, type Scenario, type ScenarioId, scaleScenarios, scenarios, type Target } from './scenarios';
 import { formatWebhooks, webhookComparison, type WebhookScenarioResult } from './webhooks';
 import { hotParentComparison, type HotParentRow } from './hot-parent';
+import { bulkComparison, type BulkResult } from './bulk';
 
 /**
  * `pnpm bench`: starts the built server (packages/server/dist/main.js) on loopback, creates its data through the
@@ -72,6 +73,7 @@ async function main(): Promise<void> {
     webhooks?: WebhookScenarioResult[];
     scale?: ScaleResult[];
     hotParent?: HotParentRow[];
+    bulk?: BulkResult;
     credentials?: CredentialRow[];
   } = {
     startedAt: startedAt.toISOString(),
@@ -85,9 +87,14 @@ async function main(): Promise<void> {
   const pgVersion = options.databases.includes('postgres') ? await preparePostgres(options.postgresUrl) : undefined;
   if (pgVersion) report.machine.postgres = pgVersion;
   const needsPostgres =
-    options.soak || options.profile || options.countQueries || options.webhooks || options.hotParent === 'only';
+    options.soak ||
+    options.profile ||
+    options.countQueries ||
+    options.webhooks ||
+    options.hotParent === 'only' ||
+    options.bulk === 'only';
   if (needsPostgres && !pgVersion)
-    throw new Error('--soak, --profile, --count-queries, --webhooks and --hot-parent need PostgreSQL');
+    throw new Error('--soak, --profile, --count-queries, --webhooks, --hot-parent and --bulk need PostgreSQL');
 
   if (options.scale) {
     report.scale = await scale(options, chosen, pgVersion);
@@ -111,6 +118,8 @@ async function main(): Promise<void> {
     report.queries = await countQueries(options, chosen);
   } else if (options.hotParent === 'only') {
     report.hotParent = await hotParent(options);
+  } else if (options.bulk === 'only') {
+    report.bulk = await bulk(options);
   } else if (options.webhooks) {
     report.webhooks = await webhooks(options, chosen);
     log(`\n${formatWebhooks(report.webhooks)}`);
@@ -135,6 +144,7 @@ async function main(): Promise<void> {
     const double = report.modes.find((m) => m.id === 'postgres-2-workers');
     if (single && double) log(`\n${formatCluster(single, double)}`);
     if (pgVersion && options.hotParent === 'also' && !options.against) report.hotParent = await hotParent(options);
+    if (pgVersion && options.bulk === 'also' && !options.against) report.bulk = await bulk(options);
     if (pgVersion && options.credentials === 'also' && !options.against) {
       report.credentials = await credentials(options);
       log(`\n${formatCredentials(report.credentials)}`);
@@ -582,6 +592,16 @@ async function hotParent(options: Options): Promise<HotParentRow[]> {
   const server = await startServer('works-api (hot parent)', { DATABASE_URL: options.postgresUrl });
   try {
     return await hotParentComparison(server.url, ADMIN_TOKEN, runId, options, log);
+  } finally {
+    await server.stop();
+  }
+}
+
+async function bulk(options: Options): Promise<BulkResult> {
+  log(`\n== bulk send (issue 41), PostgreSQL, one process, ${options.durationS} s per run`);
+  const server = await startServer('works-api (bulk)', { DATABASE_URL: options.postgresUrl });
+  try {
+    return await bulkComparison(server.url, ADMIN_TOKEN, runId, options.postgresUrl, options, log);
   } finally {
     await server.stop();
   }

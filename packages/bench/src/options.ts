@@ -33,6 +33,8 @@ export interface Options {
   credentials: 'only' | 'also' | 'skip';
   /** The hot-parent comparison: 'only' it, 'also' after the PostgreSQL runs (the default), or 'skip' it. */
   hotParent: 'only' | 'also' | 'skip';
+  /** The bulk-send comparison (issue 41): 'only' it, 'also' after the PostgreSQL runs (the default), or 'skip' it. */
+  bulk: 'only' | 'also' | 'skip';
   /** Only the scale mode: every scenario on an empty database, then on the large data set, side by side. */
   scale: boolean;
   /** The large data set's shape for every database (default: production on PostgreSQL, pglite on PGlite). */
@@ -62,6 +64,10 @@ const usage = `pnpm bench [-- options]
   --hot-parent           only the hot-parent comparison on PostgreSQL: writes into one parent (one user's tenants,
                          one tenant's works, one work's requests) against 16 parents, at 16 and 64 connections
                          (also run after the PostgreSQL scenarios, unless --no-hot-parent or --against)
+  --bulk                 only bulk send on PostgreSQL: single creates, then batches of 100 and 1,000 (requests/s,
+                         p50/p99 per batch), the mail sender draining a batch's 1,000 emails against 1,000 single
+                         creates', and single creates' p99 in the same work while batches of 1,000 run
+                         (also run after the PostgreSQL scenarios, unless --no-bulk or --against)
   --credentials          only the same requests with a full API key and with a session cookie (CPU per request)
   --no-credentials       skip that comparison (it runs after the PostgreSQL scenarios by default)
   --webhooks             only webhooks: the write scenarios on PostgreSQL without and with an endpoint subscribed
@@ -104,6 +110,8 @@ export function parseOptions(argv: string[]): Options {
       'no-credentials': { type: 'boolean', default: false },
       'hot-parent': { type: 'boolean', default: false },
       'no-hot-parent': { type: 'boolean', default: false },
+      bulk: { type: 'boolean', default: false },
+      'no-bulk': { type: 'boolean', default: false },
       scale: { type: 'boolean', default: false },
       shape: { type: 'string' },
       compare: { type: 'string' },
@@ -154,6 +162,7 @@ export function parseOptions(argv: string[]): Options {
     webhooks: values.webhooks,
     credentials: values.credentials ? 'only' : values['no-credentials'] ? 'skip' : 'also',
     hotParent: values['hot-parent'] ? 'only' : values['no-hot-parent'] ? 'skip' : 'also',
+    bulk: values.bulk ? 'only' : values['no-bulk'] ? 'skip' : 'also',
     scale: values.scale,
     ...(shape !== undefined && { scaleShape: shape as ScaleShape }),
     compare: values.compare,

@@ -958,3 +958,63 @@ async function join(by: TestUser, tenantId: string, user: TestUser, role: 'owner
   const me = unwrap(await user.api.getMe()).user;
   return unwrap(await by.api.getMember({ params: { path: { tenant_id: tenant.id, user_id: me.id } } })).member;
 }
+
+describe('bulk send from a spreadsheet (issue 41)', () => {
+  it('uploads a CSV with a bad row, flags it before sending, sends once it is fixed, and lists the requests with their email status', async () => {
+    const ada = await server.createUser('Ada');
+    const { tenant } = unwrap(await ada.api.createTenant({ body: { name: 'Bulk Ltd' } }));
+    const { work } = unwrap(
+      await ada.api.createWork({ params: { path: { tenant_id: tenant.id } }, body: { name: 'Year-end balances' } }),
+    );
+    const page = await newPage();
+    await signIn(page, ada, `/console/tenants/${tenant.id}/works/${work.id}`);
+    await expectVisible(heading(page, 'Year-end balances'));
+    await page.getByRole('button', { name: 'Send from a spreadsheet…' }).click();
+
+    const due = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+    const csv = [
+      'email,first name,last name,title,message,due date',
+      `grace@example.com,Grace,Hopper,,,${due}`,
+      `"not-an-email",Alan,Turing,Balance at 31 December,"Please confirm, with the invoices.",${due}`,
+      'katherine@example.com,Katherine,Johnson,Open invoices,,',
+    ].join('\n');
+    await page
+      .getByLabel('CSV file')
+      .setInputFiles({ name: 'balances.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.getByLabel('Default title').fill('Confirm your balance');
+    const rows = page.getByTestId('bulk-row');
+    await expectVisible(page.getByTestId('bulk-summary').filter({ hasText: '3 rows, 1 to fix before sending' }));
+    expect(await rows.count()).toBe(3);
+    await expectVisible(rows.nth(1).getByText('“not-an-email” is not an email address'));
+    expect(await rows.nth(1).getAttribute('class')).toBe('row-bad');
+    // Nothing goes out while a row is bad.
+    expect(await page.getByRole('button', { name: 'Send 3 requests' }).isDisabled()).toBe(true);
+    await checkPage(page, 'bulk-send-preview');
+
+    // Fixed in the sheet's text: the preview follows, and the batch goes in one call.
+    const rowsField = page.getByLabel('Rows', { exact: true });
+    await rowsField.fill((await rowsField.inputValue()).replace('not-an-email', 'alan@example.com'));
+    await expectVisible(page.getByTestId('bulk-summary').filter({ hasText: '3 rows, ready to send' }));
+    const sent = page.waitForResponse((response) => response.url().endsWith('/request-batches'));
+    await page.getByRole('button', { name: 'Send 3 requests' }).click();
+    expect((await sent).status()).toBe(201);
+    await expectVisible(page.getByText('Sent 3 requests.'));
+
+    // The work's list shows them, each with its email's status.
+    const list = page.getByRole('region', { name: 'Requests', exact: true }).locator('ul.rows');
+    await expectVisible(list.getByRole('link', { name: 'Confirm your balance' }));
+    await expectVisible(list.getByRole('link', { name: 'Balance at 31 December' }));
+    await expectVisible(list.getByRole('link', { name: 'Open invoices' }));
+    await expectVisible(list.getByText(/email (queued|sent)/));
+    const { requests } = unwrap(
+      await ada.api.listRequests({ params: { path: { tenant_id: tenant.id, work_id: work.id } } }),
+    );
+    expect(requests.totalCount).toBe(3);
+    expect(requests.edges.map((edge) => edge.node.recipient.email).sort()).toEqual([
+      'alan@example.com',
+      'grace@example.com',
+      'katherine@example.com',
+    ]);
+    await checkPage(page, 'bulk-send-sent');
+  });
+});

@@ -14,5 +14,6 @@ export * from './webhooks';
 export * from './parts';
 export * from './requests';
 export * from './api-keys';
+export * from './request-batches';
 export * from './sessions';
 export * from './sign-in';

@@ -17,10 +17,17 @@ export function RequestRows({ tenantId, requests }: { tenantId: string; requests
             {request.dueAt && <> · due {formatTime(request.dueAt)}</>}
           </span>
           <span className="row-meta">
-            <StatusBadge status={request.status} />
+            <StatusBadge status={request.status} /> <EmailStatus request={request} />
           </span>
         </li>
       ))}
     </ul>
   );
+}
+
+/** Where the request's email is: queued, sent, failed, or dropped (the recipient stopped this tenant's emails). */
+export function EmailStatus({ request }: { request: Request }) {
+  if (request.emailsStopped) return <span className="badge badge-muted">emails stopped</span>;
+  if (!request.emailDelivery) return null;
+  return <span className="badge badge-muted">email {request.emailDelivery.status}</span>;
 }

@@ -13,6 +13,7 @@ import { formatTime, personName } from '../components/format';
 import { Loading, PagedList } from '../components/lists';
 import { Page, Section } from '../components/page';
 import { MutationError, ProblemAlert } from '../components/problem';
+import { BulkSend } from './bulk-send';
 import { RequestRows } from './request-rows';
 
 export function WorkPage() {
@@ -199,6 +200,7 @@ function RequestsSection({ tenantId, work }: { tenantId: string; work: Work }) {
         {(nodes) => <RequestRows tenantId={tenantId} requests={nodes} />}
       </PagedList>
       {!work.discardedAt && <SendRequest tenantId={tenantId} workId={work.id} />}
+      {!work.discardedAt && <BulkSend tenantId={tenantId} workId={work.id} />}
     </Section>
   );
 }

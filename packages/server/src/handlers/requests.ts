@@ -8,6 +8,7 @@ import {
   type RequestRef,
   resendRequest,
 } from '../domain/requests/requests';
+import { createRequestBatch, type RequestBatch } from '../domain/requests/batches';
 import type { Schemas } from '../domain/schemas';
 import type { RequestAction } from '../domain/requests/state-machine';
 import type { HandlerContext, HandlerMap } from './types';
@@ -51,6 +52,19 @@ export const requests = {
         location: `/tenants/${params.tenant_id}/works/${params.work_id}/requests/${request.id}`,
       }) as const;
     return created(await createRequest(db, actor, params.tenant_id, params.work_id, body, limits, outcome?.(created)));
+  },
+
+  createRequestBatch: async ({ db, actor, params, body, limits, outcome }) => {
+    // The batch's requests are in the work's list: that is where `Location` points.
+    const created = (batch: RequestBatch) =>
+      ({
+        status: 201,
+        body: { batch },
+        location: `/tenants/${params.tenant_id}/works/${params.work_id}/requests`,
+      }) as const;
+    return created(
+      await createRequestBatch(db, actor, params.tenant_id, params.work_id, body, limits, outcome?.(created)),
+    );
   },
 
   getRequest: async ({ db, actor, params }) => ({

@@ -22,6 +22,8 @@ export const PROBLEM_TYPE_BASE = 'https://works-api.dev/problems/';
 
 /** The largest request body the JSON parser reads; a larger one is 413 `payload_too_large`. */
 export const MAX_BODY_BYTES = 64 * 1024;
+/** A batch of requests' (createRequestBatch): 1,000 items of a few hundred bytes, with room for long messages. */
+export const MAX_BATCH_BODY_BYTES = 2 * 1024 * 1024;
 
 /** The body of a problem: its code's type, title and status, and what happened this time. */
 export function problemBody(code: ProblemCode, detail: string, instance: string, extensions: ProblemExtensions = {}) {
@@ -61,6 +63,8 @@ interface HttpLikeError {
   type?: string;
   message?: string;
   errors?: Array<{ path?: string; message?: string }>;
+  /** express.json()'s 413 carries the limit it applied. */
+  limit?: number;
   /** express-openapi-validator's 405 carries `Allow` (the path's methods, in lower case). */
   headers?: { Allow?: string };
 }
@@ -73,12 +77,15 @@ interface Classified {
   allow?: string;
 }
 
-const tooLarge: Classified = { code: 'payload_too_large', detail: `The body is over ${MAX_BODY_BYTES} bytes.` };
+const tooLarge = (limit = MAX_BODY_BYTES): Classified => ({
+  code: 'payload_too_large',
+  detail: `The body is over ${limit} bytes.`,
+});
 
 /** Maps an error raised by express.json() or express-openapi-validator to one of our problem codes. */
 function classify(error: HttpLikeError): Classified | undefined {
   if (error.type === 'entity.parse.failed') return { code: 'malformed_json', detail: 'The body is not valid JSON.' };
-  if (error.type === 'entity.too.large') return tooLarge;
+  if (error.type === 'entity.too.large') return tooLarge(error.limit);
   if (error.type === 'charset.unsupported' || error.type === 'encoding.unsupported') {
     return { code: 'unsupported_media_type', detail: 'Send the body as UTF-8 application/json.' };
   }
@@ -100,7 +107,7 @@ function classify(error: HttpLikeError): Classified | undefined {
       return { code: 'method_not_allowed', detail: `This route allows ${allow || 'no method'}.`, allow };
     }
     case 413:
-      return tooLarge;
+      return tooLarge();
     case 415:
       return { code: 'unsupported_media_type', detail: 'Send the body as application/json.' };
     default:

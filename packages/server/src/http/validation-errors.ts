@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, Request } from 'express';
+import { batchFindings, mergeBatchFindings } from '../domain/requests/batches';
 import { aboutField, boundMessages, fieldName, ruleMessages, schemaRules } from '../domain/validation-messages';
 import { resolveRef, type Spec } from './spec';
 
@@ -208,4 +209,20 @@ function fieldSchema(document: Node, pathItem: Node, operation: Node, path: stri
     return field;
   }
   return undefined;
+}
+
+/**
+ * A batch refused by the validator (createRequestBatch): its findings, completed with the server's own rules on
+ * every item (a missing title, a due date in the past, ...), each path once in item order, so that one 400 names
+ * every bad item.
+ */
+export function batchFindingsWithValidators(): ErrorRequestHandler {
+  return (error: unknown, req, _res, next) => {
+    const refused = error as { status?: number; errors?: Array<{ path?: string; message?: string }> };
+    if (req.operation?.operationId !== 'createRequestBatch' || refused.status !== 400 || !Array.isArray(refused.errors))
+      return next(error);
+    const found = refused.errors.map((finding) => ({ path: finding.path ?? '', message: finding.message ?? '' }));
+    refused.errors = mergeBatchFindings(found, batchFindings(req.body, new Date()));
+    next(error);
+  };
 }

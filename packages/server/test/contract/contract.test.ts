@@ -385,6 +385,27 @@ describe('Requests', () => {
     });
   });
 
+  it('createRequestBatch: every item created, in item order; 201', async () => {
+    const dueAt = daysFromNow(30);
+    const result = await ada.createRequestBatch({
+      params: { path: workPath() },
+      body: {
+        defaults: { title: 'Confirm your balance', dueAt },
+        items: [
+          { recipient: { email: 'batch-one@example.com', firstName: 'One' } },
+          { title: 'Own title', recipient: { email: 'batch-two@example.com' } },
+        ],
+      },
+    });
+    expect(result.response.status).toBe(201);
+    const { batch } = unwrap(result);
+    expect(batch.count).toBe(2);
+    expect(batch.requests.map((created) => [created.title, created.recipient.email, created.dueAt])).toEqual([
+      ['Confirm your balance', 'batch-one@example.com', dueAt],
+      ['Own title', 'batch-two@example.com', dueAt],
+    ]);
+  });
+
   it('getRequest', async () => {
     expect(unwrap(await grace.getRequest({ params: { path: requestPath() } })).request).toEqual(request);
   });

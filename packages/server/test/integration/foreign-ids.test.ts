@@ -36,6 +36,7 @@ const bodies: Record<string, unknown> = {
   discardWork: undefined,
   undiscardWork: undefined,
   createRequest: { title: 'Another request', recipient: { email: 'rae@example.com' } },
+  createRequestBatch: { defaults: { title: 'Another batch' }, items: [{ recipient: { email: 'rae@example.com' } }] },
   cancelRequest: { reason: 'no longer needed' },
   confirmRequest: { answer: 'yes' },
   earlyValidateRequest: undefined,

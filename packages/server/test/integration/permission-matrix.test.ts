@@ -83,6 +83,7 @@ const expected: Record<OperationId, Row> = {
   listTenantRequests: byRole(200, 200, 200, 404),
   listRequests: byRole(200, 200, 200, 404),
   createRequest: byRole(201, 201, 201, 404),
+  createRequestBatch: byRole(201, 201, 201, 404),
   getRequest: byRole(200, 200, 200, 404),
   listRequestEvents: byRole(200, 200, 200, 404),
   cancelRequest: byRole(200, 200, 200, 404),
@@ -180,6 +181,10 @@ const inputs: Record<OperationId, (caller: Caller) => Promise<Input>> = {
   createRequest: async () => ({
     params: { tenant_id: shared.tenant_id, work_id: shared.work_id },
     body: { title: 'Matrix request', recipient: { email: 'recipient@example.com' } },
+  }),
+  createRequestBatch: async () => ({
+    params: { tenant_id: shared.tenant_id, work_id: shared.work_id },
+    body: { defaults: { title: 'Matrix batch' }, items: [{ recipient: { email: 'recipient@example.com' } }] },
   }),
   getRequest: async () => ({ params: shared }),
   listRequestEvents: async () => ({ params: shared }),
@@ -425,6 +430,8 @@ describe('the permission matrix', () => {
       `PUT ${work}/undiscard`,
       `GET ${work}/requests`,
       `POST ${work}/requests`,
+      // Bulk send (PRODUCT.md: Operations).
+      `POST ${work}/request-batches`,
       // Finding things and catching up: the tenant-wide request list and the events feed.
       'GET /tenants/{tenant_id}/requests',
       'GET /tenants/{tenant_id}/events',

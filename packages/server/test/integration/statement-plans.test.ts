@@ -24,6 +24,7 @@ import {
   resendRequest,
   type TenantRequestsQuery,
 } from '../../src/domain/requests/requests';
+import { createRequestBatch } from '../../src/domain/requests/batches';
 import { COUNT_CAP } from '../../src/domain/paging';
 import { listEvents } from '../../src/domain/events/feed';
 import { createTenant, getTenant, listTenants } from '../../src/domain/tenants/tenants';
@@ -369,6 +370,38 @@ describe('creates and actions use indexes', () => {
         { title: 'Keyed', recipient: { email: 'keyed@example.com' } },
         DEFAULT_LIMITS,
         await keyed('request'),
+      ),
+    );
+  });
+
+  test('a batch of 50 requests into the big work (20,000 requests), with and without a key: set-based, by keys', async () => {
+    const items = (prefix: string) =>
+      Array.from({ length: 50 }, (_, i) => ({ recipient: { email: `${prefix}-${i}-${data.namespace}@example.com` } }));
+    const keyedBatch = async () => {
+      const id = { scope: actor.userId, key: `plans-${data.namespace}-batch` };
+      const hold = { request: 'POST /plans', bodyHash: '0'.repeat(64), expiresAt: new Date(Date.now() + 60_000) };
+      const claim = await claimIdempotencyKey(db(), id, hold, () => ({ kind: 'refused' as const }));
+      if (claim?.kind !== 'claimed') throw new Error('could not claim the batch key');
+      const respond = (created: unknown) => ({
+        status: 201,
+        contentType: 'application/json',
+        location: null,
+        body: JSON.stringify(created),
+      });
+      return new KeyOutcome(db(), { id, lockedAt: claim.lockedAt }, respond);
+    };
+    await expectBoundedPlans(() =>
+      createRequestBatch(db(), actor, bigTenant(), data.bigWorkId, { defaults: { title: 'Plans' }, items: items('b') }),
+    );
+    await expectBoundedPlans(async () =>
+      createRequestBatch(
+        db(),
+        actor,
+        bigTenant(),
+        data.bigWorkId,
+        { defaults: { title: 'Keyed plans' }, items: items('k') },
+        DEFAULT_LIMITS,
+        await keyedBatch(),
       ),
     );
   });

@@ -4,7 +4,7 @@ import { ADMIN_TOKEN, createUserAt } from '../support/server';
 
 /**
  * One Idempotency-Key, one effect, even when the process dies mid-request: keyed creations (tenants, works,
- * requests) from 16 clients, kill -9 while they are in flight, a restart, then every key sent again with its body
+ * requests, batches of requests) from 16 clients, kill -9 while they are in flight, a restart, then every key sent again with its body
  * once the lock time has passed. Every key must then have made exactly one row, and a key whose creation was
  * acknowledged before the kill must replay that creation. The request actions, idempotent by state, go through the
  * same kill: every confirm sent again answers 200 confirmed, and each request has one confirm event. On whichever database the suite runs on (PGlite in a
@@ -17,11 +17,13 @@ const CLIENTS = 16;
 
 interface KeyedCreation {
   key: string;
-  kind: 'tenant' | 'work' | 'request';
+  kind: 'tenant' | 'work' | 'request' | 'batch';
   path: string;
   body: string;
   /** The name (or title) that finds its rows again. */
   marker: string;
+  /** A batch's: the title of each of its requests (each must be there exactly once). */
+  markers?: string[];
   /** The id the server answered with before the kill, if it answered. */
   acknowledgedId?: string;
 }
@@ -44,7 +46,8 @@ async function start(env: Record<string, string>): Promise<ServerProcess> {
   return server;
 }
 
-const idOf = (json: Record<string, { id: string }>): string => (json.tenant ?? json.work ?? json.request)!.id;
+const idOf = (json: Record<string, { id: string; requests?: Array<{ id: string }> }>): string =>
+  (json.tenant ?? json.work ?? json.request ?? json.batch!.requests![0])!.id;
 
 async function send(server: ServerProcess, headers: Record<string, string>, creation: KeyedCreation) {
   const res = await fetch(server.baseUrl + creation.path, {
@@ -52,7 +55,10 @@ async function send(server: ServerProcess, headers: Record<string, string>, crea
     headers: { ...headers, 'Idempotency-Key': creation.key },
     body: creation.body,
   });
-  const json = res.status < 300 ? ((await res.json()) as Record<string, { id: string }>) : undefined;
+  const json =
+    res.status < 300
+      ? ((await res.json()) as Record<string, { id: string; requests?: Array<{ id: string }> }>)
+      : undefined;
   return { status: res.status, id: json && idOf(json) };
 }
 
@@ -97,6 +103,20 @@ describe('keyed creations through kill -9', () => {
         case 1:
           return { key, kind: 'work', path: `${tenantPath}/works`, body: JSON.stringify({ name: marker }), marker };
         default:
+          // Every other request is a batch of three (bulk send, issue 41): one key, one batch, all or nothing.
+          if (worker % 2 === 1) {
+            const markers = [0, 1, 2].map((item) => `${marker} #${item}`);
+            return {
+              key,
+              kind: 'batch',
+              path: `${workPath}/request-batches`,
+              body: JSON.stringify({
+                items: markers.map((title) => ({ title, recipient: { email: `${worker}@example.com` } })),
+              }),
+              marker,
+              markers,
+            };
+          }
           return {
             key,
             kind: 'request',
@@ -178,8 +198,13 @@ describe('keyed creations through kill -9', () => {
     ];
     const effects = new Map<string, number>();
     for (const marker of rows) if (marker) effects.set(marker, (effects.get(marker) ?? 0) + 1);
-    const twice = creations.filter((creation) => (effects.get(creation.marker) ?? 0) > 1).map((c) => c.key);
-    const none = creations.filter((creation) => !effects.has(creation.marker)).map((c) => c.key);
+    const markersOf = (creation: KeyedCreation) => creation.markers ?? [creation.marker];
+    const twice = creations
+      .filter((creation) => markersOf(creation).some((marker) => (effects.get(marker) ?? 0) > 1))
+      .map((c) => c.key);
+    const none = creations
+      .filter((creation) => markersOf(creation).some((marker) => !effects.has(marker)))
+      .map((c) => c.key);
     console.log(`${creations.length} keys sent again: ${twice.length} with two effects, ${none.length} with none`);
     expect({ twice, none }).toEqual({ twice: [], none: [] });
 

@@ -162,8 +162,8 @@ describe('redocly lint (recommended + our rules)', () => {
     // A request body that reuses a response schema (Recipient) is one schema in both directions.
     text = mutate(
       text,
-      "        recipient:\n          type: object\n          additionalProperties: false\n          required: [email]\n          properties:\n            email:\n              $ref: '#/components/schemas/Email'\n            firstName:\n              $ref: '#/components/schemas/PersonName'\n            lastName:\n              $ref: '#/components/schemas/PersonName'\n",
-      "        recipient:\n          $ref: '#/components/schemas/Recipient'\n",
+      "          description: Defaults to an empty string.\n        recipient:\n          type: object\n          additionalProperties: false\n          required: [email]\n          properties:\n            email:\n              $ref: '#/components/schemas/Email'\n            firstName:\n              $ref: '#/components/schemas/PersonName'\n            lastName:\n              $ref: '#/components/schemas/PersonName'\n",
+      "          description: Defaults to an empty string.\n        recipient:\n          $ref: '#/components/schemas/Recipient'\n",
     );
     const { output } = lint(text);
     const reports = output.split('\n').filter((line) => line.includes('works-api/object-direction'));

@@ -27,7 +27,11 @@ function mutate(text, from, to) {
 // Each comparison is a few seconds of CPU in child processes: run them side by side.
 describe('drift between prisma/schema.prisma and prisma/migrations', { concurrency: true }, () => {
   it('is found when the schema changes without a migration, and gone once the written migration is added', () => {
-    const changed = mutate(schema, '  @@index([expiresAt])\n', '  @@index([expiresAt])\n  @@index([lockedAt])\n');
+    const changed = mutate(
+      schema,
+      '  @@index([expiresAt])\n  @@map("idempotency_keys")\n',
+      '  @@index([expiresAt])\n  @@index([lockedAt])\n  @@map("idempotency_keys")\n',
+    );
     const drift = diffMigrationsToSchema({ schema: changed, as: 'sql' });
     assert.equal(drift.empty, false);
     assert.match(drift.sql, /CREATE INDEX "idempotency_keys_locked_at_idx" ON "idempotency_keys"\("locked_at"\)/);

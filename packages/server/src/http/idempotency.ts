@@ -116,6 +116,7 @@ export const replayPermissions = {
   addMember: 'manageMembers',
   createWork: 'createWork',
   createRequest: 'sendRequest',
+  createRequestBatch: 'sendRequest',
   createWebhookEndpoint: 'manageWebhooks',
 } as const satisfies Partial<Record<OperationId, Permission>>;
 

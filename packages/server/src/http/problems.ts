@@ -94,7 +94,9 @@ function classify(error: HttpLikeError): Classified | undefined {
       return {
         code: 'validation_failed',
         detail: 'The request does not match the API contract.',
-        errors: (error.errors ?? []).map((e) => ({ path: e.path ?? '', message: e.message ?? 'is invalid' })),
+        errors: (error.errors ?? [])
+          .slice(0, MAX_LISTED_ERRORS)
+          .map((e) => ({ path: e.path ?? '', message: e.message ?? 'is invalid' })),
       };
     case 404:
       return { code: 'not_found', detail: 'No such route.' };
@@ -114,6 +116,9 @@ function classify(error: HttpLikeError): Classified | undefined {
       return undefined;
   }
 }
+
+/** The contract lists at most this many `errors` (a batch of 1,000 bad items names the first 100). */
+const MAX_LISTED_ERRORS = 100;
 
 /**
  * The last error handler: our domain's problems, the body parser's and validator's errors, a database outage
@@ -138,7 +143,13 @@ export function problemHandler(
     const known = typeof error === 'object' && error !== null ? classify(error) : undefined;
     if (known) {
       if (known.allow !== undefined) res.setHeader('Allow', known.allow);
-      return sendProblem(res, known.code, known.detail, instance, known.errors ? { errors: known.errors } : {});
+      return sendProblem(
+        res,
+        known.code,
+        known.detail,
+        instance,
+        known.errors ? { errors: known.errors.slice(0, MAX_LISTED_ERRORS) } : {},
+      );
     }
     const unavailable = () => {
       outage.report(error);

@@ -80,7 +80,8 @@ export const invalidBatch = (errors: FieldError[]): ProblemError =>
   new ProblemError(
     'validation_failed',
     `${new Set(errors.map((error) => itemIndex(error.path))).size === 1 && itemIndex(errors[0]!.path) >= 0 ? 'An item' : 'The batch'} breaks the contract: nothing was created; errors names every bad item by its index.`,
-    { errors },
+    // The contract lists at most 100 errors: the first 100 bad fields, in item order.
+    { errors: errors.slice(0, 100) },
   );
 
 /**

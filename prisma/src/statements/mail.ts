@@ -91,11 +91,20 @@ export const queueDueReminders = (
   params: { now: string; before: string; batch: number; mailIds: string[]; onlyTenants: readonly string[] | null },
 ) => sendStatement<{ id: string }>(db, QUEUE_DUE_REMINDERS, params);
 
-const CLAIM_DUE_EMAILS = `WITH due AS (
-         SELECT id FROM mail_outbox WHERE status = 'queued' AND next_attempt_at <= :now::timestamptz
-           AND (:onlyTenants::uuid[] IS NULL OR tenant_id = ANY (:onlyTenants::uuid[])
-                OR (sign_in_id IS NOT NULL AND "to" = ANY (:onlyAddresses::text[])))
+// Sign-in emails first (someone waits at the sign-in page; a bulk send queues 1,000 emails at once), each part oldest
+// first, on its own partial index (migration sign_in_emails_first).
+const CLAIM_DUE_EMAILS = `WITH sign_ins AS (
+         SELECT id FROM mail_outbox
+         WHERE status = 'queued' AND sign_in_id IS NOT NULL AND next_attempt_at <= :now::timestamptz
+           AND (:onlyTenants::uuid[] IS NULL OR "to" = ANY (:onlyAddresses::text[]))
          ORDER BY next_attempt_at LIMIT :limit FOR UPDATE SKIP LOCKED),
+       others AS (
+         SELECT id FROM mail_outbox
+         WHERE status = 'queued' AND sign_in_id IS NULL AND next_attempt_at <= :now::timestamptz
+           AND (:onlyTenants::uuid[] IS NULL OR tenant_id = ANY (:onlyTenants::uuid[]))
+         ORDER BY next_attempt_at LIMIT greatest(0, :limit - (SELECT count(*) FROM sign_ins))
+         FOR UPDATE SKIP LOCKED),
+       due AS (SELECT id FROM sign_ins UNION ALL SELECT id FROM others),
        claimed AS (
          UPDATE mail_outbox m SET attempts = m.attempts + 1, next_attempt_at = :leaseEnds::timestamptz
          FROM due WHERE m.id = due.id

@@ -154,6 +154,28 @@ describe('emailed sign-in', () => {
       await expectProblem(await exchange({ email: other.email, code: wrong }), 400, 'invalid_sign_in');
     await expectProblem(await exchange({ email: other.email, code: real }), 400, 'invalid_sign_in');
   });
+
+  test("goes out ahead of a bulk send's emails queued before it (someone waits at the sign-in page)", async () => {
+    const sender = await server.createUser('bulk-sender');
+    const tenant = await createTenant(sender, 'Bulk before sign-in');
+    const work = await createWork(sender, tenant.id);
+    const items = Array.from({ length: 40 }, (_, i) => ({ recipient: { email: freshEmail(`queued${i}`) } }));
+    const batch = await server.callAs(sender, 'POST', `/v1/tenants/${tenant.id}/works/${work.id}/request-batches`, {
+      defaults: { title: 'Queued first' },
+      items,
+    });
+    expect(batch.status).toBe(201);
+    const person = await server.createUser('waiting');
+    expect((await askForSignIn(person.email)).status).toBe(202);
+    // One round claims 8 emails (the sender's maxInFlight): the sign-in email is among them, not 5 rounds later.
+    expect(await server.mailSender!.runOnce()).toBe(8);
+    const sent = mailbox
+      .messages()
+      .filter((message) => /sign-in/i.test(message.subject) && message.to === person.email);
+    expect(sent).toHaveLength(1);
+    const queued = new Set(items.map((item) => item.recipient.email));
+    expect(mailbox.messages().filter((message) => queued.has(message.to))).toHaveLength(7);
+  });
 });
 
 describe('sessions', () => {

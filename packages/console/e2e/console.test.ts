@@ -568,6 +568,112 @@ describe('the console', () => {
     await expectVisible(page.getByTestId('signed-in-as').filter({ hasText: ada.email }));
   });
 
+  it('creates a key restricted to one tenant, works:read and an expiry, shown once, that can do only that', async () => {
+    const ada = await server.createUser('Ada');
+    const grace = await server.createUser('Grace');
+    const { tenant } = unwrap(await ada.api.createTenant({ body: { name: 'Reach Ltd' } }));
+    const { tenant: other } = unwrap(await ada.api.createTenant({ body: { name: 'Out Of Reach Ltd' } }));
+    // A tenant where Ada is only a member: webhooks need an admin.
+    const { tenant: graces } = unwrap(await grace.api.createTenant({ body: { name: 'Hopper & Co' } }));
+    await join(grace, graces.id, ada, 'member');
+    const page = await newPage();
+    await signIn(page, ada, '/console/api-keys');
+    const form = page.getByRole('region', { name: 'Create a key' });
+    const group = (name: string) => form.getByRole('group', { name, exact: true });
+
+    // First a scope her role does not allow in the tenant she picked: the server's 400, beside the scopes.
+    await form.getByLabel('Key name').fill('Reporting');
+    await form.getByLabel('Only the tenants chosen below').check();
+    await group('Your tenants').getByLabel('Hopper & Co').check();
+    await form.getByLabel('Only the scopes chosen below').check();
+    await group('Webhooks').getByLabel('webhooks:read', { exact: true }).check();
+    // A key limited to tenants cannot create tenants, so the form does not offer it.
+    expect(await group('Tenants').getByLabel('tenants:create', { exact: true }).isDisabled()).toBe(true);
+    await form.getByRole('button', { name: 'Create key' }).click();
+    await expectVisible(page.getByRole('alert').filter({ hasText: 'Invalid request' }));
+    const scopesGroup = group('Scopes');
+    const describedBy = (await scopesGroup.getAttribute('aria-describedby'))!;
+    const scopesError = page.locator(`[id="${describedBy.split(' ').pop()}"]`);
+    expect(await scopesError.getAttribute('class')).toBe('field-error');
+    expect(await scopesError.textContent()).toMatch(/your role allows.*webhooks:read/);
+    await checkPage(page, 'api-keys-restricted-error');
+
+    await group('Your tenants').getByLabel('Hopper & Co').uncheck();
+    await group('Your tenants').getByLabel('Reach Ltd', { exact: true }).check();
+    await group('Webhooks').getByLabel('webhooks:read', { exact: true }).uncheck();
+    await group('Works').getByLabel('works:read', { exact: true }).check();
+    await form.getByRole('button', { name: '30 days' }).click();
+    // The preset is a day 30 days ahead in the browser's time zone; the key stops working at that day's end.
+    const [day, endOfDay] = await page.evaluate(() => {
+      const date = new Date();
+      date.setDate(date.getDate() + 30);
+      const value = [date.getFullYear(), date.getMonth() + 1, date.getDate()]
+        .map((n) => String(n).padStart(2, '0'))
+        .join('-');
+      date.setHours(23, 59, 59, 999);
+      return [value, date.toISOString()];
+    });
+    expect(await form.getByLabel('Expires on').inputValue()).toBe(day);
+    const sent = page.waitForResponse(
+      (response) => response.url().endsWith('/v1/api-keys') && response.request().method() === 'POST',
+    );
+    await form.getByRole('button', { name: 'Create key' }).click();
+    const response = await sent;
+    expect(response.status()).toBe(201);
+    const { apiKeys } = unwrap(await ada.api.listApiKeys());
+    expect(apiKeys.edges.find((edge) => edge.node.name === 'Reporting')?.node).toMatchObject({
+      tenants: [tenant.id],
+      scopes: ['works:read'],
+      expiresAt: endOfDay,
+    });
+
+    // The secret, once.
+    const secretField = page.getByLabel('Secret');
+    await expectVisible(secretField);
+    await expectVisible(page.getByText('This is the only time it is shown.'));
+    const secret = await secretField.inputValue();
+    expect(secret).toMatch(/^wk_/);
+    await checkPage(page, 'api-keys-restricted-secret');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    expect(await page.getByLabel('Secret').count()).toBe(0);
+    expect(await page.content()).not.toContain(secret);
+
+    // The key does what it was given, and nothing else.
+    const bearer = { Authorization: `Bearer ${secret}` };
+    const works = (tenantId: string) => `${server.baseUrl}/v1/tenants/${tenantId}/works`;
+    expect((await fetch(works(tenant.id), { headers: bearer })).status).toBe(200);
+    const write = await fetch(works(tenant.id), {
+      method: 'POST',
+      headers: { ...bearer, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Not with this key' }),
+    });
+    expect(write.status).toBe(403);
+    expect(write.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope="works:write"');
+    expect(await write.json()).toMatchObject({ code: 'insufficient_scope', scope: 'works:write' });
+    expect((await fetch(works(other.id), { headers: bearer })).status).toBe(404);
+    const manage = await fetch(`${server.baseUrl}/v1/api-keys`, { headers: bearer });
+    expect(manage.status).toBe(403);
+    expect(await manage.json()).toMatchObject({ code: 'insufficient_scope', scope: 'account:manage' });
+
+    // Its row says what it may do, until when, and that it has been used.
+    await page.reload();
+    const row = page.getByRole('listitem').filter({ hasText: 'Reporting' });
+    await expectVisible(row.getByText(/last used/));
+    await expectVisible(row.locator('dd').getByText('Reach Ltd', { exact: true }));
+    expect(await row.locator('dd').allTextContents()).toEqual(['Reach Ltd', 'works:read', expect.any(String)]);
+    expect(await row.locator('time').getAttribute('datetime')).toBe(endOfDay);
+    expect(await row.getByText('expired', { exact: true }).count()).toBe(0);
+    const full = page.getByRole('listitem').filter({ hasText: 'Default key' });
+    expect(await full.locator('dd').allTextContents()).toEqual(['all tenants', 'full access', 'never']);
+    await checkPage(page, 'api-keys-restricted');
+
+    // A month and a day later (the page's clock only), the row says it has expired.
+    await page.clock.setFixedTime(new Date(Date.now() + 31 * 86_400_000));
+    await page.reload();
+    await expectVisible(row.getByText('expired', { exact: true }));
+    await expectVisible(row.locator('dt').getByText('Expired', { exact: true }));
+  });
+
   it('signs out: the session ends, a reload shows the sign-in page, the old cookie opens nothing', async () => {
     const ada = await server.createUser('Ada');
     const page = await newPage(PHONE);

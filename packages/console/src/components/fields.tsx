@@ -80,6 +80,42 @@ export function SelectField<T extends string>({
   );
 }
 
+/**
+ * Checkboxes or radio buttons under one legend (a fieldset, so a screen reader names the group with each box),
+ * with a hint and the server's error for the group, both tied to it with aria-describedby. The error comes first,
+ * under the legend, where it is seen even when the group is long.
+ */
+export function FieldGroup({
+  legend,
+  hint,
+  error,
+  children,
+}: {
+  legend: string;
+  hint?: ReactNode;
+  error?: string | undefined;
+  children: ReactNode;
+}) {
+  const id = useId();
+  const describedBy = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ') || undefined;
+  return (
+    <fieldset className={error ? 'checks checks-invalid' : 'checks'} aria-describedby={describedBy}>
+      <legend>{legend}</legend>
+      {hint && (
+        <p className="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p className="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+      {children}
+    </fieldset>
+  );
+}
+
 /** A submit button that says what it is doing and cannot be pressed twice while it does. */
 export function SubmitButton({
   pending,

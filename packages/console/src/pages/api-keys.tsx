@@ -1,19 +1,29 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useRef, useState } from 'react';
 import { useSession } from '../api/auth';
-import { useCreate } from '../api/mutations';
-import { dataOf, fieldErrors } from '../api/problems';
-import { keys, useApiKeys } from '../api/queries';
-import type { ApiKey, CreatedApiKey } from '../api/types';
+import { dataOf } from '../api/problems';
+import { keys, useApiKeys, useTenant, useTenants } from '../api/queries';
+import type { ApiKey } from '../api/types';
 import { ConfirmButton } from '../components/confirm';
-import { SubmitButton, TextField } from '../components/fields';
 import { formatTime } from '../components/format';
 import { PagedList } from '../components/lists';
 import { Page, Section } from '../components/page';
 import { ProblemAlert } from '../components/problem';
+import { CreateKey } from './create-api-key';
+
+/**
+ * Tenant names by id, from the pages of the tenants list loaded so far (undefined while the first one loads; empty
+ * if it failed, so that each row reads its own tenants).
+ */
+type TenantNames = ReadonlyMap<string, string> | undefined;
 
 export function ApiKeysPage() {
   const keysQuery = useApiKeys();
+  const tenantsQuery = useTenants();
+  const names: TenantNames = tenantsQuery.data
+    ? new Map(tenantsQuery.data.pages.flatMap((page) => page.edges.map(({ node }) => [node.id, node.name] as const)))
+    : tenantsQuery.isError
+      ? new Map<string, string>()
+      : undefined;
   return (
     <Page title="API keys">
       <div className="columns">
@@ -22,7 +32,7 @@ export function ApiKeysPage() {
             {(nodes) => (
               <ul className="rows">
                 {nodes.map((key) => (
-                  <KeyRow key={key.id} apiKey={key} />
+                  <KeyRow key={key.id} apiKey={key} names={names} />
                 ))}
               </ul>
             )}
@@ -34,13 +44,14 @@ export function ApiKeysPage() {
   );
 }
 
-function KeyRow({ apiKey }: { apiKey: ApiKey }) {
+function KeyRow({ apiKey, names }: { apiKey: ApiKey; names: TenantNames }) {
   const { api } = useSession();
   const queryClient = useQueryClient();
   const revoke = useMutation({
     mutationFn: () => dataOf(api.revokeApiKey({ params: { path: { api_key_id: apiKey.id } } })),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: keys.apiKeys }),
   });
+  const expired = apiKey.expiresAt !== null && Date.parse(apiKey.expiresAt) <= Date.now();
   return (
     <li className="row">
       <span className="row-title">{apiKey.name}</span>
@@ -52,100 +63,70 @@ function KeyRow({ apiKey }: { apiKey: ApiKey }) {
         {apiKey.revokedAt ? (
           <span className="badge badge-muted">revoked {formatTime(apiKey.revokedAt)}</span>
         ) : (
-          <ConfirmButton
-            label="Revoke"
-            question={`Revoke “${apiKey.name}”? Integrations using it stop working at once.`}
-            confirmLabel="Yes, revoke"
-            pending={revoke.isPending}
-            onConfirm={() => revoke.mutate()}
-          />
+          <>
+            {expired && <span className="badge badge-danger">expired</span>}
+            <ConfirmButton
+              label="Revoke"
+              question={`Revoke “${apiKey.name}”? Integrations using it stop working at once.`}
+              confirmLabel="Yes, revoke"
+              pending={revoke.isPending}
+              onConfirm={() => revoke.mutate()}
+            />
+          </>
         )}
       </span>
+      <dl className="key-facts">
+        <div>
+          <dt>Tenants</dt>
+          <dd>{apiKey.tenants === null ? 'all tenants' : <TenantList ids={apiKey.tenants} names={names} />}</dd>
+        </div>
+        <div>
+          <dt>Scopes</dt>
+          <dd>
+            {apiKey.scopes === null
+              ? 'full access'
+              : apiKey.scopes.map((scope, index) => (
+                  <span key={scope}>
+                    {index > 0 && ', '}
+                    <code>{scope}</code>
+                  </span>
+                ))}
+          </dd>
+        </div>
+        <div>
+          <dt>{expired ? 'Expired' : 'Expires'}</dt>
+          <dd>
+            {apiKey.expiresAt === null ? (
+              'never'
+            ) : (
+              <time dateTime={apiKey.expiresAt}>{formatTime(apiKey.expiresAt)}</time>
+            )}
+          </dd>
+        </div>
+      </dl>
       {revoke.error && <ProblemAlert error={revoke.error} />}
     </li>
   );
 }
 
-function CreateKey() {
-  const { api } = useSession();
-  const queryClient = useQueryClient();
-  const [name, setName] = useState('');
-  const [created, setCreated] = useState<CreatedApiKey | null>(null);
-  const create = useCreate(
-    (body: { name: string }, key) => dataOf(api.createApiKey({ body, params: { header: { 'Idempotency-Key': key } } })),
-    ({ apiKey }) => {
-      setCreated(apiKey);
-      setName('');
-      void queryClient.invalidateQueries({ queryKey: keys.apiKeys });
-    },
-  );
-  const errors = fieldErrors(create.error);
+function TenantList({ ids, names }: { ids: readonly string[]; names: TenantNames }) {
+  if (!names) return <>…</>;
   return (
-    <Section title="Create a key" id="create-key">
-      {created && <NewSecret apiKey={created} onDone={() => setCreated(null)} />}
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          create.submit({ name });
-        }}
-      >
-        <TextField
-          label="Key name"
-          required
-          value={name}
-          onChange={(event) => setName(event.target.value)}
-          error={errors.name}
-          hint="What it is for, e.g. “CI” or “Sync job”"
-        />
-        <SubmitButton pending={create.isPending} label="Create key" pendingLabel="Creating…" />
-      </form>
-      {create.error && <ProblemAlert error={create.error} shownFields={['name']} />}
-    </Section>
+    <>
+      {ids.map((id, index) => (
+        <span key={id}>
+          {index > 0 && ', '}
+          {names.get(id) ?? <UnlistedTenant id={id} />}
+        </span>
+      ))}
+    </>
   );
 }
 
-/** The secret, once: it is in this response only and kept nowhere but this component's state. */
-function NewSecret({ apiKey, onDone }: { apiKey: CreatedApiKey; onDone: () => void }) {
-  const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
-  const field = useRef<HTMLInputElement>(null);
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(apiKey.secret);
-      setCopied('yes');
-    } catch {
-      // No clipboard (an insecure origin, or permission refused): select it, so Ctrl+C / ⌘C copies it.
-      field.current?.select();
-      setCopied('failed');
-    }
-  };
-  return (
-    <div className="alert alert-warning secret" role="alert">
-      <p className="alert-title">Copy the new key “{apiKey.name}” now</p>
-      <p>This is the only time it is shown. Keep it somewhere safe; if you lose it, revoke it and create another.</p>
-      <label htmlFor="new-secret">Secret</label>
-      <div className="secret-row">
-        <input
-          id="new-secret"
-          ref={field}
-          readOnly
-          value={apiKey.secret}
-          spellCheck={false}
-          onFocus={(event) => event.target.select()}
-        />
-        <button type="button" className="button button-primary" onClick={() => void copy()}>
-          Copy
-        </button>
-      </div>
-      <p aria-live="polite" className="muted">
-        {copied === 'yes'
-          ? 'Copied to the clipboard.'
-          : copied === 'failed'
-            ? 'Could not copy: the key is selected, copy it with Ctrl+C or ⌘C.'
-            : ''}
-      </p>
-      <button type="button" className="button" onClick={onDone}>
-        I have copied it
-      </button>
-    </div>
-  );
+/** A tenant of the key not on the loaded pages of the list: read on its own; gone (404) once its user left it. */
+function UnlistedTenant({ id }: { id: string }) {
+  const tenant = useTenant(id);
+  if (tenant.data) return <>{tenant.data.tenant.name}</>;
+  if (tenant.isError) return <span className="muted">a tenant you are no longer in</span>;
+  return <>…</>;
 }

@@ -1,6 +1,5 @@
 import { isUtf8 } from 'node:buffer';
 import express, { type RequestHandler, Router } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
 import type { Store } from 'express-rate-limit';
 import type { Db } from '@works-api/prisma';
 import type { WebhookSettings } from './webhooks/endpoints';
@@ -40,13 +39,13 @@ import {
 import { devMailboxRoutes } from './http/dev-mailbox';
 import type { DevMailbox } from './mail/transport';
 import { assignRequestId } from './http/request-id';
-import { isRealDateTime } from './domain/dates';
+import { contractValidator } from './http/contract-validator';
 import { ruleMessages } from './domain/validation-messages';
 import { batchFindingsWithValidators, validationMessages } from './http/validation-errors';
 import { contractRoutes, operatorPathMatcher, publicPathMatcher, recipientPathMatcher } from './http/routes';
 import { corsFor, securityHeaders } from './http/security';
 import { operationIdentifier } from './http/operation';
-import { closedDocument, loadSpec, routeTemplates, type Spec } from './http/spec';
+import { contractSpec, routeTemplates, type Spec } from './http/spec';
 import { METRICS_PATH, metricsRoute } from './http/metrics-route';
 import { requestLabeler } from './observability/http';
 import type { Telemetry } from './observability/telemetry';
@@ -117,7 +116,7 @@ export interface AppOptions {
  * only) → contract validation → the operation's route. Requests Node's parser refuses (huge headers) are answered by client-errors.ts.
  */
 export function createApp(options: AppOptions): express.Express {
-  const spec = options.spec ?? loadSpec();
+  const spec = options.spec ?? contractSpec();
   const logger = options.logger ?? silentLogger();
   const lifecycle = options.lifecycle ?? new Lifecycle();
   const db = options.db;
@@ -252,24 +251,7 @@ export function createApp(options: AppOptions): express.Express {
         ? parseBatchJson(req, res, next)
         : parseJson(req, res, next),
   );
-  const validator = (allErrors: boolean) =>
-    OpenApiValidator.middleware({
-      // Tests check responses against the contract closed (closedDocument): exactly the documented properties.
-      apiSpec: (options.validateResponses ? closedDocument(spec.document) : structuredClone(spec.document)) as never,
-      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, allErrors },
-      validateResponses: options.validateResponses ?? false,
-      validateSecurity: false,
-      validateFormats: true,
-      // `date-time` as the domain reads it (domain/dates.ts): a real date and time, never moved; not Ajv's regex.
-      formats: { 'date-time': isRealDateTime },
-      $refParser: { mode: 'dereference' },
-    });
-  // A batch's 400 names every bad item (issue 41), so its validator collects every finding (its body is bounded:
-  // 1,000 items, 2 MiB); every other operation stops at the first, as Ajv advises for input from anyone.
-  const [everyFinding, firstFinding] = [Router().use(validator(true)), Router().use(validator(false))];
-  app.use((req, res, next) =>
-    req.operation?.operationId === 'createRequestBatch' ? everyFinding(req, res, next) : firstFinding(req, res, next),
-  );
+  app.use(contractValidator(spec, options.validateResponses ?? false));
   app.use(validationMessages(spec)); // the validator's findings, in words that name the field
   app.use(batchFindingsWithValidators()); // and a batch's, the server's own rules on every item too
   app.use(

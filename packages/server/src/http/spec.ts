@@ -92,6 +92,10 @@ export const resolveRef = (document: unknown, ref: string): unknown =>
 export const pathPattern = (template: string, prefix = ''): RegExp =>
   new RegExp(`^${prefix}${template.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
 
+/** The server's contract, read once per process (openapi/api.yaml does not change while it runs). */
+export const contractSpec = (): Spec => (loadedContract ??= loadSpec());
+let loadedContract: Spec | undefined;
+
 export function loadSpec(file = specPath): Spec {
   const document = readSpecDocument(file) as {
     servers: Array<{ url: string; variables?: Record<string, { default: string }> }>;

@@ -61,25 +61,30 @@ it('delivers every committed event after a kill -9, once the server is back', as
   expect(events.filter((event) => event.type === 'request.created')).toHaveLength(10);
   expect(events.filter((event) => event.type === 'request.confirmed')).toHaveLength(10);
   expect(new Set(events.map((event) => event.id)).size).toBe(20);
-});
+  // Two spawned servers and the receiver's own 30 s wait: jest's default 30 s fired first on a busy machine.
+}, 90_000);
 
 const onPostgres = process.env.DATABASE_URL ? it : it.skip;
-onPostgres('two server processes on PostgreSQL deliver each event once', async () => {
-  const env = { ...(await databaseEnv()), ...webhookEnv };
-  const [a, b] = await Promise.all([spawnServer(env), spawnServer(env)]);
-  servers.push(a, b);
-  const { api: apiA, apiKey } = await userOn(a.baseUrl);
-  const { tenantId, workId, secret } = await subscribedWork(apiA, receiver);
-  // The same key works on both processes: they share the database.
-  const apiB = createClient({ baseUrl: b.baseUrl, apiKey, retry: false });
-  // Writes through both processes at once: both dispatchers fan out and claim from the same tables.
-  await Promise.all(
-    Array.from({ length: 20 }, (_, i) => requestAndConfirm(i % 2 === 0 ? apiA : apiB, tenantId, workId)),
-  );
-  const received = await receiver.waitFor(40, 30_000);
-  const ids = received.map(({ body, headers }) => verifyWebhook(body, headers as Record<string, string>, secret).id);
-  expect(new Set(ids).size).toBe(40);
-  expect(ids).toHaveLength(40);
-  expect(a.lines.some((line) => line.msg?.startsWith('webhooks: dispatcher round failed'))).toBe(false);
-  expect(b.lines.some((line) => line.msg?.startsWith('webhooks: dispatcher round failed'))).toBe(false);
-});
+onPostgres(
+  'two server processes on PostgreSQL deliver each event once',
+  async () => {
+    const env = { ...(await databaseEnv()), ...webhookEnv };
+    const [a, b] = await Promise.all([spawnServer(env), spawnServer(env)]);
+    servers.push(a, b);
+    const { api: apiA, apiKey } = await userOn(a.baseUrl);
+    const { tenantId, workId, secret } = await subscribedWork(apiA, receiver);
+    // The same key works on both processes: they share the database.
+    const apiB = createClient({ baseUrl: b.baseUrl, apiKey, retry: false });
+    // Writes through both processes at once: both dispatchers fan out and claim from the same tables.
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => requestAndConfirm(i % 2 === 0 ? apiA : apiB, tenantId, workId)),
+    );
+    const received = await receiver.waitFor(40, 30_000);
+    const ids = received.map(({ body, headers }) => verifyWebhook(body, headers as Record<string, string>, secret).id);
+    expect(new Set(ids).size).toBe(40);
+    expect(ids).toHaveLength(40);
+    expect(a.lines.some((line) => line.msg?.startsWith('webhooks: dispatcher round failed'))).toBe(false);
+    expect(b.lines.some((line) => line.msg?.startsWith('webhooks: dispatcher round failed'))).toBe(false);
+  },
+  90_000,
+);

@@ -66,7 +66,8 @@ embedded('two processes on one PGlite folder', () => {
     next.child.kill('SIGTERM');
     expect(await next.exited).toEqual({ code: 0, signal: null });
     expect(owners(folder)).toEqual([]);
-  });
+    // Three servers started one after the other (and one refused): over jest's 30 s on a busy machine.
+  }, 90_000);
 
   it('lets exactly one of two processes started at the same instant serve', async () => {
     const folder = await newPgliteFolder();

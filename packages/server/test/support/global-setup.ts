@@ -42,7 +42,27 @@ export default async function globalSetup(globalConfig: { maxWorkers: number } &
     await withPgSession(url, (session) => applyMigrations(session));
     return;
   }
-  process.env.WORKS_API_PGLITE_TEMPLATE = await pgliteTemplate();
+  const template = await pgliteTemplate();
+  process.env.WORKS_API_PGLITE_TEMPLATE = template;
+  await unpackedTemplate(template);
+}
+
+/**
+ * The template unpacked into a data folder, once, beside it (`<template>.dir`): a spawned server's folder is then a
+ * file copy (support/process.ts) instead of an embedded PostgreSQL started in the test to unpack the template
+ * (a second or two of CPU each, some forty times in the process suites).
+ */
+async function unpackedTemplate(template: string): Promise<void> {
+  const folder = `${template}.dir`;
+  if (existsSync(folder)) return;
+  const partial = `${folder}.${process.pid}.partial`;
+  const pglite = new PGlite(partial, {
+    extensions: PGLITE_EXTENSIONS,
+    loadDataDir: new Blob([readFileSync(template)]),
+  });
+  await pglite.waitReady;
+  await pglite.close();
+  renameSync(partial, folder);
 }
 
 /**
@@ -61,6 +81,7 @@ async function pgliteTemplate(): Promise<string> {
   const file = path.join(folder, `${hash.digest('hex').slice(0, 16)}.tar`);
   if (existsSync(file)) {
     utimesSync(file, new Date(), new Date()); // in use: see below
+    if (existsSync(`${file}.dir`)) utimesSync(`${file}.dir`, new Date(), new Date());
     return file;
   }
 
@@ -72,7 +93,7 @@ async function pgliteTemplate(): Promise<string> {
   // Templates of other migrations (other branches, the past) go after a day unused. Written whole, then renamed, so
   // that a run started meanwhile never reads half a file.
   for (const other of readdirSync(folder).map((name) => path.join(folder, name)))
-    if (Date.now() - statSync(other).mtimeMs > 24 * 60 * 60 * 1000) rmSync(other, { force: true });
+    if (Date.now() - statSync(other).mtimeMs > 24 * 60 * 60 * 1000) rmSync(other, { recursive: true, force: true });
   const partial = `${file}.${process.pid}.partial`;
   writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
   renameSync(partial, file);

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -47,7 +47,9 @@ export async function newPgliteFolder(): Promise<string> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'works-api-process-'));
   dataDirs.push(dataDir, `${dataDir}.lock`, `${dataDir}.key`);
   const template = process.env.WORKS_API_PGLITE_TEMPLATE;
-  if (template) {
+  if (template && existsSync(`${template}.dir`)) {
+    cpSync(`${template}.dir`, dataDir, { recursive: true }); // unpacked once by the global setup
+  } else if (template) {
     const pglite = new PGlite(dataDir, {
       extensions: PGLITE_EXTENSIONS,
       loadDataDir: new Blob([readFileSync(template)]),

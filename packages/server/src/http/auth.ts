@@ -34,24 +34,15 @@ declare global {
   }
 }
 
-/**
- * Authentication runs before the body is parsed or validated: a caller without a valid key learns nothing
- * about the contract, and costs us no parsing.
- */
-export function requireApiKey(db: Db): RequestHandler {
-  return async (req, _res, next) => {
-    req.actor = await authenticate(db, bearerToken(req));
-    requireScope(req.actor, req.operation);
-    next();
-  };
-}
-
 export interface CallerOptions {
   cookies: CookieSettings;
   sessions: Pick<SessionPolicy, 'idleTimeoutMs'>;
 }
 
 /**
+ * Authentication runs before the body is parsed or validated: a caller without a valid credential learns nothing
+ * about the contract, and costs us no parsing.
+ *
  * Every `/v1` operation of a user: a session cookie (the console) or a Bearer API key (integrations), never both.
  * A request without the cookie takes exactly the API-key path it always took. With the cookie: an Authorization
  * header as well is 400 (one credential, so that no one wonders which one acted); a request that changes something

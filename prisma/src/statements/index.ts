@@ -17,3 +17,7 @@ export * from './api-keys';
 export * from './request-batches';
 export * from './sessions';
 export * from './sign-in';
+export * from './pages';
+export * from './health';
+export * from './users';
+export * from './access';

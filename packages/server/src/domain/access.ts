@@ -1,7 +1,6 @@
 import type { Db } from '@works-api/prisma';
-import type { Membership as MembershipRow } from '@works-api/prisma/client';
-import { isId } from '@works-api/prisma';
-import { memberMaySql as memberMaySqlOf, sendStatement } from '@works-api/prisma';
+import { findMemberRole, isId } from '@works-api/prisma';
+import { memberMaySql as memberMaySqlOf } from '@works-api/prisma';
 import { notFound, ProblemError } from './errors';
 import type { Schemas } from './schemas';
 
@@ -104,13 +103,7 @@ export async function authorize(db: Db, actor: Actor, tenantId: string, permissi
   // An id we never issue names no tenant; it must not reach the uuid column either. A tenant out of the key's reach
   // is one the caller is not a member of.
   if (!isId(tenantId) || !reachesTenant(actor, tenantId)) throw notFound('tenant');
-  // Nearly every request runs this too: a plain statement, prepared, like the key lookup (see authenticate).
-  const [membership] = await sendStatement<Pick<MembershipRow, 'role'>>(
-    db,
-    'SELECT role::text AS role FROM memberships WHERE tenant_id = :tenantId::uuid AND user_id = :userId::uuid',
-    { tenantId, userId: actor.userId },
-    { prepared: true },
-  );
+  const membership = await findMemberRole(db, tenantId, actor.userId);
   if (!membership) throw notFound('tenant');
   const caller = { tenantId, role: membership.role };
   requirePermission(caller, permission);

@@ -111,19 +111,8 @@ export async function cappedCount(count: (take: number) => Promise<number>): Pro
   return counted > COUNT_CAP ? { totalCount: COUNT_CAP, capped: true } : { totalCount: counted, capped: false };
 }
 
-/**
- * Prisma's arguments for a page of rows keyed by `key` (a time-ordered id, or the id of the row a row stands for:
- * a membership stands for its tenant in the caller's tenant list), newest first. Spread `where` into the list's own.
- */
-export function newestFirst<Key extends string>(page: Page, key: Key) {
-  return {
-    where: (page.beforeId === undefined ? {} : { [key]: { lt: page.beforeId } }) as Partial<
-      Record<Key, { lt: string }>
-    >,
-    orderBy: { [key]: 'desc' } as Record<Key, 'desc'>,
-    take: page.take,
-  };
-}
+/** Prisma's arguments for a page, newest first: the database package's, for the lists still read here. */
+export { newestFirst } from '@works-api/prisma';
 
 /** Builds the Connection from rows read with `pageOf` (newest first, possibly one extra). */
 export function toConnection<Row extends { id: string }, Node>(

@@ -8,6 +8,7 @@ import {
   findSignInByToken,
   insertSession,
   insertSignedUpUser,
+  findUser,
   isId,
   newId,
   queueSignIn,
@@ -187,7 +188,7 @@ export async function signIn(
     });
     return id;
   });
-  const user = await db.prisma.user.findUnique({ where: { id: userId } });
+  const user = await findUser(db, userId);
   if (!user) throw signInUsed(); // deleted meanwhile: nothing to sign in to
   return {
     session: presentSession({ id: sessionId, userAgent, createdAt: now, lastUsedAt: now, expiresAt }, sessionId),

@@ -34,10 +34,6 @@ const OVER_400_LINES = [
 const STATEMENTS_TO_MOVE = [
   'packages/server/src/domain/api-keys/api-keys.ts',
   'packages/server/src/domain/capped-list.ts',
-  'packages/server/src/domain/limits.ts',
-  'packages/server/src/domain/members/invitations.ts',
-  'packages/server/src/domain/members/members.ts',
-  'packages/server/src/domain/members/membership.ts',
   'packages/server/src/domain/recipients/recipients.ts',
   'packages/server/src/domain/search/refold.ts',
   'packages/server/src/domain/tenants/tenants.ts',

@@ -21,3 +21,6 @@ export * from './pages';
 export * from './health';
 export * from './users';
 export * from './access';
+export * from './limits';
+export * from './members';
+export * from './invitations';

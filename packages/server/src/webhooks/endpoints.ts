@@ -128,8 +128,8 @@ export async function createWebhookEndpoint(
   const endpoint = await createWithinCap(
     db,
     {
-      lock: { table: 'tenants', id: tenantId },
-      counted: 'FROM webhook_endpoints WHERE tenant_id = :ownerId::uuid',
+      counted: 'webhookEndpoints',
+      ownerId: tenantId,
       cap,
       refusal: webhookEndpointLimitReached,
     },

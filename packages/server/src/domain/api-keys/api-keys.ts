@@ -198,9 +198,8 @@ export async function createApiKey(
   const key = await createWithinCap(
     db,
     {
-      lock: { table: 'users', id: actor.userId },
-      // Served by the partial index api_keys_active_user_id_idx: revoked keys are never read.
-      counted: 'FROM api_keys WHERE user_id = :ownerId::uuid AND revoked_at IS NULL',
+      counted: 'activeApiKeys',
+      ownerId: actor.userId,
       cap: maxActiveKeys,
       refusal: apiKeyLimitReached,
     },

@@ -22,5 +22,8 @@ export * from './health';
 export * from './users';
 export * from './access';
 export * from './limits';
+export * from './recipients';
+export * from './search';
+export * from './metrics';
 export * from './members';
 export * from './invitations';

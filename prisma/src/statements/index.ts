@@ -27,3 +27,8 @@ export * from './search';
 export * from './metrics';
 export * from './members';
 export * from './invitations';
+export type { CappedListWindow, CappedPage } from './capped-lists';
+export * from './events';
+export * from './works';
+export * from './request-reads';
+export * from './tenants';

@@ -1,3 +1,6 @@
+/** A page's size when the caller does not ask for one (the contract's default `limit`). */
+export const DEFAULT_PAGE_SIZE = 20;
+
 /** One page of a list as the server's paging asks for it: at most `take` rows, all older than `beforeId`. */
 export interface PageWindow {
   take: number;

@@ -77,3 +77,31 @@ export async function updateSearchTexts(
   );
   return changed.length;
 }
+
+/**
+ * What a search looks up (the server folds the words: search/fold.ts): the stored text must have a word starting
+ * with each of `prefixes` (each one key of the GIN index on (tenant_id, search_prefixes), the array of every prefix
+ * of every stored word) and, for a word longer than the prefixes kept, the word itself (`LIKE '% word%'`: the words
+ * are letters and digits only, nothing LIKE reads as a wildcard).
+ */
+export interface SearchTerms {
+  prefixes: readonly string[];
+  longWords: readonly string[];
+}
+
+/** `terms` as Prisma's condition, for the lists Prisma reads. */
+export const searchTermsWhere = (terms: SearchTerms) => ({
+  searchPrefixes: { hasEvery: [...terms.prefixes] },
+  ...(terms.longWords.length > 0 && { AND: terms.longWords.map((word) => ({ search: { contains: ` ${word}` } })) }),
+});
+
+/** `terms` as SQL over the table aliased `alias`, for the lists read by one plain statement. */
+export function searchTermsSql(terms: SearchTerms, alias: string): { where: string; params: Record<string, unknown> } {
+  const where = [`${alias}.search_prefixes @> :searchPrefixes::text[]`];
+  const params: Record<string, unknown> = { searchPrefixes: terms.prefixes };
+  terms.longWords.forEach((word, i) => {
+    where.push(`${alias}.search LIKE :searchWord${i}`);
+    params[`searchWord${i}`] = `% ${word}%`;
+  });
+  return { where: where.join(' AND '), params };
+}

@@ -1,6 +1,5 @@
 import type { Db } from '@works-api/prisma';
 import { findMemberRole, isId } from '@works-api/prisma';
-import { memberMaySql as memberMaySqlOf } from '@works-api/prisma';
 import { notFound, ProblemError } from './errors';
 import type { Schemas } from './schemas';
 
@@ -111,15 +110,9 @@ export async function authorize(db: Db, actor: Actor, tenantId: string, permissi
 }
 
 /**
- * `authorize` as a condition of a write (SQL over the tenant and user id parameters named): the write then goes
- * through only for a member whose role the permission allows, one round trip instead of two. When it writes
- * nothing, `authorize` says why (404 or 403).
+ * The roles `permission` allows: what a write that checks the caller's membership itself takes as its condition
+ * (one round trip instead of two); when it writes nothing, `authorize` says why (404 or 403).
  */
-export function memberMaySql(permission: Permission, tenantParam: string, userParam: string): string {
-  return memberMaySqlOf(rolesAllowed(permission), tenantParam, userParam);
-}
-
-/** The roles `permission` allows. */
 export const rolesAllowed = (permission: Permission): Role[] =>
   (Object.keys(rank) as Role[]).filter((role) => roleAtLeast(role, minimumRole[permission]));
 

@@ -6,7 +6,10 @@
  * Rows inserted while a client pages are newer than every cursor, so they land before the first page: nothing is
  * skipped or repeated.
  */
-export const DEFAULT_PAGE_SIZE = 20;
+import { DEFAULT_PAGE_SIZE } from '@works-api/prisma';
+
+/** The contract's default `limit`: the database package's, as the embedded first pages read it too. */
+export { DEFAULT_PAGE_SIZE };
 
 export interface PageRequest {
   limit?: number;

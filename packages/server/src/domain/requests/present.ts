@@ -1,14 +1,11 @@
-import type { Prisma } from '@works-api/prisma/client';
+import type { RequestRow } from '@works-api/prisma';
 import type { Schemas } from '../schemas';
-import { presentUserRecord, userRecord } from '../users/present';
+import { presentUserRecord } from '../users/present';
 
 /** How a request is presented (the contract's Request), and the rows it is presented from. */
 
-export const withOwner = { owner: userRecord } as const;
-
-/** A request as read with its owner; also what a request written in this module is presented from. */
-// Without the search prefixes, which no read returns (see the client's `omit`).
-export type RequestRow = Omit<Prisma.RequestGetPayload<{ include: typeof withOwner }>, 'searchPrefixes'>;
+/** A request as read with its owner (the database package's); also what a request written here is presented from. */
+export type { RequestRow } from '@works-api/prisma';
 
 const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
 

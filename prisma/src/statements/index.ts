@@ -32,3 +32,4 @@ export * from './events';
 export * from './works';
 export * from './request-reads';
 export * from './tenants';
+export * from './webhook-endpoints';

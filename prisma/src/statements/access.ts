@@ -1,3 +1,4 @@
+import type { Db } from '../handle';
 import type { Membership } from '../generated/client';
 import { type Queryable, sendStatement } from './send';
 
@@ -20,4 +21,16 @@ export async function findMemberRole(
     { prepared: true },
   );
   return membership;
+}
+
+/** The user's roles in those of `tenantIds` they are a member of (one index read each). */
+export function memberRolesAmong(
+  db: Db,
+  userId: string,
+  tenantIds: readonly string[],
+): Promise<Array<Pick<Membership, 'tenantId' | 'role'>>> {
+  return db.prisma.membership.findMany({
+    where: { userId, tenantId: { in: [...tenantIds] } },
+    select: { tenantId: true, role: true },
+  });
 }

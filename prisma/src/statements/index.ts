@@ -33,3 +33,4 @@ export * from './works';
 export * from './request-reads';
 export * from './tenants';
 export * from './webhook-endpoints';
+export * from './transactions';

@@ -1,5 +1,5 @@
 import type { Db } from '@works-api/prisma';
-import { type CappedResource, lockOwnerAndCount } from '@works-api/prisma';
+import { type CappedResource, inTransaction, lockOwnerAndCount } from '@works-api/prisma';
 import type { Prisma } from '@works-api/prisma/client';
 import { ProblemError } from './errors';
 
@@ -109,8 +109,12 @@ export async function createWithinCap<T>(
   { counted, ownerId, cap, refusal }: CapCheck,
   create: (tx: Prisma.TransactionClient) => Promise<T>,
 ): Promise<T> {
-  return db.prisma.$transaction(async (tx) => {
-    if ((await lockOwnerAndCount(tx, counted, ownerId, cap)) >= cap) throw refusal(cap);
-    return create(tx);
-  }, CAPPED_TRANSACTION);
+  return inTransaction(
+    db,
+    async (tx) => {
+      if ((await lockOwnerAndCount(tx, counted, ownerId, cap)) >= cap) throw refusal(cap);
+      return create(tx);
+    },
+    CAPPED_TRANSACTION,
+  );
 }

@@ -11,6 +11,7 @@ import {
   insertInvitation,
   insertMembership,
   insertWebhookEvent,
+  inTransaction,
   invitationExists,
   invitationsPage,
   isId,
@@ -183,7 +184,7 @@ export async function acceptInvitation(db: Db, actor: Actor, invitationId: strin
   const pending = await findPendingInvitation(db, invitationId, actor.user.email, now);
   if (!pending) throw noInvitation();
   const { tenantId } = pending;
-  await db.prisma.$transaction(async (tx) => {
+  await inTransaction(db, async (tx) => {
     await lockTenantMembers(tx, tenantId);
     // Again under the lock: a withdrawal, a decline or another accept may have come first.
     const role = await takePendingInvitation(tx, { id: invitationId, email: actor.user.email, now });

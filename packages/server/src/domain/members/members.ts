@@ -5,6 +5,7 @@ import {
   findMember,
   findMemberRole,
   insertWebhookEvent,
+  inTransaction,
   isId,
   isMemberEmail,
   lockTenantMembers,
@@ -103,30 +104,28 @@ export async function addMember(
   checkRoleChange(await authorize(db, actor, tenantId, 'manageMembers'), undefined, input.role);
   const email = normalizeEmail(input.email);
   const now = new Date();
-  const invitation = await db.prisma
-    .$transaction(async (tx) => {
-      checkRoleChange(await callerInTransaction(tx, actor, tenantId), undefined, input.role);
-      if (await isMemberEmail(tx, tenantId, email))
-        throw new ProblemError('already_member', 'This email is already a member of the tenant.');
-      const invitation = await createInvitation(
-        tx,
-        actor,
-        tenantId,
-        {
-          email,
-          role: input.role,
-          firstName: normalizeName(input.firstName ?? ''),
-          lastName: normalizeName(input.lastName ?? ''),
-        },
-        { cap: limits.invitationsPerTenant, ttlMs: limits.invitationTtlMs, caps: limits },
-        now,
-      );
-      await outcome?.recordIn(tx, invitation);
-      return invitation;
-    })
-    .catch((error: unknown) => {
-      throw mailCapRefusal(error, limits, now) ?? error;
-    });
+  const invitation = await inTransaction(db, async (tx) => {
+    checkRoleChange(await callerInTransaction(tx, actor, tenantId), undefined, input.role);
+    if (await isMemberEmail(tx, tenantId, email))
+      throw new ProblemError('already_member', 'This email is already a member of the tenant.');
+    const invitation = await createInvitation(
+      tx,
+      actor,
+      tenantId,
+      {
+        email,
+        role: input.role,
+        firstName: normalizeName(input.firstName ?? ''),
+        lastName: normalizeName(input.lastName ?? ''),
+      },
+      { cap: limits.invitationsPerTenant, ttlMs: limits.invitationTtlMs, caps: limits },
+      now,
+    );
+    await outcome?.recordIn(tx, invitation);
+    return invitation;
+  }).catch((error: unknown) => {
+    throw mailCapRefusal(error, limits, now) ?? error;
+  });
   db.outbox.mail.signal();
   return invitation;
 }
@@ -175,7 +174,7 @@ export async function updateMember(
 ): Promise<Schemas['Member']> {
   await authorize(db, actor, tenantId, 'manageMembers');
   if (!isId(userId)) throw notFound('member');
-  const { member, changed } = await db.prisma.$transaction(async (tx) => {
+  const { member, changed } = await inTransaction(db, async (tx) => {
     const target = await memberToChange(tx, actor, { tenantId, userId, newRole: role, precondition });
     if (target.role === role) return { member: presentMember(target), changed: false };
     // Every member change holds the tenant's lock: the role is still the one read (and If-Match checked on).
@@ -198,7 +197,7 @@ export async function updateMember(
 export async function removeMember(db: Db, actor: Actor, tenantId: string, userId: string): Promise<void> {
   await authorize(db, actor, tenantId, userId === actor.userId ? 'readTenant' : 'manageMembers');
   if (!isId(userId)) throw notFound('member');
-  await db.prisma.$transaction(async (tx) => {
+  await inTransaction(db, async (tx) => {
     const target = await memberToChange(tx, actor, { tenantId, userId, newRole: null });
     await deleteMembership(tx, target.id);
     await withdrawInvitationsBeyond(tx, tenantId, userId, null);

@@ -6,14 +6,15 @@ import {
   findSessionForAuth,
   findSignInByCode,
   findSignInByToken,
+  findUser,
   insertSession,
   insertSignedUpUser,
-  findUser,
+  inTransaction,
   isId,
   newId,
   queueSignIn,
-  sessionsPage,
   type SessionRow,
+  sessionsPage,
   type SignInRow,
   type SignUpPolicy,
   touchSession,
@@ -173,7 +174,7 @@ export async function signIn(
   const sessionId = newId();
   const expiresAt = new Date(now.getTime() + policy.lifetimeMs);
   const userAgent = browser.userAgent === null ? null : [...browser.userAgent].slice(0, USER_AGENT_LENGTH).join('');
-  const userId = await db.prisma.$transaction(async (tx) => {
+  const userId = await inTransaction(db, async (tx) => {
     if (!(await useSignIn(tx, { id: found.id, now }))) throw signInUsed();
     const id = found.userId ?? (await insertSignedUpUser(tx, { id: newId(), email: found.email, ...names!, now }));
     await insertSession(tx, {

@@ -5,9 +5,7 @@ import type { Schemas } from '../schemas';
 /** How a user record (the owner of a tenant, work or request, the actor of an event) and a member's user are read. */
 export { memberUser, type MemberUserRow, userRecord, type UserRecordRow } from '@works-api/prisma';
 
-/** `userRecord` for a statement: the owner's columns (statements/parts.ts), back to a record. */
-export { ownerColumns, type OwnerColumns } from '@works-api/prisma';
-
+/** A statement's owner columns (statements/parts.ts), back to a user record. */
 export const ownerRecord = (row: OwnerColumns): UserRecordRow => ({
   email: row.ownerEmail,
   firstName: row.ownerFirstName,

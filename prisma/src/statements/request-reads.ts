@@ -93,8 +93,8 @@ const TENANT_REQUEST_COLUMNS = `r.id, r.work_id AS "workId", r.status::text AS s
   r.emails_stopped AS "emailsStopped", r.confirmed_through_dev_mailbox AS "confirmedThroughDevMailbox",
   ${ownerColumns('u')}`;
 
-/** What `TENANT_REQUEST_COLUMNS` reads. */
-export type TenantRequestRow = Pick<
+/** A request's own columns as `TENANT_REQUEST_COLUMNS` reads them: what the contract's Request shows of it. */
+export type RequestShownColumns = Pick<
   Request,
   | 'id'
   | 'workId'
@@ -118,8 +118,10 @@ export type TenantRequestRow = Pick<
   | 'emailFailure'
   | 'emailsStopped'
   | 'confirmedThroughDevMailbox'
-> &
-  OwnerColumns;
+>;
+
+/** A row of the tenant-wide list: the request's shown columns and its owner's. */
+export type TenantRequestRow = RequestShownColumns & OwnerColumns;
 
 /**
  * A page of every request in the tenant's kept works, newest first, with the caller's role and the capped count

@@ -1,6 +1,5 @@
-import type { Db } from '@works-api/prisma';
+import type { Db, Transaction } from '@works-api/prisma';
 import { type CappedResource, inTransaction, lockOwnerAndCount } from '@works-api/prisma';
-import type { Prisma } from '@works-api/prisma/client';
 import { ProblemError } from './errors';
 
 /**
@@ -107,7 +106,7 @@ const CAPPED_TRANSACTION = { maxWait: 10_000, timeout: 15_000 };
 export async function createWithinCap<T>(
   db: Db,
   { counted, ownerId, cap, refusal }: CapCheck,
-  create: (tx: Prisma.TransactionClient) => Promise<T>,
+  create: (tx: Transaction) => Promise<T>,
 ): Promise<T> {
   return inTransaction(
     db,

@@ -1,4 +1,4 @@
-import type { Db, InvitationRow } from '@works-api/prisma';
+import type { Db, InvitationRow, Transaction } from '@works-api/prisma';
 import {
   countInvitationsAndFind,
   countInvitationsOf,
@@ -22,7 +22,6 @@ import {
   takeMailAllowance,
   takePendingInvitation,
 } from '@works-api/prisma';
-import type { Prisma } from '@works-api/prisma/client';
 import { type Actor, authorize, minimumRole, type Role, roleAtLeast } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { invitationLimitReached } from '../limits';
@@ -76,7 +75,7 @@ export interface NewInvitation {
  * the tenant's emails is invited without one.
  */
 export async function createInvitation(
-  tx: Prisma.TransactionClient,
+  tx: Transaction,
   actor: Actor,
   tenantId: string,
   input: NewInvitation,
@@ -137,7 +136,7 @@ export function rolesGrantableBy(role: Role | null): Role[] {
  * nothing to do for a role that may grant every role.
  */
 export async function withdrawInvitationsBeyond(
-  tx: Prisma.TransactionClient,
+  tx: Transaction,
   tenantId: string,
   inviterId: string,
   role: Role | null,

@@ -1,4 +1,4 @@
-import type { Db } from '@works-api/prisma';
+import type { Db, Transaction } from '@works-api/prisma';
 import {
   countMembersOf,
   deleteMembership,
@@ -13,7 +13,6 @@ import {
   membersPage,
   updateMemberRole,
 } from '@works-api/prisma';
-import type { Prisma } from '@works-api/prisma/client';
 import { type KeyOutcome } from '@works-api/prisma';
 import {
   type Actor,
@@ -53,7 +52,7 @@ function checkRoleChange(caller: Membership, from: Role | undefined, to: Role | 
  * for that: the caller may have been demoted, or removed, since.
  */
 async function callerInTransaction(
-  tx: Prisma.TransactionClient,
+  tx: Transaction,
   actor: Actor,
   tenantId: string,
   permission: Permission = 'manageMembers',
@@ -137,7 +136,7 @@ export async function addMember(
  * role the member will have, or `null` for a removal. Leaving (a removal of oneself) needs only membership.
  */
 async function memberToChange(
-  tx: Prisma.TransactionClient,
+  tx: Transaction,
   actor: Actor,
   { tenantId, userId, newRole, precondition }: MemberRef & { newRole: Role | null; precondition?: MemberPrecondition },
 ) {

@@ -1,4 +1,4 @@
-import type { RequestRow } from '@works-api/prisma';
+import type { RequestRow, RequestShownColumns } from '@works-api/prisma';
 import type { Schemas } from '../schemas';
 import { presentUserRecord } from '../users/present';
 
@@ -9,33 +9,8 @@ export type { RequestRow } from '@works-api/prisma';
 
 const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
 
-/** What `presentRequest` reads of a request. */
-export type PresentedRequestRow = Pick<
-  RequestRow,
-  | 'id'
-  | 'workId'
-  | 'status'
-  | 'title'
-  | 'message'
-  | 'recipientEmail'
-  | 'recipientFirstName'
-  | 'recipientLastName'
-  | 'answer'
-  | 'validation'
-  | 'cancelReason'
-  | 'dueAt'
-  | 'owner'
-  | 'createdAt'
-  | 'updatedAt'
-  | 'confirmedAt'
-  | 'validatedAt'
-  | 'cancelledAt'
-  | 'emailStatus'
-  | 'emailSentAt'
-  | 'emailFailure'
-  | 'emailsStopped'
-  | 'confirmedThroughDevMailbox'
->;
+/** What `presentRequest` reads of a request: its shown columns and its owner. */
+export type PresentedRequestRow = RequestShownColumns & Pick<RequestRow, 'owner'>;
 
 // (Partial<RequestRow>: a caller may pass a whole row, and name fields this does not read.)
 export const presentRequest = (request: PresentedRequestRow & Partial<RequestRow>): Schemas['Request'] => ({

@@ -6,10 +6,8 @@
  * Rows inserted while a client pages are newer than every cursor, so they land before the first page: nothing is
  * skipped or repeated.
  */
+// The contract's default `limit` is the database package's, as the embedded first pages read it too.
 import { DEFAULT_PAGE_SIZE } from '@works-api/prisma';
-
-/** The contract's default `limit`: the database package's, as the embedded first pages read it too. */
-export { DEFAULT_PAGE_SIZE };
 
 export interface PageRequest {
   limit?: number;
@@ -113,9 +111,6 @@ export async function cappedCount(count: (take: number) => Promise<number>): Pro
   const counted = await count(COUNT_CAP + 1);
   return counted > COUNT_CAP ? { totalCount: COUNT_CAP, capped: true } : { totalCount: counted, capped: false };
 }
-
-/** Prisma's arguments for a page, newest first: the database package's, for the lists still read here. */
-export { newestFirst } from '@works-api/prisma';
 
 /** Builds the Connection from rows read with `pageOf` (newest first, possibly one extra). */
 export function toConnection<Row extends { id: string }, Node>(

@@ -20,9 +20,6 @@ import { createWithUniqueSlug } from '../unique';
 import { normalizeName, presentUserRecord } from '../users/present';
 import { presentFirstWorksPage } from '../works/works';
 
-/** How many members a tenant embeds; the full list is at GET /tenants/{id}/members. */
-export { EMBEDDED_MEMBERS } from '@works-api/prisma';
-
 export const presentTenant = (tenant: TenantRow): Schemas['Tenant'] => ({
   id: tenant.id,
   name: tenant.name,

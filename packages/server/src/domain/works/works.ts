@@ -23,8 +23,6 @@ import { searchTerms, workSearchText } from '../search/fold';
 import { readCappedList } from '../capped-list';
 import { outboxRow } from '../../webhooks/events';
 
-export { firstWorksPage, type DiscardedFilter } from '@works-api/prisma';
-
 export const presentWork = (work: PresentedWorkRow): Schemas['Work'] => ({
   id: work.id,
   slug: work.slug,

@@ -2,7 +2,7 @@ import type { Db } from '../handle';
 import type { Prisma } from '../generated/client';
 import { countMembersAddedSql } from '../counts';
 import { newestFirst, type PageWindow } from './pages';
-import { sendStatement } from './send';
+import { type Queryable, sendStatement } from './send';
 import { memberUser } from './users';
 
 /**
@@ -33,13 +33,9 @@ export function membersPage(db: Db, tenantId: string, page: PageWindow): Promise
   return db.prisma.membership.findMany({ where: { tenantId, ...where }, include: withUser, ...window });
 }
 
-/** One member, with their user (null: not a member). */
-export function findMember(
-  db: Db | Prisma.TransactionClient,
-  tenantId: string,
-  userId: string,
-): Promise<MemberRow | null> {
-  const client = 'prisma' in db ? db.prisma : db;
+/** One member, with their user (null: not a member); on a handle, or inside a transaction on its client. */
+export function findMember(db: Queryable, tenantId: string, userId: string): Promise<MemberRow | null> {
+  const client = 'statement' in db ? db.prisma : db;
   return client.membership.findUnique({ where: { tenantId_userId: { tenantId, userId } }, include: withUser });
 }
 

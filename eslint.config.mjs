@@ -28,24 +28,29 @@ const OVER_400_LINES = [
   'prisma/src/dump.ts',
   'prisma/src/seed/large-dataset.ts',
 ];
-// Server files that still hold statements of their own (SQL text or Prisma's query API): to move into
-// prisma/src/statements/<resource>.ts, as requests, mail and webhook delivery were.
-const STATEMENTS_TO_MOVE = [
-  'packages/server/src/app.ts',
-  'packages/server/src/domain/access.ts',
-  'packages/server/src/domain/api-keys/api-keys.ts',
-  'packages/server/src/domain/capped-list.ts',
-  'packages/server/src/domain/limits.ts',
-  'packages/server/src/domain/members/invitations.ts',
-  'packages/server/src/domain/members/members.ts',
-  'packages/server/src/domain/members/membership.ts',
-  'packages/server/src/domain/recipients/recipients.ts',
-  'packages/server/src/domain/search/refold.ts',
-  'packages/server/src/domain/tenants/tenants.ts',
-  'packages/server/src/domain/users/users.ts',
-  'packages/server/src/domain/works/works.ts',
-  'packages/server/src/observability/metrics.ts',
+// Prisma's query API, called on a model of a client or a transaction (`db.prisma.work.findMany(`, `tx.apiKey.create(`):
+// the database package's. (`this.<collection>.delete(` is a Map or Set of the server's own.)
+const PRISMA_QUERY_METHODS = [
+  'findMany',
+  'findUnique',
+  'findUniqueOrThrow',
+  'findFirst',
+  'findFirstOrThrow',
+  'create',
+  'createMany',
+  'createManyAndReturn',
+  'update',
+  'updateMany',
+  'updateManyAndReturn',
+  'upsert',
+  'delete',
+  'deleteMany',
+  'count',
+  'aggregate',
+  'groupBy',
 ];
+const STATEMENT_MESSAGE =
+  'Statements live in the database package: call (or add) a typed function of prisma/src/statements/<resource>.ts.';
 // The request-body fields the contract wants in the future (a written date in a test passes one day).
 const FUTURE_ONLY_FIELDS = '/^(dueAt|expiresAt)$/';
 const WRITTEN_DATE = '/^\\d{4}-\\d\\d-\\d\\d/';
@@ -167,16 +172,26 @@ export default tseslint.config(
   },
   {
     // The server holds the rules; every statement is the database package's (prisma/src/statements/<resource>.ts),
-    // sent with its one send function. Files still listed in STATEMENTS_TO_MOVE are being moved there.
+    // sent with its one send function: no SQL text, no Prisma client in the server (tests aside). Transactions stay
+    // the domain's (which statements go together, and the checks between them under the transaction's locks), begun
+    // with the database package's `inTransaction`, never with the client's `$transaction`.
     files: ['packages/server/src/**/*.ts'],
-    ignores: ['**/*.test.ts', ...STATEMENTS_TO_MOVE],
+    ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',
         {
           selector:
             "ImportDeclaration[source.value='@works-api/prisma'] ImportSpecifier[imported.name=/^(sendStatement|namedStatement)$/]",
-          message: 'SQL lives in the database package: add a typed function to prisma/src/statements/<resource>.ts.',
+          message: STATEMENT_MESSAGE,
+        },
+        {
+          selector: 'MemberExpression[property.name="prisma"]',
+          message: `The Prisma client is the database package's. ${STATEMENT_MESSAGE} Transactions: inTransaction.`,
+        },
+        {
+          selector: `CallExpression[callee.type="MemberExpression"][callee.object.type="MemberExpression"][callee.object.object.type!="ThisExpression"][callee.property.name=/^(${PRISMA_QUERY_METHODS.join('|')})$/]`,
+          message: `Prisma's query API is the database package's. ${STATEMENT_MESSAGE}`,
         },
         {
           selector:
@@ -184,8 +199,9 @@ export default tseslint.config(
           message: "The Prisma client is the database package's: import its types only.",
         },
         {
-          selector: 'MemberExpression[property.name=/^\\$(queryRaw|executeRaw|queryRawUnsafe|executeRawUnsafe)$/]',
-          message: 'SQL lives in the database package: add a typed function to prisma/src/statements/<resource>.ts.',
+          selector:
+            'MemberExpression[property.name=/^\\$(queryRaw|executeRaw|queryRawUnsafe|executeRawUnsafe|transaction)$/]',
+          message: `${STATEMENT_MESSAGE} Transactions: inTransaction.`,
         },
       ],
     },

@@ -4,7 +4,7 @@ import type { Store } from 'express-rate-limit';
 import type { Db } from '@works-api/prisma';
 import type { WebhookSettings } from './webhooks/endpoints';
 import { systemLookup } from './webhooks/resolver';
-import { OutageMonitor } from '@works-api/prisma';
+import { OutageMonitor, pingDatabase } from '@works-api/prisma';
 import { ProblemError } from './domain/errors';
 import { DEFAULT_LIMITS, type Limits } from './domain/limits';
 import { handlers } from './handlers';
@@ -160,7 +160,7 @@ export function createApp(options: AppOptions): express.Express {
     });
   });
   if (options.corsOrigins?.length) app.use(corsFor(options.corsOrigins));
-  const ping = options.ping ?? (async () => void (await db.prisma.$queryRaw`SELECT 1`));
+  const ping = options.ping ?? (() => pingDatabase(db));
   const outage = new OutageMonitor(ping, logger);
   metrics?.watchOutage(() => outage.down);
   app.use(healthRoutes(ping, lifecycle));

@@ -1,9 +1,12 @@
-import type { ApiKey, User } from '../generated/client';
+import type { Db } from '../handle';
+import type { ApiKey, Prisma, User } from '../generated/client';
+import { newestFirst, type PageWindow } from './pages';
 import { type Queryable, sendStatement } from './send';
 
 /**
- * The API-key statements that run on the request path: the lookup (every request) and the last-used touch (at most
- * once a minute per key). Both are plain prepared statements (plain-statement.ts, rule 1).
+ * The API-key statements: the two on the request path, the lookup (every request) and the last-used touch (at most
+ * once a minute per key), both prepared (driver.ts); the checks of a new key's restrictions; and the key list,
+ * creation and revocation.
  */
 
 /** A presented key's row, with its user's public fields. `tenantIds` and `scopes` are empty when unrestricted. */
@@ -83,4 +86,27 @@ export async function memberTenantsAmong(
     { prepared: true },
   );
   return rows.map((row) => row.tenantId);
+}
+
+/** A page of a user's API keys, newest first, by (user_id, id). */
+export function apiKeysPage(db: Db, userId: string, page: PageWindow): Promise<ApiKey[]> {
+  const { where, ...window } = newestFirst(page, 'id');
+  return db.prisma.apiKey.findMany({ where: { userId, ...where }, ...window });
+}
+
+/** A new key's row (inside the transaction that counted the user's keys under their lock: limits.ts). */
+export function insertApiKey(tx: Prisma.TransactionClient, data: Prisma.ApiKeyUncheckedCreateInput): Promise<ApiKey> {
+  return tx.apiKey.create({ data });
+}
+
+/** Revokes one of a user's keys unless it already is (the first revocation's time stays); the key as it is then. */
+export async function revokeApiKeyOf(
+  db: Db,
+  params: { id: string; userId: string; now: Date },
+): Promise<ApiKey | null> {
+  await db.prisma.apiKey.updateMany({
+    where: { id: params.id, userId: params.userId, revokedAt: null },
+    data: { revokedAt: params.now },
+  });
+  return db.prisma.apiKey.findFirst({ where: { id: params.id, userId: params.userId } });
 }

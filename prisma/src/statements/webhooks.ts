@@ -1,5 +1,5 @@
-import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../generated/client';
-import type { ClaimParams } from './parts';
+import type { Prisma, WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../generated/client';
+import type { ClaimParams, OutboxEventRow } from './parts';
 import { type Queryable, sendStatement } from './send';
 
 /**
@@ -203,4 +203,9 @@ export function lastTenantInWalk(cursor: string, claimed: ReadonlyArray<{ tenant
   if (served.length === 0) return cursor;
   const wrapped = served.filter((tenant) => tenant <= cursor);
   return (wrapped.length > 0 ? wrapped : served).reduce((last, tenant) => (tenant > last ? tenant : last));
+}
+
+/** Writes a webhook outbox row inside the transaction of the change it records. */
+export async function insertWebhookEvent(tx: Prisma.TransactionClient, row: OutboxEventRow): Promise<void> {
+  await tx.webhookEvent.create({ data: row });
 }

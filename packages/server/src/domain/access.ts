@@ -1,7 +1,5 @@
 import type { Db } from '@works-api/prisma';
-import type { Membership as MembershipRow } from '@works-api/prisma/client';
-import { isId } from '@works-api/prisma';
-import { memberMaySql as memberMaySqlOf, sendStatement } from '@works-api/prisma';
+import { findMemberRole, isId } from '@works-api/prisma';
 import { notFound, ProblemError } from './errors';
 import type { Schemas } from './schemas';
 
@@ -104,13 +102,7 @@ export async function authorize(db: Db, actor: Actor, tenantId: string, permissi
   // An id we never issue names no tenant; it must not reach the uuid column either. A tenant out of the key's reach
   // is one the caller is not a member of.
   if (!isId(tenantId) || !reachesTenant(actor, tenantId)) throw notFound('tenant');
-  // Nearly every request runs this too: a plain statement, prepared, like the key lookup (see authenticate).
-  const [membership] = await sendStatement<Pick<MembershipRow, 'role'>>(
-    db,
-    'SELECT role::text AS role FROM memberships WHERE tenant_id = :tenantId::uuid AND user_id = :userId::uuid',
-    { tenantId, userId: actor.userId },
-    { prepared: true },
-  );
+  const membership = await findMemberRole(db, tenantId, actor.userId);
   if (!membership) throw notFound('tenant');
   const caller = { tenantId, role: membership.role };
   requirePermission(caller, permission);
@@ -118,15 +110,9 @@ export async function authorize(db: Db, actor: Actor, tenantId: string, permissi
 }
 
 /**
- * `authorize` as a condition of a write (SQL over the tenant and user id parameters named): the write then goes
- * through only for a member whose role the permission allows, one round trip instead of two. When it writes
- * nothing, `authorize` says why (404 or 403).
+ * The roles `permission` allows: what a write that checks the caller's membership itself takes as its condition
+ * (one round trip instead of two); when it writes nothing, `authorize` says why (404 or 403).
  */
-export function memberMaySql(permission: Permission, tenantParam: string, userParam: string): string {
-  return memberMaySqlOf(rolesAllowed(permission), tenantParam, userParam);
-}
-
-/** The roles `permission` allows. */
 export const rolesAllowed = (permission: Permission): Role[] =>
   (Object.keys(rank) as Role[]).filter((role) => roleAtLeast(role, minimumRole[permission]));
 

@@ -1,6 +1,5 @@
-import type { Db } from '@works-api/prisma';
-import { sendStatement } from '@works-api/prisma';
-import type { Prisma } from '@works-api/prisma/client';
+import type { Db, Transaction } from '@works-api/prisma';
+import { type CappedResource, inTransaction, lockOwnerAndCount } from '@works-api/prisma';
 import { ProblemError } from './errors';
 
 /**
@@ -83,10 +82,10 @@ export const invitationLimitReached = (cap: number) =>
   );
 
 export interface CapCheck {
-  /** The owner's row, locked for the transaction so that two creations cannot both take the last place. */
-  lock: { table: 'users' | 'tenants'; id: string };
-  /** `FROM <table> WHERE <condition>` selecting what counts, with `:ownerId` the owner's id (an index must serve it). */
-  counted: string;
+  /** What counts (a user's active API keys, a tenant's webhook endpoints). */
+  counted: CappedResource;
+  /** Its owner (user or tenant), whose row the transaction locks: two creations cannot both take the last place. */
+  ownerId: string;
   cap: number;
   refusal: (cap: number) => ProblemError;
 }
@@ -106,19 +105,15 @@ const CAPPED_TRANSACTION = { maxWait: 10_000, timeout: 15_000 };
  */
 export async function createWithinCap<T>(
   db: Db,
-  { lock, counted, cap, refusal }: CapCheck,
-  create: (tx: Prisma.TransactionClient) => Promise<T>,
+  { counted, ownerId, cap, refusal }: CapCheck,
+  create: (tx: Transaction) => Promise<T>,
 ): Promise<T> {
-  return db.prisma.$transaction(async (tx) => {
-    await sendStatement(tx, `SELECT 1 FROM ${lock.table} WHERE id = :ownerId::uuid FOR NO KEY UPDATE`, {
-      ownerId: lock.id,
-    });
-    const [row] = await sendStatement<{ n: number }>(
-      tx,
-      `SELECT count(*)::int AS n FROM (SELECT 1 ${counted} LIMIT :cap) bounded`,
-      { ownerId: lock.id, cap },
-    );
-    if ((row?.n ?? 0) >= cap) throw refusal(cap);
-    return create(tx);
-  }, CAPPED_TRANSACTION);
+  return inTransaction(
+    db,
+    async (tx) => {
+      if ((await lockOwnerAndCount(tx, counted, ownerId, cap)) >= cap) throw refusal(cap);
+      return create(tx);
+    },
+    CAPPED_TRANSACTION,
+  );
 }

@@ -6,7 +6,8 @@
  * Rows inserted while a client pages are newer than every cursor, so they land before the first page: nothing is
  * skipped or repeated.
  */
-export const DEFAULT_PAGE_SIZE = 20;
+// The contract's default `limit` is the database package's, as the embedded first pages read it too.
+import { DEFAULT_PAGE_SIZE } from '@works-api/prisma';
 
 export interface PageRequest {
   limit?: number;
@@ -109,20 +110,6 @@ export interface CappedCount {
 export async function cappedCount(count: (take: number) => Promise<number>): Promise<CappedCount> {
   const counted = await count(COUNT_CAP + 1);
   return counted > COUNT_CAP ? { totalCount: COUNT_CAP, capped: true } : { totalCount: counted, capped: false };
-}
-
-/**
- * Prisma's arguments for a page of rows keyed by `key` (a time-ordered id, or the id of the row a row stands for:
- * a membership stands for its tenant in the caller's tenant list), newest first. Spread `where` into the list's own.
- */
-export function newestFirst<Key extends string>(page: Page, key: Key) {
-  return {
-    where: (page.beforeId === undefined ? {} : { [key]: { lt: page.beforeId } }) as Partial<
-      Record<Key, { lt: string }>
-    >,
-    orderBy: { [key]: 'desc' } as Record<Key, 'desc'>,
-    take: page.take,
-  };
 }
 
 /** Builds the Connection from rows read with `pageOf` (newest first, possibly one extra). */

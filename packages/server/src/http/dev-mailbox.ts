@@ -1,5 +1,6 @@
 import { type RequestHandler, Router } from 'express';
 import type { Db } from '@works-api/prisma';
+import { memberRolesAmong } from '@works-api/prisma';
 import { holdsScope, isRestricted, reachesTenant, type Role, roleAtLeast } from '../domain/access';
 import type { DevMail, DevMailbox } from '../mail/transport';
 
@@ -21,12 +22,10 @@ export function devMailboxRoutes(mailbox: DevMailbox, db: Db, apiKeyAuth: Reques
     const roles = new Map<string, Role>(
       tenantIds.length === 0
         ? []
-        : (
-            await db.prisma.membership.findMany({
-              where: { userId: actor.userId, tenantId: { in: tenantIds } },
-              select: { tenantId: true, role: true },
-            })
-          ).map((membership) => [membership.tenantId, membership.role]),
+        : (await memberRolesAmong(db, actor.userId, tenantIds)).map((membership) => [
+            membership.tenantId,
+            membership.role,
+          ]),
     );
     const me = actor.user.email.toLowerCase();
     // A restricted key sees only the emails of requests in its tenants, and only with requests:read; the emails

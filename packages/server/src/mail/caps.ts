@@ -1,4 +1,4 @@
-import { MAIL_ALLOWANCE_CALL, type MailAllowanceFor, mailAllowanceParams, mailDay } from '@works-api/prisma';
+import { type MailAllowanceFor, mailAllowanceParams, mailDay } from '@works-api/prisma';
 import { ProblemError } from '../domain/errors';
 import type { Limits } from '../domain/limits';
 
@@ -38,11 +38,9 @@ export function secondsUntilNextUtcDay(now: Date): number {
 }
 
 /**
- * The SQL call taking one email's place under every cap, with named parameters (`sendStatement`): `true` when the
- * address stopped these emails (nothing counted, nothing to send), `false` once counted. `allowanceParams` gives
- * its values for a tenant's email caused by `senderId` (who sent, resent or invited).
+ * The values of the call taking one email's place under every cap (the database package's `MAIL_ALLOWANCE_CALL`,
+ * which a queuing statement embeds), for a tenant's email caused by `senderId` (who sent, resent or invited).
  */
-export const ALLOWANCE_CALL = MAIL_ALLOWANCE_CALL;
 export const allowanceParams = (tenantId: string, senderId: string, email: string, caps: MailCaps, now: Date) =>
   mailAllowanceParams({ kind: 'tenant', tenantId, senderId, email } satisfies MailAllowanceFor, caps, now);
 

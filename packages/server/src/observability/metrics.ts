@@ -1,6 +1,6 @@
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '@works-api/prisma';
-import { sendStatement } from '@works-api/prisma';
+import { countQueues } from '@works-api/prisma';
 import type { RateLimitBudget } from '../http/rate-limit';
 import type { Logger } from './logger';
 
@@ -159,7 +159,7 @@ export async function createMetrics(options: MetricsOptions = {}): Promise<Metri
 
 type PromClient = typeof import('prom-client');
 
-/** What one look at the webhook tables found (see `readQueues` for the statement and its plan). */
+/** What one look at the webhook tables found (see `countQueues` for the statement and its plan). */
 interface Queues {
   outbox: number;
   oldestUnfannedAt: Date | null;
@@ -241,22 +241,9 @@ function databaseGauges(client: PromClient, registry: Registry, source: Database
   );
 }
 
-/**
- * Each count walks a partial index (webhook_events_unfanned_idx, webhook_deliveries_due_idx) that holds only the
- * queued rows (mail_outbox_due_idx for emails), and stops at QUEUE_COUNT_CAP; the oldest unfanned event is the
- * first entry of that index. So the statement costs O(min(queue, cap)) whatever the size of the history.
- */
+/** The queues' counts, each stopped at QUEUE_COUNT_CAP (see `countQueues`). */
 async function readQueues(db: Db): Promise<Queues> {
-  const [row] = await sendStatement<{ outbox: number; oldest: Date | string | null; due: number; mail: number }>(
-    db,
-    `SELECT
-       (SELECT count(*) FROM (SELECT 1 FROM webhook_events WHERE fanned_out_at IS NULL LIMIT :cap) o)::int AS outbox,
-       (SELECT created_at FROM webhook_events WHERE fanned_out_at IS NULL ORDER BY id LIMIT 1) AS oldest,
-       (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries
-                              WHERE status = 'pending' AND next_attempt_at <= now() LIMIT :cap) d)::int AS due,
-       (SELECT count(*) FROM (SELECT 1 FROM mail_outbox WHERE status = 'queued' LIMIT :cap) m)::int AS mail`,
-    { cap: QUEUE_COUNT_CAP },
-  );
+  const row = await countQueues(db, QUEUE_COUNT_CAP);
   return {
     outbox: Number(row?.outbox ?? 0),
     oldestUnfannedAt: row?.oldest ? new Date(row.oldest) : null,

@@ -1,13 +1,25 @@
-import type { Db } from '@works-api/prisma';
-import { countDeliveriesOf, countWebhookEndpointsOf } from '@works-api/prisma';
-import type { Prisma, WebhookEndpoint } from '@works-api/prisma/client';
+import type { Db, DeliveryRow } from '@works-api/prisma';
+import {
+  countDeliveriesOf,
+  countWebhookEndpointsOf,
+  deleteEndpointOfTenant,
+  deliveriesPage,
+  endpointsPage,
+  findDelivery,
+  findEndpointOfTenant,
+  insertEndpoint,
+  insertEventWithDelivery,
+  markDeliveryForRetry,
+  updateEndpoint,
+} from '@works-api/prisma';
+import type { WebhookEndpoint } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
 import { type KeyOutcome } from '@works-api/prisma';
 import { secretBoxOf, webhookSecretSlot } from '@works-api/prisma';
 import { type Actor, authorize } from '../domain/access';
 import { notFound, ProblemError } from '../domain/errors';
 import { createWithinCap, DEFAULT_LIMITS, webhookEndpointLimitReached } from '../domain/limits';
-import { newestFirst, type Page, type PageRequest, readPage } from '../domain/paging';
+import { type Page, type PageRequest, readPage } from '../domain/paging';
 import type { Schemas } from '../domain/schemas';
 import { aboutField, ruleMessages } from '../domain/validation-messages';
 import { type Lookup, resolveDeliveryAddress, urlProblem } from './addresses';
@@ -41,11 +53,6 @@ export const presentEndpoint = (row: WebhookEndpoint): Schemas['WebhookEndpoint'
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
 });
-
-const withEvent = { event: { select: { body: true } } } as const;
-
-/** A delivery as read with its event's body. */
-type DeliveryRow = Prisma.WebhookDeliveryGetPayload<{ include: typeof withEvent }>;
 
 export const presentDelivery = (row: DeliveryRow): Schemas['WebhookDelivery'] => ({
   id: row.id,
@@ -81,9 +88,7 @@ async function checkUrl(url: string, settings: WebhookSettings): Promise<void> {
 }
 
 async function findEndpoint(db: Db, tenantId: string, endpointId: string) {
-  const endpoint = isId(endpointId)
-    ? await db.prisma.webhookEndpoint.findFirst({ where: { id: endpointId, tenantId } })
-    : null;
+  const endpoint = isId(endpointId) ? await findEndpointOfTenant(db, tenantId, endpointId) : null;
   if (!endpoint) throw notFound('webhook endpoint');
   return endpoint;
 }
@@ -91,10 +96,7 @@ async function findEndpoint(db: Db, tenantId: string, endpointId: string) {
 export async function listWebhookEndpoints(db: Db, actor: Actor, tenantId: string, request: PageRequest) {
   await authorize(db, actor, tenantId, 'manageWebhooks');
   return readPage(request, {
-    rows: (page: Page) => {
-      const { where, ...window } = newestFirst(page, 'id');
-      return db.prisma.webhookEndpoint.findMany({ where: { tenantId, ...where }, ...window });
-    },
+    rows: (page: Page) => endpointsPage(db, tenantId, page),
     totalCount: () => countWebhookEndpointsOf(db, tenantId),
     present: presentEndpoint,
   });
@@ -128,13 +130,13 @@ export async function createWebhookEndpoint(
   const endpoint = await createWithinCap(
     db,
     {
-      lock: { table: 'tenants', id: tenantId },
-      counted: 'FROM webhook_endpoints WHERE tenant_id = :ownerId::uuid',
+      counted: 'webhookEndpoints',
+      ownerId: tenantId,
       cap,
       refusal: webhookEndpointLimitReached,
     },
     async (tx) => {
-      const created = { ...presentEndpoint(await tx.webhookEndpoint.create({ data })), secret };
+      const created = { ...presentEndpoint(await insertEndpoint(tx, data)), secret };
       await outcome?.recordIn(tx, created);
       return created;
     },
@@ -166,17 +168,14 @@ export async function updateWebhookEndpoint(
   const current = await findEndpoint(db, tenantId, endpointId);
   if (changes.url !== undefined) await checkUrl(changes.url, settings);
   const enabling = changes.enabled === true && !current.enabled;
-  const updated = await db.prisma.webhookEndpoint.update({
-    where: { id: current.id },
-    data: {
-      ...(changes.url !== undefined && { url: changes.url }),
-      ...(changes.description !== undefined && { description: changes.description }),
-      ...(changes.eventTypes !== undefined && { eventTypes: changes.eventTypes }),
-      ...(changes.enabled === false && current.enabled && { enabled: false, disabledReason: 'by_user' }),
-      // Enabled again: the run of failures that disabled it is over; its waiting deliveries go out.
-      ...(enabling && { enabled: true, disabledReason: null, failingSince: null }),
-      updatedAt: new Date(),
-    },
+  const updated = await updateEndpoint(db, current.id, {
+    ...(changes.url !== undefined && { url: changes.url }),
+    ...(changes.description !== undefined && { description: changes.description }),
+    ...(changes.eventTypes !== undefined && { eventTypes: changes.eventTypes }),
+    ...(changes.enabled === false && current.enabled && { enabled: false, disabledReason: 'by_user' }),
+    // Enabled again: the run of failures that disabled it is over; its waiting deliveries go out.
+    ...(enabling && { enabled: true, disabledReason: null, failingSince: null }),
+    updatedAt: new Date(),
   });
   if (enabling) db.outbox.webhooks.signal();
   return presentEndpoint(updated);
@@ -186,8 +185,7 @@ export async function deleteWebhookEndpoint(db: Db, actor: Actor, tenantId: stri
   await authorize(db, actor, tenantId, 'manageWebhooks');
   // Checked before the statement: an id that is not one of ours names no endpoint, so nothing may be deleted.
   if (!isId(endpointId)) throw notFound('webhook endpoint');
-  const { count } = await db.prisma.webhookEndpoint.deleteMany({ where: { id: endpointId, tenantId } });
-  if (count === 0) throw notFound('webhook endpoint');
+  if (!(await deleteEndpointOfTenant(db, tenantId, endpointId))) throw notFound('webhook endpoint');
 }
 
 /**
@@ -205,18 +203,15 @@ export async function rotateWebhookEndpointSecret(
   const current = await findEndpoint(db, tenantId, endpointId);
   const secret = newSigningSecret();
   const box = secretBoxOf(db);
-  const updated = await db.prisma.webhookEndpoint.update({
-    where: { id: current.id },
-    data: {
-      secret: box.seal(secret, webhookSecretSlot(current.id, 'secret')),
-      // Sealed values are bound to their column: the current secret is re-sealed for the previous one's.
-      previousSecret: box.seal(
-        box.open(current.secret, webhookSecretSlot(current.id, 'secret')),
-        webhookSecretSlot(current.id, 'previous_secret'),
-      ),
-      previousSecretExpiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS),
-      updatedAt: now,
-    },
+  const updated = await updateEndpoint(db, current.id, {
+    secret: box.seal(secret, webhookSecretSlot(current.id, 'secret')),
+    // Sealed values are bound to their column: the current secret is re-sealed for the previous one's.
+    previousSecret: box.seal(
+      box.open(current.secret, webhookSecretSlot(current.id, 'secret')),
+      webhookSecretSlot(current.id, 'previous_secret'),
+    ),
+    previousSecretExpiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS),
+    updatedAt: now,
   });
   return { ...presentEndpoint(updated), secret };
 }
@@ -235,20 +230,12 @@ export async function testWebhookEndpoint(db: Db, actor: Actor, tenantId: string
       endpointId: endpoint.id,
     },
   );
-  const [, delivery] = await db.prisma.$transaction([
-    db.prisma.webhookEvent.create({ data: { ...event, fannedOutAt: now } }),
-    db.prisma.webhookDelivery.create({
-      data: {
-        id: newId(),
-        endpointId: endpoint.id,
-        tenantId: endpoint.tenantId,
-        eventId: event.id,
-        nextAttemptAt: now,
-        createdAt: now,
-      },
-      include: withEvent,
-    }),
-  ]);
+  const delivery = await insertEventWithDelivery(db, event, {
+    id: newId(),
+    endpointId: endpoint.id,
+    tenantId: endpoint.tenantId,
+    now,
+  });
   db.outbox.webhooks.signal();
   return presentDelivery(delivery);
 }
@@ -263,14 +250,7 @@ export async function listWebhookDeliveries(
   await authorize(db, actor, tenantId, 'manageWebhooks');
   const endpoint = await findEndpoint(db, tenantId, endpointId);
   return readPage(request, {
-    rows: (page: Page) => {
-      const { where, ...window } = newestFirst(page, 'id');
-      return db.prisma.webhookDelivery.findMany({
-        where: { endpointId: endpoint.id, ...where },
-        include: withEvent,
-        ...window,
-      });
-    },
+    rows: (page: Page) => deliveriesPage(db, endpoint.id, page),
     totalCount: () => countDeliveriesOf(db, endpoint.id),
     present: presentDelivery,
   });
@@ -287,12 +267,8 @@ export async function retryWebhookDelivery(
   await authorize(db, actor, tenantId, 'manageWebhooks');
   const endpoint = await findEndpoint(db, tenantId, endpointId);
   if (!isId(deliveryId)) throw notFound('delivery');
-  const { count } = await db.prisma.webhookDelivery.updateMany({
-    where: { id: deliveryId, endpointId: endpoint.id },
-    data: { status: 'pending', nextAttemptAt: new Date() },
-  });
-  if (count === 0) throw notFound('delivery');
+  if (!(await markDeliveryForRetry(db, { endpointId: endpoint.id, deliveryId, now: new Date() })))
+    throw notFound('delivery');
   db.outbox.webhooks.signal();
-  const delivery = await db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId }, include: withEvent });
-  return presentDelivery(delivery);
+  return presentDelivery(await findDelivery(db, deliveryId));
 }

@@ -62,6 +62,3 @@ export function outboxBody<T extends WebhookEventType>(
     data,
   });
 }
-
-// The outbox row's SQL parts are the database package's (statements/parts.ts).
-export { OUTBOX_COLUMNS, OUTBOX_PARAMS, outboxParams, outboxParamsWith } from '@works-api/prisma';

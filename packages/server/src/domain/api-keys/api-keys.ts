@@ -1,9 +1,12 @@
 import type { Db } from '@works-api/prisma';
 import {
+  apiKeysPage,
   countApiKeysOf,
   findApiKeyForAuth,
   holdsRoleAmongTenants,
+  insertApiKey,
   memberTenantsAmong,
+  revokeApiKeyOf,
   touchApiKeyLastUsed,
 } from '@works-api/prisma';
 import type { ApiKey } from '@works-api/prisma/client';
@@ -13,7 +16,7 @@ import { type Actor, type Role, roleAtLeast, type Scope, scopeMinimumRole } from
 import { parseDateTime } from '../dates';
 import { type FieldError, notFound, ProblemError } from '../errors';
 import { apiKeyLimitReached, createWithinCap } from '../limits';
-import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
+import { type Page, type PageRequest, readPage } from '../paging';
 import type { Schemas } from '../schemas';
 import { normalizeName } from '../users/present';
 import { aboutField, ruleMessages } from '../validation-messages';
@@ -101,10 +104,7 @@ export const unauthenticated = (detail: string): ProblemError => new ProblemErro
 
 export async function listApiKeys(db: Db, actor: Actor, request: PageRequest) {
   return readPage(request, {
-    rows: (page: Page) => {
-      const { where, ...window } = newestFirst(page, 'id');
-      return db.prisma.apiKey.findMany({ where: { userId: actor.userId, ...where }, ...window });
-    },
+    rows: (page: Page) => apiKeysPage(db, actor.userId, page),
     totalCount: () => countApiKeysOf(db, actor.userId),
     present: presentApiKey,
   });
@@ -198,14 +198,13 @@ export async function createApiKey(
   const key = await createWithinCap(
     db,
     {
-      lock: { table: 'users', id: actor.userId },
-      // Served by the partial index api_keys_active_user_id_idx: revoked keys are never read.
-      counted: 'FROM api_keys WHERE user_id = :ownerId::uuid AND revoked_at IS NULL',
+      counted: 'activeApiKeys',
+      ownerId: actor.userId,
       cap: maxActiveKeys,
       refusal: apiKeyLimitReached,
     },
     async (tx) => {
-      const created = { ...presentApiKey(await tx.apiKey.create({ data })), secret };
+      const created = { ...presentApiKey(await insertApiKey(tx, data)), secret };
       await outcome?.recordIn(tx, created);
       return created;
     },
@@ -216,11 +215,7 @@ export async function createApiKey(
 export async function revokeApiKey(db: Db, actor: Actor, apiKeyId: string, now = new Date()) {
   if (!isId(apiKeyId)) throw notFound('API key');
   // Only the first revocation sets revokedAt, so revoking twice returns the same key.
-  await db.prisma.apiKey.updateMany({
-    where: { id: apiKeyId, userId: actor.userId, revokedAt: null },
-    data: { revokedAt: now },
-  });
-  const key = await db.prisma.apiKey.findFirst({ where: { id: apiKeyId, userId: actor.userId } });
+  const key = await revokeApiKeyOf(db, { id: apiKeyId, userId: actor.userId, now });
   if (!key) throw notFound('API key');
   return presentApiKey(key);
 }

@@ -1,4 +1,5 @@
 import type { Db } from '@works-api/prisma';
+import { eventsFeedPage } from '@works-api/prisma';
 import type { Actor } from '../access';
 import { readCappedList } from '../capped-list';
 import type { PageRequest } from '../paging';
@@ -15,27 +16,13 @@ import { firstIdAt, HISTORY_RETENTION_MS, type WebhookEvent } from '../../webhoo
  */
 export async function listEvents(db: Db, actor: Actor, tenantId: string, query: PageRequest & { type?: string }) {
   const types = query.type === undefined ? undefined : [...new Set(query.type.split(','))];
-  // By the feed's partial index (tenant_id, id) WHERE endpoint_id IS NULL; events past the retention are out of
-  // the feed at once, whenever the clean-up deletes them. One statement with the caller's membership.
+  // Events past the retention are out of the feed at once, whenever the clean-up deletes them. One statement with
+  // the caller's membership.
   const keptSince = firstIdAt(new Date(Date.now() - HISTORY_RETENTION_MS));
-  const where = [
-    'e.tenant_id = :tenantId::uuid',
-    'e.endpoint_id IS NULL',
-    ...(types === undefined ? [] : [types.length === 1 ? 'e.type = :type' : 'e.type = ANY(:types::text[])']),
-    'e.id >= :keptSince::uuid',
-  ].join(' AND ');
-  return readCappedList(db, actor, query, {
+  return readCappedList(actor, query, {
     tenantId,
     permission: 'readTenant',
-    columns: 'e.id, e.body',
-    from: 'webhook_events e',
-    key: 'e.id',
-    where,
-    params: {
-      keptSince,
-      ...(types !== undefined && (types.length === 1 ? { type: types[0] } : { types })),
-    },
-    countOrder: 'e.tenant_id DESC, e.id DESC',
-    present: (row: { id: string; body: string }) => JSON.parse(row.body) as WebhookEvent,
+    read: (window) => eventsFeedPage(db, window, { types, keptSince }),
+    present: (row) => JSON.parse(row.body) as WebhookEvent,
   });
 }

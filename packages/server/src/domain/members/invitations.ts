@@ -1,28 +1,43 @@
-import type { Db } from '@works-api/prisma';
-import { countMembersAddedSql, sendStatement } from '@works-api/prisma';
-import type { Prisma } from '@works-api/prisma/client';
-import { isId, newId } from '@works-api/prisma';
+import type { Db, InvitationRow, Transaction } from '@works-api/prisma';
+import {
+  countInvitationsAndFind,
+  countInvitationsOf,
+  countPendingInvitations,
+  declinePendingInvitation,
+  deleteExpiredInvitations,
+  deleteInvitationsBeyond,
+  deleteInvitationTo,
+  findPendingInvitation,
+  insertInvitation,
+  insertMembership,
+  insertWebhookEvent,
+  inTransaction,
+  invitationExists,
+  invitationsPage,
+  isId,
+  lockTenantMembers,
+  newId,
+  pendingInvitationsPage,
+  queueInvitationEmail,
+  takeMailAllowance,
+  takePendingInvitation,
+} from '@works-api/prisma';
 import { type Actor, authorize, minimumRole, type Role, roleAtLeast } from '../access';
 import { notFound, ProblemError } from '../errors';
 import { invitationLimitReached } from '../limits';
-import { ALLOWANCE_CALL, allowanceParams, type MailCaps } from '../../mail/caps';
-import { MAIL_COLUMNS } from '@works-api/prisma';
-import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
+import type { MailCaps } from '../../mail/caps';
+import { type Page, type PageRequest, readPage } from '../paging';
 import type { Schemas } from '../schemas';
 import { getTenant } from '../tenants/tenants';
-import { presentUserRecord, userRecord } from '../users/present';
+import { presentUserRecord } from '../users/present';
 import { outboxRow } from '../../webhooks/events';
-import { lockTenantMembers, presentMember, withUser } from './membership';
+import { presentMember } from './membership';
 
 /**
  * Membership by consent: adding an email to a tenant only ever makes an invitation (whether or not an account has
  * that email, so the answer tells nothing about who has one), and the person joins by accepting it, signed in with
  * their own account. The inviter's names for them are only the greeting of the invitation email.
  */
-const withInviterAndTenant = { inviter: userRecord, tenant: { select: { id: true, name: true } } } as const;
-
-/** An invitation as read with its inviter's user record and its tenant's id and name. */
-type InvitationRow = Prisma.InvitationGetPayload<{ include: typeof withInviterAndTenant }>;
 
 export const presentInvitation = (row: InvitationRow): Schemas['Invitation'] => ({
   id: row.id,
@@ -60,43 +75,34 @@ export interface NewInvitation {
  * the tenant's emails is invited without one.
  */
 export async function createInvitation(
-  tx: Prisma.TransactionClient,
+  tx: Transaction,
   actor: Actor,
   tenantId: string,
   input: NewInvitation,
   { cap, ttlMs, caps }: { cap: number; ttlMs: number; caps: MailCaps },
   now = new Date(),
 ): Promise<Schemas['Invitation']> {
-  await tx.$executeRaw`DELETE FROM invitations WHERE tenant_id = ${tenantId}::uuid AND expires_at <= ${now}`;
-  const [counted] = await tx.$queryRaw<Array<{ n: number; invited: boolean }>>`
-    SELECT (SELECT count(*)::int FROM (SELECT 1 FROM invitations WHERE tenant_id = ${tenantId}::uuid LIMIT ${cap}) bounded) AS n,
-           EXISTS (SELECT 1 FROM invitations WHERE tenant_id = ${tenantId}::uuid AND email = ${input.email}) AS invited`;
-  if (counted?.invited) throw alreadyInvited();
-  if ((counted?.n ?? 0) >= cap) throw invitationLimitReached(cap);
-  const row = await tx.invitation.create({
-    data: {
-      id: newId(),
-      tenantId,
-      invitedBy: actor.userId,
-      ...input,
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + ttlMs),
-    },
-    include: withInviterAndTenant,
+  await deleteExpiredInvitations(tx, tenantId, now);
+  const counted = await countInvitationsAndFind(tx, tenantId, input.email, cap);
+  if (counted.invited) throw alreadyInvited();
+  if (counted.n >= cap) throw invitationLimitReached(cap);
+  const row = await insertInvitation(tx, {
+    id: newId(),
+    tenantId,
+    invitedBy: actor.userId,
+    ...input,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + ttlMs),
   });
   // In the transaction: the email is counted and sent only if the invitation commits.
-  const [allowance] = await sendStatement<{ stopped: boolean }>(
+  const stopped = await takeMailAllowance(
     tx,
-    `SELECT ${ALLOWANCE_CALL} AS stopped`,
-    allowanceParams(tenantId, actor.userId, input.email, caps, now),
+    { kind: 'tenant', tenantId, senderId: actor.userId, email: input.email },
+    caps,
+    now,
   );
-  if (allowance?.stopped) return presentInvitation(row);
-  await sendStatement(
-    tx,
-    `INSERT INTO mail_outbox (${MAIL_COLUMNS})
-     VALUES (:mailId::uuid, 'invitation', :tenantId::uuid, NULL, :invitationId::uuid, :now::timestamptz, :now::timestamptz)`,
-    { mailId: newId(), tenantId, invitationId: row.id, now: now.toISOString() },
-  );
+  if (stopped) return presentInvitation(row);
+  await queueInvitationEmail(tx, { mailId: newId(), tenantId, invitationId: row.id, now });
   return presentInvitation(row);
 }
 
@@ -104,12 +110,9 @@ export async function createInvitation(
 export async function listInvitations(db: Db, actor: Actor, tenantId: string, request: PageRequest) {
   await authorize(db, actor, tenantId, 'manageMembers');
   return readPage(request, {
-    rows: (page: Page) => {
-      const { where, ...window } = newestFirst(page, 'id');
-      return db.prisma.invitation.findMany({ where: { tenantId, ...where }, include: withInviterAndTenant, ...window });
-    },
+    rows: (page: Page) => invitationsPage(db, tenantId, page),
     // A list the cap bounds (MAX_INVITATIONS_PER_TENANT): its count reads at most that many index entries.
-    totalCount: () => db.prisma.invitation.count({ where: { tenantId } }),
+    totalCount: () => countInvitationsOf(db, tenantId),
     present: presentInvitation,
   });
 }
@@ -133,16 +136,14 @@ export function rolesGrantableBy(role: Role | null): Role[] {
  * nothing to do for a role that may grant every role.
  */
 export async function withdrawInvitationsBeyond(
-  tx: Prisma.TransactionClient,
+  tx: Transaction,
   tenantId: string,
   inviterId: string,
   role: Role | null,
 ): Promise<void> {
   const kept = rolesGrantableBy(role);
   if (kept.length === ROLES.length) return;
-  await tx.$executeRaw`
-    DELETE FROM invitations
-    WHERE invited_by = ${inviterId}::uuid AND tenant_id = ${tenantId}::uuid AND NOT (role::text = ANY(${kept}::text[]))`;
+  await deleteInvitationsBeyond(tx, { tenantId, inviterId, kept });
 }
 
 /** Withdraws an invitation; only an owner may withdraw one to the owner role (as only an owner may grant it). */
@@ -151,19 +152,12 @@ export async function deleteInvitation(db: Db, actor: Actor, tenantId: string, i
   // Checked before any statement: an id that is not one of ours names no invitation, so nothing may be deleted.
   if (!isId(invitationId)) throw notFound('invitation');
   const roles = rolesGrantableBy(caller.role);
-  const { count } = await db.prisma.invitation.deleteMany({
-    where: { id: invitationId, tenantId, role: { in: roles } },
-  });
-  if (count > 0) return;
-  const exists = await db.prisma.invitation.findFirst({ where: { id: invitationId, tenantId }, select: { id: true } });
-  if (exists) {
+  if (await deleteInvitationTo(db, { id: invitationId, tenantId, roles })) return;
+  if (await invitationExists(db, invitationId, tenantId)) {
     throw new ProblemError('forbidden', 'Only an owner can grant, change or remove the owner role.');
   }
   throw notFound('invitation');
 }
-
-/** The caller's own pending invitations: those to their email, not expired. */
-const pendingFor = (actor: Actor, now: Date) => ({ email: actor.user.email, expiresAt: { gt: now } });
 
 /**
  * The caller's pending invitations, newest first, by (email, id). Its count reads the caller's invitations, at
@@ -172,15 +166,8 @@ const pendingFor = (actor: Actor, now: Date) => ({ email: actor.user.email, expi
 export async function listMyInvitations(db: Db, actor: Actor, request: PageRequest) {
   const now = new Date();
   return readPage(request, {
-    rows: (page: Page) => {
-      const { where, ...window } = newestFirst(page, 'id');
-      return db.prisma.invitation.findMany({
-        where: { ...pendingFor(actor, now), ...where },
-        include: withInviterAndTenant,
-        ...window,
-      });
-    },
-    totalCount: () => db.prisma.invitation.count({ where: pendingFor(actor, now) }),
+    rows: (page: Page) => pendingInvitationsPage(db, actor.user.email, now, page),
+    totalCount: () => countPendingInvitations(db, actor.user.email, now),
     present: presentInvitation,
   });
 }
@@ -193,33 +180,16 @@ export async function listMyInvitations(db: Db, actor: Actor, request: PageReque
 export async function acceptInvitation(db: Db, actor: Actor, invitationId: string): Promise<Schemas['Tenant']> {
   if (!isId(invitationId)) throw noInvitation();
   const now = new Date();
-  const pending = await db.prisma.invitation.findFirst({
-    where: { id: invitationId, ...pendingFor(actor, now) },
-    select: { tenantId: true },
-  });
+  const pending = await findPendingInvitation(db, invitationId, actor.user.email, now);
   if (!pending) throw noInvitation();
   const { tenantId } = pending;
-  await db.prisma.$transaction(async (tx) => {
+  await inTransaction(db, async (tx) => {
     await lockTenantMembers(tx, tenantId);
     // Again under the lock: a withdrawal, a decline or another accept may have come first.
-    const [taken] = await tx.$queryRaw<Array<{ role: Role }>>`
-      DELETE FROM invitations
-      WHERE id = ${invitationId}::uuid AND email = ${actor.user.email} AND expires_at > ${now}
-      RETURNING role::text AS role`;
-    if (!taken) throw noInvitation();
-    const member = await tx.membership.create({
-      data: { id: newId(), tenantId, userId: actor.userId, role: taken.role, createdAt: now },
-      include: withUser,
-    });
-    await sendStatement(
-      tx,
-      `WITH added (tenant_id, user_id) AS (VALUES (:tenantId::uuid, :userId::uuid)), ${countMembersAddedSql('added')}
-       SELECT 1`,
-      { tenantId, userId: actor.userId },
-    );
-    await tx.webhookEvent.create({
-      data: outboxRow('member.added', tenantId, { member: presentMember(member) }, now),
-    });
+    const role = await takePendingInvitation(tx, { id: invitationId, email: actor.user.email, now });
+    if (!role) throw noInvitation();
+    const member = await insertMembership(tx, { id: newId(), tenantId, userId: actor.userId, role, createdAt: now });
+    await insertWebhookEvent(tx, outboxRow('member.added', tenantId, { member: presentMember(member) }, now));
   });
   db.outbox.webhooks.signal();
   return getTenant(db, actor, tenantId);
@@ -228,8 +198,5 @@ export async function acceptInvitation(db: Db, actor: Actor, invitationId: strin
 /** Declines (deletes) one of the caller's pending invitations. */
 export async function declineInvitation(db: Db, actor: Actor, invitationId: string): Promise<void> {
   if (!isId(invitationId)) throw noInvitation();
-  const { count } = await db.prisma.invitation.deleteMany({
-    where: { id: invitationId, ...pendingFor(actor, new Date()) },
-  });
-  if (count === 0) throw noInvitation();
+  if (!(await declinePendingInvitation(db, invitationId, actor.user.email, new Date()))) throw noInvitation();
 }

@@ -1,7 +1,18 @@
-import type { Db } from '@works-api/prisma';
-import { countMembersOf } from '@works-api/prisma';
-import type { Membership as MembershipRow, Prisma } from '@works-api/prisma/client';
-import { isId } from '@works-api/prisma';
+import type { Db, Transaction } from '@works-api/prisma';
+import {
+  countMembersOf,
+  deleteMembership,
+  findMember,
+  findMemberRole,
+  insertWebhookEvent,
+  inTransaction,
+  isId,
+  isMemberEmail,
+  lockTenantMembers,
+  lockTenantOwners,
+  membersPage,
+  updateMemberRole,
+} from '@works-api/prisma';
 import { type KeyOutcome } from '@works-api/prisma';
 import {
   type Actor,
@@ -15,13 +26,13 @@ import {
 import { notFound, ProblemError } from '../errors';
 import { DEFAULT_LIMITS, type Limits } from '../limits';
 import { type MailCaps, mailCapRefusal } from '../../mail/caps';
-import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
+import { type Page, type PageRequest, readPage } from '../paging';
 import { checkPrecondition, type Precondition } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { normalizeEmail, normalizeName } from '../users/present';
 import { outboxRow } from '../../webhooks/events';
 import { createInvitation, withdrawInvitationsBeyond } from './invitations';
-import { lockTenantMembers, presentMember, withUser } from './membership';
+import { presentMember } from './membership';
 
 export { presentMember } from './membership';
 
@@ -41,14 +52,13 @@ function checkRoleChange(caller: Membership, from: Role | undefined, to: Role | 
  * for that: the caller may have been demoted, or removed, since.
  */
 async function callerInTransaction(
-  tx: Prisma.TransactionClient,
+  tx: Transaction,
   actor: Actor,
   tenantId: string,
   permission: Permission = 'manageMembers',
 ): Promise<Membership> {
   await lockTenantMembers(tx, tenantId);
-  const [row] = await tx.$queryRaw<Array<Pick<MembershipRow, 'role'>>>`
-    SELECT role::text AS role FROM memberships WHERE tenant_id = ${tenantId}::uuid AND user_id = ${actor.userId}::uuid`;
+  const row = await findMemberRole(tx, tenantId, actor.userId);
   if (!row) throw notFound('tenant');
   const caller = { tenantId, role: row.role };
   requirePermission(caller, permission);
@@ -58,10 +68,7 @@ async function callerInTransaction(
 export async function listMembers(db: Db, actor: Actor, tenantId: string, request: PageRequest) {
   await authorize(db, actor, tenantId, 'readTenant');
   return readPage(request, {
-    rows: (page: Page) => {
-      const { where, ...window } = newestFirst(page, 'id');
-      return db.prisma.membership.findMany({ where: { tenantId, ...where }, include: withUser, ...window });
-    },
+    rows: (page: Page) => membersPage(db, tenantId, page),
     totalCount: () => countMembersOf(db, tenantId),
     present: presentMember,
   });
@@ -75,10 +82,7 @@ export async function getMember(db: Db, actor: Actor, tenantId: string, userId: 
   await authorize(db, actor, tenantId, 'readTenant');
   // An id we never issue names no member; it must not reach the uuid column either.
   if (!isId(userId)) throw notFound('member');
-  const member = await db.prisma.membership.findUnique({
-    where: { tenantId_userId: { tenantId, userId } },
-    include: withUser,
-  });
+  const member = await findMember(db, tenantId, userId);
   if (!member) throw notFound('member');
   return presentMember(member);
 }
@@ -99,32 +103,28 @@ export async function addMember(
   checkRoleChange(await authorize(db, actor, tenantId, 'manageMembers'), undefined, input.role);
   const email = normalizeEmail(input.email);
   const now = new Date();
-  const invitation = await db.prisma
-    .$transaction(async (tx) => {
-      checkRoleChange(await callerInTransaction(tx, actor, tenantId), undefined, input.role);
-      const [member] = await tx.$queryRaw<Array<{ found: number }>>`
-      SELECT 1 AS found FROM memberships m JOIN users u ON u.id = m.user_id
-      WHERE m.tenant_id = ${tenantId}::uuid AND u.email = ${email}`;
-      if (member) throw new ProblemError('already_member', 'This email is already a member of the tenant.');
-      const invitation = await createInvitation(
-        tx,
-        actor,
-        tenantId,
-        {
-          email,
-          role: input.role,
-          firstName: normalizeName(input.firstName ?? ''),
-          lastName: normalizeName(input.lastName ?? ''),
-        },
-        { cap: limits.invitationsPerTenant, ttlMs: limits.invitationTtlMs, caps: limits },
-        now,
-      );
-      await outcome?.recordIn(tx, invitation);
-      return invitation;
-    })
-    .catch((error: unknown) => {
-      throw mailCapRefusal(error, limits, now) ?? error;
-    });
+  const invitation = await inTransaction(db, async (tx) => {
+    checkRoleChange(await callerInTransaction(tx, actor, tenantId), undefined, input.role);
+    if (await isMemberEmail(tx, tenantId, email))
+      throw new ProblemError('already_member', 'This email is already a member of the tenant.');
+    const invitation = await createInvitation(
+      tx,
+      actor,
+      tenantId,
+      {
+        email,
+        role: input.role,
+        firstName: normalizeName(input.firstName ?? ''),
+        lastName: normalizeName(input.lastName ?? ''),
+      },
+      { cap: limits.invitationsPerTenant, ttlMs: limits.invitationTtlMs, caps: limits },
+      now,
+    );
+    await outcome?.recordIn(tx, invitation);
+    return invitation;
+  }).catch((error: unknown) => {
+    throw mailCapRefusal(error, limits, now) ?? error;
+  });
   db.outbox.mail.signal();
   return invitation;
 }
@@ -136,22 +136,18 @@ export async function addMember(
  * role the member will have, or `null` for a removal. Leaving (a removal of oneself) needs only membership.
  */
 async function memberToChange(
-  tx: Prisma.TransactionClient,
+  tx: Transaction,
   actor: Actor,
   { tenantId, userId, newRole, precondition }: MemberRef & { newRole: Role | null; precondition?: MemberPrecondition },
 ) {
   const leaving = newRole === null && userId === actor.userId;
   const caller = await callerInTransaction(tx, actor, tenantId, leaving ? 'readTenant' : 'manageMembers');
-  const target = await tx.membership.findUnique({
-    where: { tenantId_userId: { tenantId, userId } },
-    include: withUser,
-  });
+  const target = await findMember(tx, tenantId, userId);
   if (!target) throw notFound('member');
   checkPrecondition(precondition, () => presentMember(target));
   if (!leaving) checkRoleChange(caller, target.role, newRole ?? undefined);
   if (target.role === 'owner' && newRole !== 'owner') {
-    const owners = await tx.$queryRaw<Array<{ user_id: string }>>`
-      SELECT user_id FROM memberships WHERE tenant_id = ${tenantId}::uuid AND role = 'owner' FOR UPDATE`;
+    const owners = await lockTenantOwners(tx, tenantId);
     if (owners.length <= 1) throw lastOwner();
   }
   return target;
@@ -177,17 +173,16 @@ export async function updateMember(
 ): Promise<Schemas['Member']> {
   await authorize(db, actor, tenantId, 'manageMembers');
   if (!isId(userId)) throw notFound('member');
-  const { member, changed } = await db.prisma.$transaction(async (tx) => {
+  const { member, changed } = await inTransaction(db, async (tx) => {
     const target = await memberToChange(tx, actor, { tenantId, userId, newRole: role, precondition });
     if (target.role === role) return { member: presentMember(target), changed: false };
     // Every member change holds the tenant's lock: the role is still the one read (and If-Match checked on).
-    const member = presentMember(
-      await tx.membership.update({ where: { id: target.id }, data: { role }, include: withUser }),
-    );
+    const member = presentMember(await updateMemberRole(tx, target.id, role));
     if (!roleAtLeast(role, target.role)) await withdrawInvitationsBeyond(tx, tenantId, userId, role);
-    await tx.webhookEvent.create({
-      data: outboxRow('member.role_changed', tenantId, { member, previousRole: target.role }, new Date()),
-    });
+    await insertWebhookEvent(
+      tx,
+      outboxRow('member.role_changed', tenantId, { member, previousRole: target.role }, new Date()),
+    );
     return { member, changed: true };
   });
   if (changed) db.outbox.webhooks.signal();
@@ -201,14 +196,12 @@ export async function updateMember(
 export async function removeMember(db: Db, actor: Actor, tenantId: string, userId: string): Promise<void> {
   await authorize(db, actor, tenantId, userId === actor.userId ? 'readTenant' : 'manageMembers');
   if (!isId(userId)) throw notFound('member');
-  await db.prisma.$transaction(async (tx) => {
+  await inTransaction(db, async (tx) => {
     const target = await memberToChange(tx, actor, { tenantId, userId, newRole: null });
-    await tx.membership.delete({ where: { id: target.id } });
+    await deleteMembership(tx, target.id);
     await withdrawInvitationsBeyond(tx, tenantId, userId, null);
     // The member as it was, so receivers know who left and with which role.
-    await tx.webhookEvent.create({
-      data: outboxRow('member.removed', tenantId, { member: presentMember(target) }, new Date()),
-    });
+    await insertWebhookEvent(tx, outboxRow('member.removed', tenantId, { member: presentMember(target) }, new Date()));
   });
   db.outbox.webhooks.signal();
 }

@@ -1,11 +1,10 @@
 import type { Db } from '@works-api/prisma';
-import { sendStatement } from '@works-api/prisma';
-import type { AnswerLink, Request, Work } from '@works-api/prisma/client';
+import { findOpenAnswerLink, findRequestForRecipient } from '@works-api/prisma';
 import { notFound, ProblemError } from '../errors';
 import { DEFAULT_LIMITS } from '../limits';
 import { applyAction, type RequestRef } from '../requests/requests';
 import type { Schemas } from '../schemas';
-import { presentUserRecord, userRecord } from '../users/present';
+import { presentUserRecord } from '../users/present';
 import { answerTokenMatches, hashAnswerToken, isAnswerToken } from './tokens';
 
 /**
@@ -25,10 +24,6 @@ export class LinkExpired extends ProblemError {
   }
 }
 
-type LinkRow = Pick<AnswerLink, 'tokenHash' | 'requestId' | 'devMailbox' | 'createdAt'> &
-  Pick<Request, 'workId'> &
-  Pick<Work, 'tenantId'>;
-
 /** What a link opens: its request, and whether the dev mailbox kept it (members could read it). */
 type ResolvedLink = RequestRef & { devMailbox: boolean };
 
@@ -38,14 +33,7 @@ type ResolvedLink = RequestRef & { devMailbox: boolean };
  */
 async function resolveLink(db: Db, token: string, ttlMs: number): Promise<ResolvedLink> {
   if (!isAnswerToken(token)) throw linkGone();
-  const [link] = await sendStatement<LinkRow>(
-    db,
-    `SELECT l.token_hash AS "tokenHash", l.dev_mailbox AS "devMailbox", l.created_at AS "createdAt",
-            r.id AS "requestId", r.work_id AS "workId", w.tenant_id AS "tenantId"
-     FROM answer_links l JOIN requests r ON r.id = l.request_id JOIN works w ON w.id = r.work_id
-     WHERE l.token_hash = :tokenHash AND l.generation = r.link_generation AND r.status <> 'cancelled'`,
-    { tokenHash: hashAnswerToken(token) },
-  );
+  const link = await findOpenAnswerLink(db, hashAnswerToken(token));
   if (!link || !answerTokenMatches(token, link.tokenHash)) throw linkGone();
   if (new Date(link.createdAt).getTime() + ttlMs <= Date.now()) throw new LinkExpired();
   return { tenantId: link.tenantId, workId: link.workId, requestId: link.requestId, devMailbox: link.devMailbox };
@@ -53,13 +41,7 @@ async function resolveLink(db: Db, token: string, ttlMs: number): Promise<Resolv
 
 /** What the page shows: the request as its recipient sees it, and nothing else of the tenant. */
 async function recipientView(db: Db, ref: RequestRef): Promise<Schemas['RecipientRequest']> {
-  const request = await db.prisma.request.findUnique({
-    where: { id: ref.requestId },
-    include: {
-      work: { select: { name: true } },
-      owner: userRecord,
-    },
-  });
+  const request = await findRequestForRecipient(db, ref.requestId);
   if (!request) throw linkGone();
   return {
     status: request.status,

@@ -1,5 +1,12 @@
 import type { Db } from '@works-api/prisma';
-import { insertRequestBatch, isId, type KeyOutcome, newId, type RequestBatchRow } from '@works-api/prisma';
+import {
+  insertRequestBatch,
+  inTransaction,
+  isId,
+  type KeyOutcome,
+  newId,
+  type RequestBatchRow,
+} from '@works-api/prisma';
 import { type Actor, authorize, rolesAllowed } from '../access';
 import { parseDateTime } from '../dates';
 import { type FieldError, notFound, ProblemError } from '../errors';
@@ -188,7 +195,8 @@ export async function createRequestBatch(
   let batch: RequestBatch | undefined;
   try {
     if (outcome) {
-      batch = await db.prisma.$transaction(
+      batch = await inTransaction(
+        db,
         async (tx) => {
           const rows = await insertRequestBatch(tx, parts, allowance, params);
           if (rows.length === 0) return undefined;

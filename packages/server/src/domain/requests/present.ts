@@ -1,44 +1,16 @@
-import type { Prisma } from '@works-api/prisma/client';
+import type { RequestRow, RequestShownColumns } from '@works-api/prisma';
 import type { Schemas } from '../schemas';
-import { presentUserRecord, userRecord } from '../users/present';
+import { presentUserRecord } from '../users/present';
 
 /** How a request is presented (the contract's Request), and the rows it is presented from. */
 
-export const withOwner = { owner: userRecord } as const;
-
-/** A request as read with its owner; also what a request written in this module is presented from. */
-// Without the search prefixes, which no read returns (see the client's `omit`).
-export type RequestRow = Omit<Prisma.RequestGetPayload<{ include: typeof withOwner }>, 'searchPrefixes'>;
+/** A request as read with its owner (the database package's); also what a request written here is presented from. */
+export type { RequestRow } from '@works-api/prisma';
 
 const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
 
-/** What `presentRequest` reads of a request. */
-export type PresentedRequestRow = Pick<
-  RequestRow,
-  | 'id'
-  | 'workId'
-  | 'status'
-  | 'title'
-  | 'message'
-  | 'recipientEmail'
-  | 'recipientFirstName'
-  | 'recipientLastName'
-  | 'answer'
-  | 'validation'
-  | 'cancelReason'
-  | 'dueAt'
-  | 'owner'
-  | 'createdAt'
-  | 'updatedAt'
-  | 'confirmedAt'
-  | 'validatedAt'
-  | 'cancelledAt'
-  | 'emailStatus'
-  | 'emailSentAt'
-  | 'emailFailure'
-  | 'emailsStopped'
-  | 'confirmedThroughDevMailbox'
->;
+/** What `presentRequest` reads of a request: its shown columns and its owner. */
+export type PresentedRequestRow = RequestShownColumns & Pick<RequestRow, 'owner'>;
 
 // (Partial<RequestRow>: a caller may pass a whole row, and name fields this does not read.)
 export const presentRequest = (request: PresentedRequestRow & Partial<RequestRow>): Schemas['Request'] => ({

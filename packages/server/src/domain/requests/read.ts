@@ -1,24 +1,24 @@
 import type { Db } from '@works-api/prisma';
-import { findRequestForMember, isId } from '@works-api/prisma';
+import {
+  countRequestEvents,
+  findRequestForMember,
+  findRequestOfWork,
+  isId,
+  requestEventsPage,
+} from '@works-api/prisma';
 import { type Actor, authorize, type Permission, requirePermission } from '../access';
 import { notFound } from '../errors';
-import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
-import { ownerRecord, presentUserRecord, userRecord } from '../users/present';
+import { type Page, type PageRequest, readPage } from '../paging';
+import { ownerRecord, presentUserRecord } from '../users/present';
 import { findWork } from '../works/works';
-import { presentRequest, type RequestRef, type RequestRow, withOwner } from './present';
+import { presentRequest, type RequestRef, type RequestRow } from './present';
 
 /**
  * A request of a work of the tenant, with whether that work is discarded, in one query; or 404 for the work when
  * the work is what is missing, else for the request.
  */
 export async function findRequest(db: Db, { tenantId, workId, requestId }: RequestRef) {
-  const request =
-    isId(requestId) && isId(workId)
-      ? await db.prisma.request.findFirst({
-          where: { id: requestId, workId, work: { tenantId } },
-          include: { ...withOwner, work: { select: { discardedAt: true } } },
-        })
-      : null;
+  const request = isId(requestId) && isId(workId) ? await findRequestOfWork(db, { tenantId, workId, requestId }) : null;
   if (request) return request;
   await findWork(db, tenantId, workId);
   throw notFound('request');
@@ -60,7 +60,6 @@ export async function getRequest(db: Db, actor: Actor, ref: RequestRef) {
 
 export async function listRequestEvents(db: Db, actor: Actor, ref: RequestRef, pageRequest: PageRequest) {
   const request = await findRequestAs(db, actor, 'readTenant', ref);
-  const where = { requestId: ref.requestId };
   // The recipient has no user: their events show the request's recipient.
   const recipient = {
     email: request.recipientEmail,
@@ -68,17 +67,10 @@ export async function listRequestEvents(db: Db, actor: Actor, ref: RequestRef, p
     lastName: request.recipientLastName,
   };
   return readPage(pageRequest, {
-    rows: (page: Page) => {
-      const window = newestFirst(page, 'id');
-      return db.prisma.requestEvent.findMany({
-        ...window,
-        where: { ...where, ...window.where },
-        include: { actor: userRecord },
-      });
-    },
+    rows: (page: Page) => requestEventsPage(db, ref.requestId, page),
     // No kept count: the state machine bounds a request's events (at most two transitions, then a final state),
     // so this count reads a handful of index entries.
-    totalCount: () => db.prisma.requestEvent.count({ where }),
+    totalCount: () => countRequestEvents(db, ref.requestId),
     present: (event) => ({
       id: event.id,
       action: event.action,

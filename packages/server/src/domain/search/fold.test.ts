@@ -6,7 +6,7 @@ import {
   queryWords,
   requestSearchText,
   searchText,
-  searchWhere,
+  searchTerms,
   workSearchText,
 } from './fold';
 
@@ -74,12 +74,12 @@ describe('search folding', () => {
   });
 
   it('looks each word up as one prefix key, and a word longer than the keys kept by its first ones and the text', () => {
-    expect(searchWhere('Rapport ÉTÉ rapport')).toEqual({ searchPrefixes: { hasEvery: ['rapport', 'ete'] } });
+    expect(searchTerms('Rapport ÉTÉ rapport')).toEqual({ prefixes: ['rapport', 'ete'], longWords: [] });
     const long = 'internationalisation';
     expect(long.length).toBeGreaterThan(MAX_PREFIX_LENGTH);
-    expect(searchWhere(`${long} q3`)).toEqual({
-      searchPrefixes: { hasEvery: [long.slice(0, MAX_PREFIX_LENGTH), 'q3'] },
-      AND: [{ search: { contains: ` ${long}` } }],
+    expect(searchTerms(`${long} q3`)).toEqual({
+      prefixes: [long.slice(0, MAX_PREFIX_LENGTH), 'q3'],
+      longWords: [long],
     });
   });
 });

@@ -1,3 +1,4 @@
+import type { SearchTerms } from '@works-api/prisma';
 import { ProblemError } from '../errors';
 import { aboutField, boundMessages, ruleMessages } from '../validation-messages';
 
@@ -95,34 +96,13 @@ function badQuery(rule: string): ProblemError {
 export const MAX_PREFIX_LENGTH = 16;
 
 /**
- * Prisma's condition that the stored search text has a word starting with each word of `q`: each word is one key
- * of the GIN index on (tenant_id, search_prefixes), the array of every prefix of every stored word. A word longer
- * than the prefixes kept is looked up by its first MAX_PREFIX_LENGTH characters and checked against the text itself
- * (`LIKE '% word%'`: the words are letters and digits only, nothing LIKE reads as a wildcard).
+ * What a search for `q` looks up (the database package turns it into a condition: statements/search.ts): each
+ * word's first MAX_PREFIX_LENGTH characters as a prefix key, and the words longer than that checked against the text.
  */
-export function searchWhere(q: string) {
+export function searchTerms(q: string): SearchTerms {
   const words = queryWords(q);
-  const long = words.filter((word) => word.length > MAX_PREFIX_LENGTH);
   return {
-    searchPrefixes: { hasEvery: [...new Set(words.map((word) => word.slice(0, MAX_PREFIX_LENGTH)))] },
-    ...(long.length > 0 && { AND: long.map((word) => ({ search: { contains: ` ${word}` } })) }),
+    prefixes: [...new Set(words.map((word) => word.slice(0, MAX_PREFIX_LENGTH)))],
+    longWords: words.filter((word) => word.length > MAX_PREFIX_LENGTH),
   };
-}
-
-/**
- * `searchWhere` as SQL over the table aliased `alias` (its `search_prefixes @>` the words' prefixes, the words longer
- * than the prefixes kept checked against the text itself), for the lists read by one plain statement.
- */
-export function searchSql(q: string, alias: string): { where: string; params: Record<string, unknown> } {
-  const words = queryWords(q);
-  const long = words.filter((word) => word.length > MAX_PREFIX_LENGTH);
-  const where = [`${alias}.search_prefixes @> :searchPrefixes::text[]`];
-  const params: Record<string, unknown> = {
-    searchPrefixes: [...new Set(words.map((word) => word.slice(0, MAX_PREFIX_LENGTH)))],
-  };
-  long.forEach((word, i) => {
-    where.push(`${alias}.search LIKE :searchWord${i}`);
-    params[`searchWord${i}`] = `% ${word}%`;
-  });
-  return { where: where.join(' AND '), params };
 }

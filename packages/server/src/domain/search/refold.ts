@@ -1,12 +1,17 @@
-import type { Db } from '@works-api/prisma';
-import { sendStatement } from '@works-api/prisma';
+import type { Db, RefoldTable } from '@works-api/prisma';
+import {
+  findRefoldProgress,
+  requestsToRefold,
+  saveRefoldProgress,
+  updateSearchTexts,
+  worksToRefold,
+} from '@works-api/prisma';
 import { requestSearchText, workSearchText } from './fold';
 
 /** Rows read per statement: each batch is one read and at most one update. */
 const REFOLD_BATCH = 500;
 
-const TABLES = ['works', 'requests'] as const;
-type RefoldTable = (typeof TABLES)[number];
+const TABLES: readonly RefoldTable[] = ['works', 'requests'];
 
 /** The next rows of `table` after `afterId` (by id), with their stored search text and the application's fold. */
 async function foldedRows(
@@ -14,30 +19,11 @@ async function foldedRows(
   table: RefoldTable,
   afterId: string | null,
 ): Promise<Array<{ id: string; search: string; folded: string }>> {
-  const page = {
-    where: afterId === null ? {} : { id: { gt: afterId } },
-    orderBy: { id: 'asc' as const },
-    take: REFOLD_BATCH,
-  };
   if (table === 'works') {
-    const rows = await db.prisma.work.findMany({
-      ...page,
-      select: { id: true, name: true, slug: true, description: true, search: true },
-    });
+    const rows = await worksToRefold(db, afterId, REFOLD_BATCH);
     return rows.map((row) => ({ id: row.id, search: row.search, folded: workSearchText(row) }));
   }
-  const rows = await db.prisma.request.findMany({
-    ...page,
-    select: {
-      id: true,
-      title: true,
-      message: true,
-      recipientEmail: true,
-      recipientFirstName: true,
-      recipientLastName: true,
-      search: true,
-    },
-  });
+  const rows = await requestsToRefold(db, afterId, REFOLD_BATCH);
   return rows.map((row) => ({ id: row.id, search: row.search, folded: requestSearchText(row) }));
 }
 
@@ -49,34 +35,14 @@ async function foldedRows(
  */
 export async function refoldBatch(db: Db, table: RefoldTable): Promise<number | undefined> {
   // No row yet: not started.
-  const state = await db.prisma.searchRefold.findUnique({ where: { tableName: table } });
+  const state = await findRefoldProgress(db, table);
   if (state?.doneAt) return undefined;
   const afterId = state?.afterId ?? null;
   const read = await foldedRows(db, table, afterId);
   const stale = read.filter((row) => row.folded !== row.search);
-  const changed =
-    stale.length === 0
-      ? 0
-      : (
-          await sendStatement(
-            db,
-            `UPDATE ${table} t SET search = v.folded
-             FROM unnest(:ids::uuid[], :read::text[], :folded::text[]) AS v (id, old, folded)
-             WHERE t.id = v.id AND t.search = v.old
-             RETURNING t.id`,
-            {
-              ids: stale.map((row) => row.id),
-              read: stale.map((row) => row.search),
-              folded: stale.map((row) => row.folded),
-            },
-          )
-        ).length;
+  const changed = stale.length === 0 ? 0 : await updateSearchTexts(db, table, stale);
   const progress = { afterId: read.at(-1)?.id ?? afterId, doneAt: read.length < REFOLD_BATCH ? new Date() : null };
-  await db.prisma.searchRefold.upsert({
-    where: { tableName: table },
-    create: { tableName: table, ...progress },
-    update: progress,
-  });
+  await saveRefoldProgress(db, table, progress);
   return changed;
 }
 

@@ -6,13 +6,15 @@ import {
   findSessionForAuth,
   findSignInByCode,
   findSignInByToken,
+  findUser,
   insertSession,
   insertSignedUpUser,
+  inTransaction,
   isId,
   newId,
   queueSignIn,
-  sessionsPage,
   type SessionRow,
+  sessionsPage,
   type SignInRow,
   type SignUpPolicy,
   touchSession,
@@ -172,7 +174,7 @@ export async function signIn(
   const sessionId = newId();
   const expiresAt = new Date(now.getTime() + policy.lifetimeMs);
   const userAgent = browser.userAgent === null ? null : [...browser.userAgent].slice(0, USER_AGENT_LENGTH).join('');
-  const userId = await db.prisma.$transaction(async (tx) => {
+  const userId = await inTransaction(db, async (tx) => {
     if (!(await useSignIn(tx, { id: found.id, now }))) throw signInUsed();
     const id = found.userId ?? (await insertSignedUpUser(tx, { id: newId(), email: found.email, ...names!, now }));
     await insertSession(tx, {
@@ -187,7 +189,7 @@ export async function signIn(
     });
     return id;
   });
-  const user = await db.prisma.user.findUnique({ where: { id: userId } });
+  const user = await findUser(db, userId);
   if (!user) throw signInUsed(); // deleted meanwhile: nothing to sign in to
   return {
     session: presentSession({ id: sessionId, userAgent, createdAt: now, lastUsedAt: now, expiresAt }, sessionId),

@@ -1,32 +1,24 @@
-import type { Db } from '@works-api/prisma';
-import { countTenantsOf } from '@works-api/prisma';
-import { nextTenantSlugNumber } from '@works-api/prisma';
-import { newId } from '@works-api/prisma';
+import type { Db, TenantRow } from '@works-api/prisma';
+import {
+  countMemberTenantsAmong,
+  countTenantsOf,
+  findTenant,
+  insertTenant,
+  newId,
+  nextTenantSlugNumber,
+  tenantsPageOf,
+  updateTenantName,
+} from '@works-api/prisma';
 import { type KeyOutcome, outcomeStatement } from '@works-api/prisma';
-import type { Prisma, Tenant } from '@works-api/prisma/client';
-import { sendStatement } from '@works-api/prisma';
 import { type Actor, authorize } from '../access';
 import { notFound } from '../errors';
 import { tenantLimitReached } from '../limits';
-import { newestFirst, type Page, type PageRequest, readPage } from '../paging';
+import { type Page, type PageRequest, readPage } from '../paging';
 import { checkPrecondition, type Precondition, preconditionFailed } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { createWithUniqueSlug } from '../unique';
-import { normalizeName, presentUserRecord, userRecord } from '../users/present';
-import { firstWorksPage, presentFirstWorksPage } from '../works/works';
-
-/** How many members a tenant embeds; the full list is at GET /tenants/{id}/members. */
-export const EMBEDDED_MEMBERS = 100;
-
-const tenantInclude = {
-  owner: userRecord,
-  // What a tenant embeds of a member: their role and user record.
-  memberships: { select: { role: true, user: userRecord }, orderBy: { id: 'asc' }, take: EMBEDDED_MEMBERS },
-  ...firstWorksPage,
-} as const;
-
-/** A tenant as read with its embeds; also what a tenant created here is presented from. */
-type TenantRow = Prisma.TenantGetPayload<{ include: typeof tenantInclude }>;
+import { normalizeName, presentUserRecord } from '../users/present';
+import { presentFirstWorksPage } from '../works/works';
 
 export const presentTenant = (tenant: TenantRow): Schemas['Tenant'] => ({
   id: tenant.id,
@@ -41,7 +33,7 @@ export const presentTenant = (tenant: TenantRow): Schemas['Tenant'] => ({
 
 /** A tenant with its members and first page of works: one statement. */
 async function loadTenant(db: Db, tenantId: string): Promise<Schemas['Tenant']> {
-  const tenant = await db.prisma.tenant.findUnique({ where: { id: tenantId }, include: tenantInclude });
+  const tenant = await findTenant(db, tenantId);
   if (!tenant) throw notFound('tenant');
   return presentTenant(tenant);
 }
@@ -73,31 +65,15 @@ export async function createTenant(
         works: [],
         counts: [],
       });
-      // One statement for the tenant, its owner's membership and their counts: a batch transaction of two inserts
-      // was four round trips (BEGIN, INSERT, INSERT, COMMIT). Prepared: it writes by key, so one plan a connection
-      // serves every call. count_new_tenant counts the owned tenant and the owner's membership only while under the
-      // cap, exactly under concurrency (see its migration, counted_by_their_creations); at the cap it returns false
-      // and nothing is inserted.
+      // One statement (see insertTenant): at the cap it inserts nothing.
       const key = outcomeStatement(outcome, tenant);
-      const created = await sendStatement<Pick<Tenant, 'id'>>(
+      const created = await insertTenant(
         db,
-        `WITH ${key.lockHeldKey}
-         placed AS (SELECT count_new_tenant(:ownerId::uuid, :maxOwnedTenants::int) AS placed WHERE ${key.guard}),
-         tenant AS (
-           INSERT INTO tenants (id, name, slug, owner_id, created_at, updated_at)
-           SELECT :tenantId::uuid, :name, :slug, :ownerId::uuid, :now::timestamptz, :now::timestamptz FROM placed
-           WHERE placed
-           RETURNING id),
-         members_counted AS (
-           INSERT INTO tenant_counts (tenant_id, slot, members) SELECT id, counter_slot(), 1 FROM tenant)${key.recordOutcome('tenant')}
-         INSERT INTO memberships (id, tenant_id, user_id, role, created_at)
-         SELECT :membershipId::uuid, id, :ownerId::uuid, 'owner'::member_role, :now::timestamptz FROM tenant
-         RETURNING tenant_id AS id`,
         {
           ...{ tenantId: id, name, slug, ownerId: actor.userId, now: now.toISOString() },
-          ...{ membershipId: newId(), maxOwnedTenants, ...key.params },
+          ...{ membershipId: newId(), maxOwnedTenants },
         },
-        { prepared: true },
+        key,
       );
       if (created.length === 0) throw tenantLimitReached(maxOwnedTenants);
       return tenant;
@@ -123,13 +99,10 @@ export async function renameTenant(
     // Check If-Match against the tenant as it is now, then rename only if its row has not changed since.
     const current = await loadTenant(db, tenantId);
     checkPrecondition(precondition, () => current);
-    const { count } = await db.prisma.tenant.updateMany({
-      where: { id: tenantId, name: current.name, updatedAt: new Date(current.updatedAt) },
-      data,
-    });
-    if (count === 0) throw preconditionFailed();
+    const read = { name: current.name, updatedAt: new Date(current.updatedAt) };
+    if (!(await updateTenantName(db, tenantId, data, read))) throw preconditionFailed();
   } else {
-    await db.prisma.tenant.update({ where: { id: tenantId }, data });
+    await updateTenantName(db, tenantId, data);
   }
   return loadTenant(db, tenantId);
 }
@@ -142,22 +115,13 @@ export async function renameTenant(
  */
 export async function listTenants(db: Db, actor: Actor, request: PageRequest) {
   return readPage(request, {
-    rows: async (page: Page) => {
-      const { where, ...window } = newestFirst(page, 'tenantId');
-      // A key limited to some tenants lists only those (at most 100): the others do not exist for it.
-      const reach = actor.tenants === null ? {} : { AND: [{ tenantId: { in: [...actor.tenants] } }] };
-      const memberships = await db.prisma.membership.findMany({
-        where: { userId: actor.userId, ...where, ...reach },
-        select: { tenant: { include: tenantInclude } },
-        ...window,
-      });
-      return memberships.map((membership) => membership.tenant);
-    },
+    // A key limited to some tenants lists only those (at most 100): the others do not exist for it.
+    rows: (page: Page) => tenantsPageOf(db, actor.userId, actor.tenants && [...actor.tenants], page),
     // The kept count of the user's tenants; for a limited key, its tenants the user is still a member of.
     totalCount: () =>
       actor.tenants === null
         ? countTenantsOf(db, actor.userId)
-        : db.prisma.membership.count({ where: { userId: actor.userId, tenantId: { in: [...actor.tenants] } } }),
+        : countMemberTenantsAmong(db, actor.userId, [...actor.tenants]),
     present: presentTenant,
   });
 }

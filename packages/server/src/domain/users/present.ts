@@ -1,16 +1,11 @@
-import type { Prisma, User } from '@works-api/prisma/client';
-import type { OwnerColumns } from '@works-api/prisma';
+import type { User } from '@works-api/prisma/client';
+import type { MemberUserRow, OwnerColumns, UserRecordRow } from '@works-api/prisma';
 import type { Schemas } from '../schemas';
 
-/** What a user record is read with: the owner of a tenant, work or request, the actor of a request's event. */
-export const userRecord = { select: { firstName: true, lastName: true, email: true } } as const;
+/** How a user record (the owner of a tenant, work or request, the actor of an event) and a member's user are read. */
+export { memberUser, type MemberUserRow, userRecord, type UserRecordRow } from '@works-api/prisma';
 
-/** A user read through `userRecord`. */
-export type UserRecordRow = Prisma.UserGetPayload<typeof userRecord>;
-
-/** `userRecord` for a statement: the owner's columns (statements/parts.ts), back to a record. */
-export { ownerColumns, type OwnerColumns } from '@works-api/prisma';
-
+/** A statement's owner columns (statements/parts.ts), back to a user record. */
 export const ownerRecord = (row: OwnerColumns): UserRecordRow => ({
   email: row.ownerEmail,
   firstName: row.ownerFirstName,
@@ -31,12 +26,6 @@ export const presentUser = (user: User): Schemas['User'] => ({
   email: user.email,
   createdAt: user.createdAt.toISOString(),
 });
-
-/** What a member's user is read with: no account creation time, nothing from outside the tenant. */
-export const memberUser = { select: { id: true, email: true, firstName: true, lastName: true } } as const;
-
-/** A user read through `memberUser`. */
-export type MemberUserRow = Prisma.UserGetPayload<typeof memberUser>;
 
 /** A user as a tenant sees them (Member.user). */
 export const presentMemberUser = (user: MemberUserRow): Schemas['MemberUser'] => ({

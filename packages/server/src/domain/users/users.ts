@@ -1,8 +1,7 @@
 import type { Db } from '@works-api/prisma';
 import type { ApiKey, User } from '@works-api/prisma/client';
-import { isId, newId } from '@works-api/prisma';
+import { findUser, insertUserWithKey, isId, newId } from '@works-api/prisma';
 import { type KeyOutcome, outcomeStatement } from '@works-api/prisma';
-import { sendStatement } from '@works-api/prisma';
 import type { Actor } from '../access';
 import { newApiKey, presentApiKey } from '../api-keys/api-keys';
 import { notFound, ProblemError } from '../errors';
@@ -43,20 +42,14 @@ export async function createUserWithKey(db: Db, input: NewUser, outcome?: KeyOut
   const created: CreatedUser = { user: presentUser(user), apiKey: { ...presentApiKey(key), secret } };
   const recorded = outcomeStatement(outcome, created);
   try {
-    await sendStatement(
+    await insertUserWithKey(
       db,
-      `WITH ${recorded.lockHeldKey}
-       created AS (
-         INSERT INTO users (id, email, first_name, last_name, created_at)
-         SELECT :userId::uuid, :email, :firstName, :lastName, :now::timestamptz
-         WHERE ${recorded.guard} RETURNING id)${recorded.recordOutcome('created')}
-       INSERT INTO api_keys (id, user_id, name, prefix, secret_hash, created_at)
-       SELECT :apiKeyId::uuid, id, :apiKeyName, :prefix, :secretHash, :now::timestamptz FROM created`,
       {
         ...{ userId: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName },
         ...{ now: now.toISOString(), apiKeyId: key.id, apiKeyName: key.name, prefix: key.prefix },
-        ...{ secretHash: key.secretHash, ...recorded.params },
+        secretHash: key.secretHash,
       },
+      recorded,
     );
     return created;
   } catch (error) {
@@ -67,13 +60,13 @@ export async function createUserWithKey(db: Db, input: NewUser, outcome?: KeyOut
 
 /** Operator route: a user by id (404 for any id that names no user). */
 export async function getUser(db: Db, userId: string): Promise<Schemas['User']> {
-  const user = isId(userId) ? await db.prisma.user.findUnique({ where: { id: userId } }) : null;
+  const user = isId(userId) ? await findUser(db, userId) : null;
   if (!user) throw notFound('user');
   return presentUser(user);
 }
 
 export async function getMe(db: Db, actor: Actor): Promise<Schemas['User']> {
-  const user = await db.prisma.user.findUnique({ where: { id: actor.userId } });
+  const user = await findUser(db, actor.userId);
   if (!user) throw notFound('user');
   return presentUser(user);
 }

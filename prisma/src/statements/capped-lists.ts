@@ -1,0 +1,94 @@
+import type { Db } from '../handle';
+import { type StatementParams } from './named-parameters';
+import { sendStatement } from './send';
+
+/**
+ * A capped list of a tenant (a search, the tenant-wide request list, the events feed) read in ONE statement: the
+ * caller's membership, the page, and the capped count when the page needs one. Three round trips (and Prisma's
+ * building and mapping of two of them) fewer on a full page than a membership check, a page and a count apart: on
+ * the large data set these lists were bound by the server's CPU per request, not by PostgreSQL.
+ *
+ * - The page and the count only read when the caller is a member (`EXISTS (SELECT 1 FROM member)`); the caller's
+ *   role comes back (null: not a member) for the server's rules to judge.
+ * - The count is a scalar subquery under a CASE, evaluated only when its branch is taken (PostgreSQL runs an
+ *   uncorrelated subquery on first use): a first page that is not full is its own count.
+ * - `countOrder` is the ORDER BY of the count: every column of the index the list's filter reads, so that the count
+ *   reads that index and never walks the primary key.
+ *
+ * Each list (works.ts, requests-list.ts, events.ts) gives its columns, joins and filter; the server gives a typed
+ * filter, never SQL.
+ */
+export interface CappedListSql {
+  /** The page's columns (`id` among them), over `from`. */
+  columns: string;
+  /** FROM and its joins; `key` names the row's id in it. */
+  from: string;
+  /** What the count reads (FROM and joins), when narrower than `from` (no joins only the page needs). */
+  countFrom?: string;
+  key: string;
+  /** The list's filter, SQL over named parameters (`:name`); the tenant's as `:tenantId`. */
+  where: string;
+  params: StatementParams;
+  countOrder: string;
+}
+
+/** Which page of a capped list, for whom, and how far its count goes. */
+export interface CappedListWindow {
+  tenantId: string;
+  userId: string;
+  take: number;
+  /** Only ids below this one (older items). */
+  beforeId?: string | undefined;
+  /** The count stops at this many rows. */
+  countTake: number;
+}
+
+/** What a capped list's statement returns: the caller's role (null: not a member), the page, and its count. */
+export interface CappedPage<Row> {
+  role: 'owner' | 'admin' | 'member' | null;
+  rows: Row[];
+  /** Null when the page is its own count (a first page that is not full). */
+  count: number | null;
+}
+
+interface Framing {
+  __role: CappedPage<unknown>['role'];
+  __count: number | null;
+}
+
+export async function readCappedPage<Row extends { id: string }>(
+  db: Db,
+  window: CappedListWindow,
+  list: CappedListSql,
+): Promise<CappedPage<Row>> {
+  const after = window.beforeId !== undefined;
+  const counted = `(SELECT count(*)::int FROM (SELECT 1 FROM ${list.countFrom ?? list.from}
+                     WHERE ${list.where} ORDER BY ${list.countOrder} LIMIT :countTake) AS counted)`;
+  const rows = await sendStatement<Partial<Row> & Framing>(
+    db,
+    `WITH member AS (
+       SELECT role::text AS role FROM memberships WHERE tenant_id = :tenantId::uuid AND user_id = :userId::uuid),
+     page AS (
+       SELECT ${list.columns} FROM ${list.from}
+       WHERE EXISTS (SELECT 1 FROM member) AND ${list.where}${after ? ` AND ${list.key} < :after::uuid` : ''}
+       ORDER BY ${list.key} DESC LIMIT :take)
+     SELECT member.role AS "__role",
+            CASE WHEN ${after ? 'TRUE' : '(SELECT count(*) FROM page) = :take'} THEN ${counted} END AS "__count", page.*
+     FROM (SELECT 1) AS one LEFT JOIN member ON TRUE LEFT JOIN page ON TRUE`,
+    {
+      ...list.params,
+      tenantId: window.tenantId,
+      userId: window.userId,
+      take: window.take,
+      countTake: window.countTake,
+      ...(after && { after: window.beforeId }),
+    },
+  );
+  const role = rows[0]?.__role ?? null;
+  if (!role) return { role: null, rows: [], count: null };
+  return {
+    role,
+    rows: (rows[0]!.id === null ? [] : rows) as unknown as Row[],
+    count: rows[0]!.__count,
+  };
+}

@@ -1,7 +1,7 @@
 import type { Db } from '@works-api/prisma';
 import { deleteExpiredIdempotencyKeys } from '@works-api/prisma';
 import type { Logger } from '../observability/logger';
-import { type Job, taskJob } from './job';
+import { type Job, startRounds, taskJob } from './job';
 
 const CLEANUP_EVERY_MS = 10 * 60 * 1000;
 const CLEANUP_BATCH = 1000;
@@ -13,7 +13,6 @@ const CLEANUP_MAX_BATCHES = 20;
  * do not conflict.
  */
 export function startIdempotencyJanitor(db: Db, logger: Logger, everyMs = CLEANUP_EVERY_MS): { stop(): Promise<void> } {
-  let running: Promise<void> = Promise.resolve();
   const round = async () => {
     let deleted = 0;
     for (let batch = 0; batch < CLEANUP_MAX_BATCHES; batch++) {
@@ -23,18 +22,7 @@ export function startIdempotencyJanitor(db: Db, logger: Logger, everyMs = CLEANU
     }
     if (deleted > 0) logger.info({ deleted }, 'expired idempotency keys deleted');
   };
-  const run = () => {
-    running = round().catch((error: unknown) => logger.warn({ err: error }, 'idempotency key cleanup failed'));
-  };
-  run();
-  const timer = setInterval(run, everyMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startRounds(round, everyMs, logger, 'idempotency key cleanup failed');
 }
 
 /** The janitor as a job (jobs/index.ts). */

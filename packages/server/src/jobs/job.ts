@@ -54,6 +54,32 @@ export function taskJob(name: string, run: () => { stop(): Promise<void> }): Job
   };
 }
 
+/**
+ * Runs `round` now and every `everyMs` (a timer that does not keep the process alive), one round at a time; a
+ * failed round is logged with `failure` and the next one comes on time. `stop` clears the timer and waits for the
+ * round in flight. The janitors are made of it.
+ */
+export function startRounds(
+  round: () => Promise<void>,
+  everyMs: number,
+  logger: Logger,
+  failure: string,
+): { stop(): Promise<void> } {
+  let running: Promise<void> = Promise.resolve();
+  const run = () => {
+    running = round().catch((error: unknown) => logger.warn({ err: error }, failure));
+  };
+  run();
+  const timer = setInterval(run, everyMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
+
 /** What a job is made from. */
 export interface JobContext {
   config: Config;

@@ -1,7 +1,7 @@
 import type { Db } from '@works-api/prisma';
 import { deleteEndedSessions, deleteOldSignIns } from '@works-api/prisma';
 import type { Logger } from '../observability/logger';
-import { type Job, taskJob } from './job';
+import { type Job, startRounds, taskJob } from './job';
 
 const EVERY_MS = 3_600_000;
 const BATCH = 1000;
@@ -21,7 +21,6 @@ export function startSessionJanitor(
   idleTimeoutMs: number,
   everyMs = EVERY_MS,
 ): { stop(): Promise<void> } {
-  let running: Promise<void> = Promise.resolve();
   const round = async () => {
     let sessions = 0;
     let signIns = 0;
@@ -35,18 +34,7 @@ export function startSessionJanitor(
     }
     if (sessions + signIns > 0) logger.info({ sessions, signIns }, 'ended sessions and old sign-ins deleted');
   };
-  const run = () => {
-    running = round().catch((error: unknown) => logger.warn({ err: error }, 'session cleanup failed'));
-  };
-  run();
-  const timer = setInterval(run, everyMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startRounds(round, everyMs, logger, 'session cleanup failed');
 }
 
 /** The session janitor as a job (jobs/index.ts). */

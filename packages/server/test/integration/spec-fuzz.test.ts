@@ -290,7 +290,9 @@ describe('stateful: chains that follow the links', () => {
           expected = 400;
         } else if (lastParam) {
           pathValues[lastParam] = '0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b';
-          expected = 404;
+          // A next page's cursor is bound to the parent that issued it: under another parent it is not one this
+          // list returned (domain/cursors.ts), whoever asks, so no tenant's existence shows through it.
+          expected = query.has('after') ? 400 : 404;
         } else {
           query.set('limit', '0');
           expected = 400;

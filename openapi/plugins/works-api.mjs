@@ -341,7 +341,9 @@ function OperationScope() {
 
 /**
  * Problem types (schemas `allOf` the Problem schema) fix their `code` and `status` with `const`, are titled by their
- * code, and no two share a code: the set of codes is closed, and each one means one thing.
+ * code, and no two share a code: the set of codes is closed, and each one means one thing. The one exception says
+ * so: `x-variant-of: <ProblemType>` is the same problem (same code and status) with other bounds for the operations
+ * that answer it (a bulk send's longer `errors`), and names a problem type that is not itself a variant.
  */
 function ProblemTypes() {
   return {
@@ -362,6 +364,16 @@ function ProblemTypes() {
           }
           if (schema.title !== code)
             ctx.report({ message: `Problem type \`${name}\` must be titled \`${code}\`.`, location: where.key() });
+          const variantOf = schema['x-variant-of'];
+          if (variantOf !== undefined) {
+            const original = schemas[variantOf];
+            if (!original || original['x-variant-of'] !== undefined || problemTypeCode(original) !== code)
+              ctx.report({
+                message: `\`${name}\` is \`x-variant-of\` \`${variantOf}\`, which must be a problem type with the code \`${code}\`.`,
+                location: where.key(),
+              });
+            continue;
+          }
           if (seen.has(code))
             ctx.report({ message: `\`${name}\` repeats the code of \`${seen.get(code)}\`.`, location: where.key() });
           seen.set(code, name);

@@ -95,6 +95,11 @@ describe('redocly lint (recommended + our rules)', () => {
     },
     { rule: 'works-api/problem-types', from: '      title: last_owner\n', to: '      title: Last owner\n' },
     {
+      rule: 'works-api/problem-types', // a second schema for a code, not said to be a variant of the first
+      from: '      x-variant-of: ValidationFailedProblem\n',
+      to: '',
+    },
+    {
       rule: 'works-api/problem-types',
       from: '            code:\n              const: email_taken\n',
       to: '            code:\n              const: already_member\n',

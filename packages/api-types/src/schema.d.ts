@@ -4483,6 +4483,49 @@ export interface components {
             errors: components["schemas"]["FieldErrors"];
         };
         /**
+         * validation_failed
+         * @description A batch that breaks the contract or the rules of a single creation: `validation_failed` as for any operation,
+         *     but its `errors` may be longer than 100 so that they name every bad item of up to 1,000 (`BatchFieldErrors`).
+         *     Nothing was created. Fix the items named; repeating the batch unchanged fails again.
+         * @example {
+         *       "type": "https://works-api.dev/problems/validation_failed",
+         *       "title": "Invalid request",
+         *       "status": 400,
+         *       "detail": "An item breaks the contract: nothing was created; errors names every bad item by its index.",
+         *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works/0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c/request-batches",
+         *       "code": "validation_failed",
+         *       "errors": [
+         *         {
+         *           "path": "/body/items/3/dueAt",
+         *           "message": "dueAt must be in the future"
+         *         }
+         *       ]
+         *     }
+         */
+        BatchValidationFailedProblem: components["schemas"]["Problem"] & {
+            /** @constant */
+            code: "validation_failed";
+            /** @constant */
+            status: 400;
+            errors: components["schemas"]["BatchFieldErrors"];
+        };
+        /**
+         * @description `FieldErrors` for a batch of up to 1,000 items: every bad item is named, by its index in `path`
+         *     (`/body/items/3/recipient/email`), in item order, with up to 10 errors per item (an item with more, such as
+         *     dozens of unknown properties, shows its first 10); the errors of the body outside `items` (`/body/defaults/dueAt`)
+         *     come first, also up to 10. Hence at most 10,010 errors.
+         * @example [
+         *       {
+         *         "path": "/body/items/3/recipient/email",
+         *         "message": "recipient.email must be an email address, such as ada@example.com"
+         *       }
+         *     ]
+         */
+        BatchFieldErrors: {
+            path: string;
+            message: string;
+        }[];
+        /**
          * webhook_url_not_allowed
          * @description The webhook URL is not `https` on port 443, carries credentials, or its host is (or resolves to) a loopback,
          *     private, link-local or otherwise non-public address. A host name that does not resolve to public addresses
@@ -5438,6 +5481,45 @@ export interface components {
                  *     }
                  */
                 "application/problem+json": components["schemas"]["ValidationFailedProblem"] | components["schemas"]["MalformedJsonProblem"] | components["schemas"]["MalformedRequestProblem"];
+            };
+        };
+        /**
+         * @description Malformed JSON or a body that is not UTF-8 (`malformed_json`), bytes that are not HTTP/1.1
+         *     (`malformed_request`), or a batch that breaks the contract or the rules of a single creation
+         *     (`validation_failed`): its `errors` name every bad item by its index and field, in item order, up to 10 per
+         *     item (see `BatchFieldErrors`).
+         */
+        BatchBadRequest: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://works-api.dev/problems/validation_failed",
+                 *       "title": "Invalid request",
+                 *       "status": 400,
+                 *       "detail": "The batch breaks the contract: nothing was created; errors names every bad item by its index.",
+                 *       "instance": "/v1/tenants/0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b/works/0193a1b2-8d4e-7f50-9bac-1d2e3f4a5b6c/request-batches",
+                 *       "code": "validation_failed",
+                 *       "errors": [
+                 *         {
+                 *           "path": "/body/items/3/recipient/email",
+                 *           "message": "recipient.email must be an email address, such as ada@example.com"
+                 *         },
+                 *         {
+                 *           "path": "/body/items/7/title",
+                 *           "message": "title is required (in the item, or for every item in defaults.title)"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["BatchValidationFailedProblem"] | components["schemas"]["MalformedJsonProblem"] | components["schemas"]["MalformedRequestProblem"];
             };
         };
         /**
@@ -8198,7 +8280,7 @@ export interface operations {
                     "application/json": components["schemas"]["RequestBatchEnvelope"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BatchBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Request } from 'express';
-import { batchFindings, mergeBatchFindings } from '../domain/requests/batches';
+import { batchFindings, invalidBatch, mergeBatchFindings } from '../domain/requests/batches';
 import { aboutField, boundMessages, fieldName, ruleMessages, schemaRules } from '../domain/validation-messages';
 import { resolveRef, type Spec } from './spec';
 
@@ -222,7 +222,7 @@ export function batchFindingsWithValidators(): ErrorRequestHandler {
     if (req.operation?.operationId !== 'createRequestBatch' || refused.status !== 400 || !Array.isArray(refused.errors))
       return next(error);
     const found = refused.errors.map((finding) => ({ path: finding.path ?? '', message: finding.message ?? '' }));
-    refused.errors = mergeBatchFindings(found, batchFindings(req.body, new Date()));
-    next(error);
+    // Our own problem from here on: the last error handler lists a validator's findings up to the usual 100.
+    next(invalidBatch(mergeBatchFindings(found, batchFindings(req.body, new Date()))));
   };
 }

@@ -193,6 +193,31 @@ describe('POST .../request-batches', () => {
     expect(await rowsIn(workId)).toBe(0);
   });
 
+  it('names every one of 1,000 bad items (past the usual 100 errors), and up to 10 errors of one item', async () => {
+    const { batches, workId } = await freshWork();
+    const bad = Array.from({ length: 1000 }, (_, i) =>
+      i % 2 === 0
+        ? { title: 'Bad email', recipient: { email: `not-an-email-${i}` } }
+        : { recipient: { email: freshEmail(`t${i}`) } },
+    );
+    const res = await sendBatch(batches, { items: bad });
+    expect([res.status, res.body.code]).toEqual([400, 'validation_failed']);
+    const paths = (res.body.errors as Array<{ path: string }>).map((error) => error.path);
+    expect(paths).toEqual(
+      bad.map((_, i) => (i % 2 === 0 ? `/body/items/${i}/recipient/email` : `/body/items/${i}/title`)),
+    );
+    // An item with 30 unknown properties shows its first 10; the others are still named.
+    const unknown = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`extra${i}`, i]));
+    const noisy = await sendBatch(batches, {
+      defaults: { title: 'Noisy' },
+      items: [{ recipient: { email: freshEmail('n0') }, ...unknown }, { recipient: { email: 'nope' } }],
+    });
+    const noisyPaths = (noisy.body.errors as Array<{ path: string }>).map((error) => error.path);
+    expect(noisyPaths.filter((path) => path.startsWith('/body/items/0/'))).toHaveLength(10);
+    expect(noisyPaths.at(-1)).toBe('/body/items/1/recipient/email');
+    expect(await rowsIn(workId)).toBe(0);
+  });
+
   it('takes 1,000 items and refuses 1,001 (400), and an empty batch', async () => {
     const { batches, workId } = await freshWork();
     const over = await sendBatch(batches, { defaults: { title: 'Too many' }, items: items(1001, 'o') });

@@ -73,22 +73,35 @@ export function batchFindings(body: unknown, now: Date): FieldError[] {
 /** `/body/items/12/title` → [12, '/title']: errors sorted by item, then as found. */
 const itemIndex = (path: string) => Number(/^\/body\/items\/(\d+)/.exec(path)?.[1] ?? -1);
 
-/** The validator's findings and `batchFindings`, each path once, in item order (the defaults' first). */
+/** The most errors a 400 lists per item, and for the body outside `items` (the contract's BatchFieldErrors). */
+export const MAX_ERRORS_PER_ITEM = 10;
+
+/**
+ * The validator's findings and `batchFindings`, each path once, in item order (the body's outside `items` first),
+ * up to MAX_ERRORS_PER_ITEM per item: every bad item named, and an item with hundreds of unknown properties cannot
+ * make the answer unbounded. Items past MAX_BATCH_ITEMS are left out: `/body/items` itself says there are too many.
+ */
 export function mergeBatchFindings(found: FieldError[], more: FieldError[]): FieldError[] {
   const seen = new Set(found.map((error) => error.path));
-  const all = [...found, ...more.filter((error) => !seen.has(error.path))];
-  return all
-    .map((error, order) => ({ error, order }))
-    .sort((a, b) => itemIndex(a.error.path) - itemIndex(b.error.path) || a.order - b.order)
+  const perItem = new Map<number, number>();
+  return [...found, ...more.filter((error) => !seen.has(error.path))]
+    .map((error, order) => ({ error, order, item: itemIndex(error.path) }))
+    .filter(({ item }) => item < MAX_BATCH_ITEMS)
+    .sort((a, b) => a.item - b.item || a.order - b.order)
+    .filter(({ item }) => {
+      const listed = perItem.get(item) ?? 0;
+      perItem.set(item, listed + 1);
+      return listed < MAX_ERRORS_PER_ITEM;
+    })
     .map(({ error }) => error);
 }
 
+/** A batch's 400: its errors as `mergeBatchFindings` lists them, every bad item named (not the contract's usual 100). */
 export const invalidBatch = (errors: FieldError[]): ProblemError =>
   new ProblemError(
     'validation_failed',
     `${new Set(errors.map((error) => itemIndex(error.path))).size === 1 && itemIndex(errors[0]!.path) >= 0 ? 'An item' : 'The batch'} breaks the contract: nothing was created; errors names every bad item by its index.`,
-    // The contract lists at most 100 errors: the first 100 bad fields, in item order.
-    { errors: errors.slice(0, 100) },
+    { errors },
   );
 
 /**

@@ -1,5 +1,6 @@
 import type { Db } from './handle';
 import type { SqlSession } from './migrate';
+import { sendStatement } from './statements/send';
 
 /**
  * The counts the database keeps for every list's `totalCount`: one primary-key read each, whatever the
@@ -11,20 +12,37 @@ import type { SqlSession } from './migrate';
  */
 export type RequestStatusCount = 'pending' | 'confirmed' | 'validated' | 'cancelled';
 
-const orZero = (n: number | undefined): number => n ?? 0;
-
-/** A user's counts: the sum of their striped counter rows (16 at most). */
-async function userCountsOf(db: Db, userId: string) {
-  const { _sum: sum } = await db.prisma.userCounts.aggregate({
-    where: { userId },
-    _sum: { memberships: true, apiKeys: true, ownedTenants: true },
-  });
-  return {
-    memberships: orZero(sum.memberships ?? 0),
-    apiKeys: orZero(sum.apiKeys ?? 0),
-    ownedTenants: orZero(sum.ownedTenants ?? 0),
-  };
+/**
+ * The sums of some counter columns over an owner's striped rows (16 at most): one prepared statement, planned once
+ * per connection (a read by key), 0 for a column with no rows. Sums are bigint, which the driver returns as text.
+ */
+async function sumCounters<Column extends string>(
+  db: Db,
+  table: 'user_counts' | 'tenant_counts' | 'work_counts',
+  owner: 'user_id' | 'tenant_id' | 'work_id',
+  ownerId: string,
+  columns: Readonly<Record<Column, string>>,
+): Promise<Record<Column, number>> {
+  const sums = Object.entries<string>(columns).map(([name, column]) => `COALESCE(SUM(${column}), 0) AS "${name}"`);
+  const [row] = await sendStatement<Record<Column, string | number>>(
+    db,
+    `SELECT ${sums.join(', ')} FROM ${table} WHERE ${owner} = :ownerId::uuid`,
+    { ownerId },
+    { prepared: true },
+  );
+  return Object.fromEntries(Object.keys(columns).map((name) => [name, Number(row?.[name as Column] ?? 0)])) as Record<
+    Column,
+    number
+  >;
 }
+
+/** A user's counts: the sum of their striped counter rows. */
+const userCountsOf = (db: Db, userId: string) =>
+  sumCounters(db, 'user_counts', 'user_id', userId, {
+    memberships: 'memberships',
+    apiKeys: 'api_keys',
+    ownedTenants: 'owned_tenants',
+  });
 
 /** The tenants a user is a member of. */
 export async function countTenantsOf(db: Db, userId: string): Promise<number> {
@@ -56,19 +74,14 @@ export const countMembersAddedSql = (rows: string) => `
     SELECT user_id, counter_slot(), count(*) FROM ${rows} GROUP BY user_id ORDER BY user_id
     ON CONFLICT (user_id, slot) DO UPDATE SET memberships = c.memberships + excluded.memberships)`;
 
-/** A tenant's counts: the sum of its striped counter rows (16 at most). */
-async function tenantCountsOf(db: Db, tenantId: string) {
-  const { _sum: sum } = await db.prisma.tenantCounts.aggregate({
-    where: { tenantId },
-    _sum: { keptWorks: true, discardedWorks: true, members: true, webhookEndpoints: true },
+/** A tenant's counts: the sum of its striped counter rows. */
+const tenantCountsOf = (db: Db, tenantId: string) =>
+  sumCounters(db, 'tenant_counts', 'tenant_id', tenantId, {
+    keptWorks: 'kept_works',
+    discardedWorks: 'discarded_works',
+    members: 'members',
+    webhookEndpoints: 'webhook_endpoints',
   });
-  return {
-    keptWorks: orZero(sum.keptWorks ?? 0),
-    discardedWorks: orZero(sum.discardedWorks ?? 0),
-    members: orZero(sum.members ?? 0),
-    webhookEndpoints: orZero(sum.webhookEndpoints ?? 0),
-  };
-}
 
 /** A tenant's works: kept (`false`, the default list), discarded (`true`) or both (`all`). */
 export async function countWorksOf(db: Db, tenantId: string, discarded: 'false' | 'true' | 'all'): Promise<number> {
@@ -91,19 +104,23 @@ export const keptWorksIn = (counts: ReadonlyArray<{ keptWorks: number }>): numbe
 
 /** A work's requests, all of them or those of one status: the sum of its striped counter rows (16 at most). */
 export async function countRequestsOf(db: Db, workId: string, status?: RequestStatusCount): Promise<number> {
-  const { _sum: sum } = await db.prisma.workCounts.aggregate({
-    where: { workId },
-    _sum: { pending: true, confirmed: true, validated: true, cancelled: true },
+  const sum = await sumCounters(db, 'work_counts', 'work_id', workId, {
+    pending: 'pending',
+    confirmed: 'confirmed',
+    validated: 'validated',
+    cancelled: 'cancelled',
   });
-  if (status) return orZero(sum[status] ?? undefined);
-  return (
-    orZero(sum.pending ?? 0) + orZero(sum.confirmed ?? 0) + orZero(sum.validated ?? 0) + orZero(sum.cancelled ?? 0)
-  );
+  return status ? sum[status] : sum.pending + sum.confirmed + sum.validated + sum.cancelled;
 }
 
 export async function countDeliveriesOf(db: Db, endpointId: string): Promise<number> {
-  const row = await db.prisma.webhookEndpointCounts.findUnique({ where: { endpointId }, select: { deliveries: true } });
-  return orZero(row?.deliveries);
+  const [row] = await sendStatement<{ deliveries: number }>(
+    db,
+    'SELECT deliveries FROM webhook_endpoint_counts WHERE endpoint_id = :endpointId::uuid',
+    { endpointId },
+    { prepared: true },
+  );
+  return row?.deliveries ?? 0;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Db } from '../handle';
 import type { Prisma, WebhookEvent, Work } from '../generated/client';
 import { type CappedListWindow, type CappedPage, readCappedPage } from './capped-lists';
 import type { OutcomeStatement } from './idempotency';
-import { DEFAULT_PAGE_SIZE, newestFirst, type PageWindow } from './pages';
+import { DEFAULT_PAGE_SIZE, type PageWindow } from './pages';
 import {
   memberMaySql,
   OUTBOX_COLUMNS,
@@ -24,9 +24,6 @@ export type WorkRow = Omit<Prisma.WorkGetPayload<{ include: typeof withOwner }>,
 
 /** Which works a list shows: kept (`false`, the default), discarded (`true`) or both (`all`). */
 export type DiscardedFilter = 'false' | 'true' | 'all';
-
-const discardedWhere = (filter: DiscardedFilter) =>
-  filter === 'all' ? {} : { discardedAt: filter === 'true' ? { not: null } : null };
 
 /**
  * A tenant's embedded `works` (its first page of kept works, and how many it keeps: the kept count, not a
@@ -51,14 +48,30 @@ export type WithFirstWorksPage = Pick<
   keyof typeof firstWorksPage | 'id'
 >;
 
-/** A page of a tenant's works, newest first: by (tenant_id, id), the kept and the discarded works each a partial index. */
-export function worksPage(db: Db, tenantId: string, discarded: DiscardedFilter, page: PageWindow): Promise<WorkRow[]> {
-  const { where, ...window } = newestFirst(page, 'id');
-  return db.prisma.work.findMany({
-    where: { tenantId, ...discardedWhere(discarded), ...where },
-    include: withOwner,
-    ...window,
-  });
+/**
+ * A page of a tenant's works, newest first, with their owners: by (tenant_id, id), the kept and the discarded works
+ * each a partial index (the filter is in the text, so that a prepared plan still matches the index's predicate).
+ * One prepared statement: planned once per connection, where Prisma's findMany with an include spent more CPU
+ * building and mapping it than PostgreSQL spent running it.
+ */
+export function worksPage(
+  db: Db,
+  tenantId: string,
+  discarded: DiscardedFilter,
+  page: PageWindow,
+): Promise<WorkColumns[]> {
+  const where = [
+    'w.tenant_id = :tenantId::uuid',
+    ...(discarded === 'all' ? [] : [`w.discarded_at IS ${discarded === 'true' ? 'NOT NULL' : 'NULL'}`]),
+    ...(page.beforeId === undefined ? [] : ['w.id < :beforeId::uuid']),
+  ];
+  return sendStatement<WorkColumns>(
+    db,
+    `SELECT ${WORK_COLUMNS} FROM works w JOIN users u ON u.id = w.owner_id
+     WHERE ${where.join(' AND ')} ORDER BY w.id DESC LIMIT :take`,
+    { tenantId, take: page.take, ...(page.beforeId !== undefined && { beforeId: page.beforeId }) },
+    { prepared: true },
+  );
 }
 
 /** A work as a search reads it, with its owner's columns. */
@@ -67,6 +80,10 @@ export type WorkColumns = Pick<
   'id' | 'slug' | 'name' | 'description' | 'createdAt' | 'updatedAt' | 'discardedAt'
 > &
   OwnerColumns;
+
+/** `WorkColumns` over `works w JOIN users u` (its owner). */
+const WORK_COLUMNS = `w.id, w.slug, w.name, w.description, w.created_at AS "createdAt", w.updated_at AS "updatedAt",
+                      w.discarded_at AS "discardedAt", ${ownerColumns('u')}`;
 
 /**
  * A page of a search of a tenant's works, with the caller's role and the capped count (capped-lists.ts): the prefix
@@ -85,8 +102,7 @@ export function searchWorksPage(
     search.where,
   ].join(' AND ');
   return readCappedPage<WorkColumns>(db, window, {
-    columns: `w.id, w.slug, w.name, w.description, w.created_at AS "createdAt", w.updated_at AS "updatedAt",
-              w.discarded_at AS "discardedAt", ${ownerColumns('u')}`,
+    columns: WORK_COLUMNS,
     from: 'works w JOIN users u ON u.id = w.owner_id',
     countFrom: 'works w',
     key: 'w.id',

@@ -34,6 +34,9 @@ export const presentWork = (work: PresentedWorkRow): Schemas['Work'] => ({
   owner: presentUserRecord(work.owner),
 });
 
+/** A work read as `WorkColumns` (its owner's columns beside its own). */
+const presentWorkColumns = (row: WorkColumns) => presentWork({ ...row, owner: ownerRecord(row) });
+
 /** A tenant's first page of kept works: the first page of `listWorks` for that tenant, where its cursors go on. */
 export const presentFirstWorksPage = (tenant: WithFirstWorksPage) =>
   pagesOn(toConnection(tenant.works, pageOf({}), keptWorksIn(tenant.counts), presentWork), {
@@ -56,7 +59,7 @@ export async function listWorks(
   return readPage(request, {
     rows: (page: Page) => worksPage(db, tenantId, discarded, page),
     totalCount: () => countWorksOf(db, tenantId, discarded),
-    present: presentWork,
+    present: presentWorkColumns,
   });
 }
 
@@ -73,7 +76,7 @@ function searchWorks(
     tenantId,
     permission: 'readTenant',
     read: (window) => searchWorksPage(db, window, { discarded, search }),
-    present: (row: WorkColumns) => presentWork({ ...row, owner: ownerRecord(row) }),
+    present: presentWorkColumns,
   });
 }
 

@@ -4,6 +4,7 @@ import { type CappedListWindow, type CappedPage, readCappedPage } from './capped
 import { newestFirst, type PageWindow } from './pages';
 import { type OwnerColumns, ownerColumns } from './parts';
 import { type SearchTerms, searchTermsSql, searchTermsWhere } from './search';
+import { sendStatement } from './send';
 import { userRecord } from './users';
 
 /** The reads of requests: a work's requests, the tenant-wide list, one request, a request's events. */
@@ -30,14 +31,35 @@ const workRequestsWhere = ({ tenantId, workId, status, search }: WorkRequestsFil
   ...(search && { tenantId, ...searchTermsWhere(search) }),
 });
 
-/** A page of a work's requests, newest first: by (work_id, id), or (work_id, status, id) with a status. */
-export function workRequestsPage(db: Db, filter: WorkRequestsFilter, page: PageWindow): Promise<RequestRow[]> {
-  const { where, ...window } = newestFirst(page, 'id');
-  return db.prisma.request.findMany({
-    where: { ...workRequestsWhere(filter), ...where },
-    include: withOwner,
-    ...window,
-  });
+/**
+ * A page of a work's requests, newest first, with their owners: by (work_id, id), or (work_id, status, id) with a
+ * status. Without a search, one prepared statement (planned once per connection: Prisma's findMany with an include
+ * cost more CPU than PostgreSQL spent on it); with one, planned for its words, which decide between the work's index
+ * and the prefix index.
+ */
+export function workRequestsPage(db: Db, filter: WorkRequestsFilter, page: PageWindow): Promise<TenantRequestRow[]> {
+  const where = ['r.work_id = :workId::uuid'];
+  const params: Record<string, unknown> = { workId: filter.workId, take: page.take };
+  if (filter.status) {
+    where.push('r.status = :status::request_status');
+    params.status = filter.status;
+  }
+  if (filter.search) {
+    const search = searchTermsSql(filter.search, 'r');
+    where.push('r.tenant_id = :tenantId::uuid', search.where);
+    Object.assign(params, search.params, { tenantId: filter.tenantId });
+  }
+  if (page.beforeId !== undefined) {
+    where.push('r.id < :beforeId::uuid');
+    params.beforeId = page.beforeId;
+  }
+  return sendStatement<TenantRequestRow>(
+    db,
+    `SELECT ${TENANT_REQUEST_COLUMNS} FROM requests r JOIN users u ON u.id = r.owner_id
+     WHERE ${where.join(' AND ')} ORDER BY r.id DESC LIMIT :take`,
+    params,
+    { prepared: !filter.search },
+  );
 }
 
 /**

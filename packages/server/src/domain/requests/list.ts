@@ -28,7 +28,7 @@ export async function listRequests(
     ...(search
       ? { capped: (take: number) => countWorkRequestsUpTo(db, filter, take) }
       : { totalCount: () => countRequestsOf(db, workId, status) }),
-    present: presentRequest,
+    present: presentRequestColumns,
   });
 }
 
@@ -55,11 +55,12 @@ export async function listTenantRequests(db: Db, actor: Actor, tenantId: string,
     tenantId,
     permission: 'readTenant',
     read: (window) => tenantRequestsPage(db, window, filter),
-    present: presentTenantRequest,
+    present: presentRequestColumns,
   });
 }
 
-const presentTenantRequest = (row: TenantRequestRow): Schemas['Request'] =>
+/** A request read as `TenantRequestRow` (its owner's columns beside its own). */
+const presentRequestColumns = (row: TenantRequestRow): Schemas['Request'] =>
   presentRequest({ ...row, owner: ownerRecord(row) });
 
 /** The tenant-wide request list's filter, from the query; bad input is a 400 naming the parameter. */

@@ -150,9 +150,16 @@ export async function insertWork(
   );
 }
 
-/** A work of a tenant, with its owner (null: none). */
-export function findWorkOfTenant(db: Db, tenantId: string, workId: string): Promise<WorkRow | null> {
-  return db.prisma.work.findFirst({ where: { id: workId, tenantId }, include: withOwner });
+/** A work of a tenant, with its owner's columns (undefined: none). Prepared: a read by key. */
+export async function findWorkOfTenant(db: Db, tenantId: string, workId: string): Promise<WorkColumns | undefined> {
+  const [work] = await sendStatement<WorkColumns>(
+    db,
+    `SELECT ${WORK_COLUMNS} FROM works w JOIN users u ON u.id = w.owner_id
+     WHERE w.id = :workId::uuid AND w.tenant_id = :tenantId::uuid`,
+    { workId, tenantId },
+    { prepared: true },
+  );
+  return work;
 }
 
 /**

@@ -131,7 +131,7 @@ export async function findWork(db: Db, tenantId: string, workId: string) {
   if (!isId(workId)) throw notFound('work');
   const work = await findWorkOfTenant(db, tenantId, workId);
   if (!work) throw notFound('work');
-  return work;
+  return { ...work, owner: ownerRecord(work) };
 }
 
 export async function getWork(db: Db, actor: Actor, tenantId: string, workId: string) {

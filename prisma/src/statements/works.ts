@@ -42,11 +42,18 @@ export const firstWorksPage = {
   counts: { select: { keptWorks: true } },
 } as const;
 
-/** A tenant as read with `firstWorksPage`. */
-export type WithFirstWorksPage = Pick<
-  Prisma.TenantGetPayload<{ include: typeof firstWorksPage }>,
-  keyof typeof firstWorksPage | 'id'
+/** A work as a tenant embeds it: what the contract's Work shows, with its owner's user record. */
+export type EmbeddedWork = Pick<
+  WorkRow,
+  'id' | 'slug' | 'name' | 'description' | 'createdAt' | 'updatedAt' | 'discardedAt' | 'owner'
 >;
+
+/** A tenant as read with `firstWorksPage` (Prisma's include), or by `findTenant`'s statement. */
+export interface WithFirstWorksPage {
+  id: string;
+  works: EmbeddedWork[];
+  counts: ReadonlyArray<{ keptWorks: number }>;
+}
 
 /**
  * A page of a tenant's works, newest first, with their owners: by (tenant_id, id), the kept and the discarded works

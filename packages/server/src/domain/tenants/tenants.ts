@@ -1,4 +1,4 @@
-import type { Db, TenantRow } from '@works-api/prisma';
+import type { Db, TenantRecord } from '@works-api/prisma';
 import {
   countMemberTenantsAmong,
   countTenantsOf,
@@ -20,7 +20,7 @@ import { createWithUniqueSlug } from '../unique';
 import { normalizeName, presentUserRecord } from '../users/present';
 import { presentFirstWorksPage } from '../works/works';
 
-export const presentTenant = (tenant: TenantRow): Schemas['Tenant'] => ({
+export const presentTenant = (tenant: TenantRecord): Schemas['Tenant'] => ({
   id: tenant.id,
   name: tenant.name,
   slug: tenant.slug,

@@ -1,4 +1,4 @@
-import type { Db, DiscardedFilter, WithFirstWorksPage, WorkColumns, WorkRow } from '@works-api/prisma';
+import type { Db, DiscardedFilter, EmbeddedWork, WithFirstWorksPage, WorkColumns } from '@works-api/prisma';
 import {
   countWorksOf,
   findWorkOfTenant,
@@ -23,7 +23,7 @@ import { searchTerms, workSearchText } from '../search/fold';
 import { readCappedList } from '../capped-list';
 import { outboxRow } from '../../webhooks/events';
 
-export const presentWork = (work: PresentedWorkRow): Schemas['Work'] => ({
+export const presentWork = (work: EmbeddedWork): Schemas['Work'] => ({
   id: work.id,
   slug: work.slug,
   name: work.name,
@@ -79,12 +79,6 @@ function searchWorks(
     present: presentWorkColumns,
   });
 }
-
-/** What `presentWork` reads of a work. */
-type PresentedWorkRow = Pick<
-  WorkRow,
-  'id' | 'slug' | 'name' | 'description' | 'createdAt' | 'updatedAt' | 'discardedAt' | 'owner'
->;
 
 /**
  * Creates a work in one statement: the caller's membership is its condition (see `insertWork`) and, with

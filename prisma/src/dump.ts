@@ -1,26 +1,22 @@
 import { once } from 'node:events';
-import {
-  constants,
-  createReadStream,
-  createWriteStream,
-  existsSync,
-  linkSync,
-  lstatSync,
-  openSync,
-  renameSync,
-  rmSync,
-  unlinkSync,
-} from 'node:fs';
-import { createInterface } from 'node:readline';
-import { PGlite } from '@electric-sql/pglite';
-import { PGLITE_EXTENSIONS } from './pglite-extensions';
-import { Client } from 'pg';
-import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+import { createWriteStream, existsSync, rmSync, unlinkSync } from 'node:fs';
 import type { DatabaseTarget } from './target';
 import { recountRows } from './counts';
-import { applyMigrations, type Migration, readMigrations, type SqlSession } from './migrate';
-import { lockPgliteFolder, type PgliteLock } from './pglite-lock';
+import { applyMigrations, readMigrations } from './migrate';
 import { SEALED_LIKE, secretBoxFor } from './secret-box';
+import {
+  DUMP_FORMAT,
+  DumpError,
+  type DumpHeader,
+  HEADER,
+  MIGRATIONS_TABLE,
+  quoteIdent,
+  type TableRows,
+  TRAILER,
+} from './dump-format';
+import { createExclusively, moveInto, pathExists } from './dump-output-file';
+import { loadBlocks, migrationLevel, scanDump } from './dump-read';
+import { appliedMigrations, openSession, type Session, tablesInLoadOrder } from './dump-session';
 
 /**
  * `pnpm db:dump <file>` and `pnpm db:restore <file>`: the data of a works-api database, moved between PGlite and
@@ -36,40 +32,8 @@ import { SEALED_LIKE, secretBoxFor } from './secret-box';
  * user's own `pg_dump --data-only` output (or @electric-sql/pglite-tools' pg_dump) reads back the same way, the
  * migration level then coming from its `_prisma_migrations` block.
  */
-export const DUMP_FORMAT = 1;
-const HEADER = '-- works-api-dump: ';
-const TRAILER = '-- works-api-dump-end: ';
-const MIGRATIONS_TABLE = '_prisma_migrations';
-/** Rows are sent to the target in chunks of about this size, so a large table never sits in memory whole. */
-const LOAD_CHUNK_BYTES = 8 * 1024 * 1024;
-
-export interface DumpHeader {
-  format: number;
-  createdAt: string;
-  source: 'pglite' | 'postgres';
-  migrations: Array<{ name: string; checksum: string }>;
-  /**
-   * Webhook signing secrets and stored replays are sealed (secret-box.ts): a restore needs ENCRYPTION_KEYS
-   * holding every key named here.
-   */
-  secrets: { sealedWith: 'aes-256-gcm'; keyIds: string[] };
-}
-
-export interface TableRows {
-  table: string;
-  rows: number;
-}
-
-/** A database as dump and restore see it: statements, and COPY in both directions. */
-interface Session extends SqlSession {
-  copyOut(sql: string, write: (chunk: Buffer) => Promise<void>): Promise<void>;
-  copyIn(sql: string, data: Buffer): Promise<void>;
-  close(): Promise<void>;
-}
-
-export class DumpError extends Error {
-  override name = 'DumpError';
-}
+// The format's names, from the module that defines them, still importable from here (`@works-api/prisma/dump`).
+export { DUMP_FORMAT, DumpError, type DumpHeader, type TableRows } from './dump-format';
 
 /**
  * Writes every table's rows to `file` (mode 0600: it holds API key hashes and sealed secrets). On PostgreSQL the
@@ -146,49 +110,6 @@ export async function dumpDatabase(
   } finally {
     await session.close();
   }
-}
-
-/** True when `file` names anything, a dangling symlink included. */
-function pathExists(file: string): boolean {
-  try {
-    lstatSync(file);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
-  }
-}
-
-/** A new file, mode 0600, opened for writing; fails if the name exists (a symlink included). */
-function createExclusively(file: string): number {
-  const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
-  try {
-    return openSync(file, O_WRONLY | O_CREAT | O_EXCL | (O_NOFOLLOW ?? 0), 0o600);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
-      throw new DumpError(`${file} appeared while the dump started: another dump to the same file?`);
-    throw error;
-  }
-}
-
-/**
- * The complete dump takes its name. Without `force` by a hard link, which fails if the name exists (even one
- * made since the check at the start), then the partial name goes; with `force` by a rename, which replaces what
- * is there (a symlink is replaced, not followed).
- */
-function moveInto(partial: string, file: string, force: boolean): void {
-  if (force) return renameSync(partial, file);
-  try {
-    linkSync(partial, file);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') throw new DumpError(`${file} exists: pass --force to replace it`);
-    // A file system without hard links: the check at the start stands.
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw error;
-    if (pathExists(file)) throw new DumpError(`${file} exists: pass --force to replace it`);
-    return renameSync(partial, file);
-  }
-  unlinkSync(partial);
 }
 
 /** The keys that sealed the secrets in the data (read in the dump's snapshot). */
@@ -332,221 +253,5 @@ export async function recountDatabase(target: DatabaseTarget): Promise<number> {
     return await recountRows(session);
   } finally {
     await session.close();
-  }
-}
-
-interface Scan {
-  header?: DumpHeader;
-  /** From the trailer; absent in a plain pg_dump file. */
-  rows?: Record<string, number>;
-  /** `_prisma_migrations` rows of a plain pg_dump file: (name, checksum) pairs. */
-  migrationRows: Array<{ name: string; checksum: string }>;
-}
-
-/** A first pass over the file: its header, trailer and, for a pg_dump file, its migration history. */
-async function scanDump(file: string): Promise<Scan> {
-  const scan: Scan = { migrationRows: [] };
-  let migrationColumns: string[] | undefined;
-  let sawTrailer = false;
-  for await (const line of lines(file)) {
-    if (line.startsWith(HEADER)) scan.header = JSON.parse(line.slice(HEADER.length)) as DumpHeader;
-    else if (line.startsWith(TRAILER)) {
-      scan.rows = (JSON.parse(line.slice(TRAILER.length)) as { rows: Record<string, number> }).rows;
-      sawTrailer = true;
-    } else if (migrationColumns) {
-      if (line === '\\.') migrationColumns = undefined;
-      else {
-        const values = line.split('\t');
-        const name = values[migrationColumns.indexOf('migration_name')]!;
-        const finished = values[migrationColumns.indexOf('finished_at')];
-        const rolledBack = values[migrationColumns.indexOf('rolled_back_at')];
-        if (finished !== '\\N' && rolledBack === '\\N')
-          scan.migrationRows.push({ name, checksum: values[migrationColumns.indexOf('checksum')]! });
-      }
-    } else {
-      const copy = COPY_LINE.exec(line);
-      if (copy && unquote(copy[1]!) === MIGRATIONS_TABLE) migrationColumns = splitColumns(copy[2]!);
-    }
-  }
-  if (scan.header && scan.header.format !== DUMP_FORMAT)
-    throw new DumpError(`this dump is in format ${scan.header.format}; this release reads format ${DUMP_FORMAT}`);
-  if (scan.header && !sawTrailer)
-    throw new DumpError('the dump is incomplete (it has no end line): it was cut off while being written or copied');
-  return scan;
-}
-
-/** The migrations the dump's data was written at: a prefix of this release's, with the same contents. */
-function migrationLevel(scan: Scan, known: Migration[]): Migration[] {
-  const recorded = scan.header?.migrations ?? scan.migrationRows;
-  if (recorded.length === 0)
-    throw new DumpError('the file records no works-api migrations: it is not a works-api dump');
-  const byName = new Map(known.map((m) => [m.name, m]));
-  for (const { name, checksum } of recorded) {
-    const mine = byName.get(name);
-    if (!mine) throw new DumpError(`the dump was written by a newer release (migration ${name}): upgrade first`);
-    if (mine.checksum !== checksum) throw new DumpError(`migration ${name} differs between the dump and this release`);
-  }
-  const names = new Set(recorded.map((m) => m.name));
-  const level = known.filter((m) => names.has(m.name));
-  if (known.slice(0, level.length).some((m) => !names.has(m.name)))
-    throw new DumpError('the dump skips a migration this release has before its last one: it cannot be restored here');
-  return level;
-}
-
-const COPY_LINE = /^COPY (?:(?:public|"public")\.)?("(?:[^"]|"")+"|\w+) \((.*)\) FROM stdin;$/;
-/**
- * pg_dump's plain output around the data: comments, settings, and psql's `\restrict` guard (pg_dump 17.6, 16.10,
- * 15.14 and later); nothing that changes anything.
- */
-const IGNORED_LINE = /^(--.*|SET \w+ = .*;|SELECT pg_catalog\.set_config\(.*\);|\\(un)?restrict \w+|)$/;
-
-/** Second pass: each COPY block's rows, in chunks, in file order (tables come in foreign-key order). */
-async function loadBlocks(
-  file: string,
-  load: (table: string, columns: string, data: Buffer) => Promise<void>,
-): Promise<void> {
-  let block: { table: string; columns: string } | undefined;
-  let pending: string[] = [];
-  let size = 0;
-  const flush = async () => {
-    if (!block || pending.length === 0) return;
-    await load(block.table, block.columns, Buffer.from(pending.join(''), 'utf8'));
-    pending = [];
-    size = 0;
-  };
-  for await (const line of lines(file)) {
-    if (block) {
-      if (line === '\\.') {
-        await flush();
-        block = undefined;
-        continue;
-      }
-      pending.push(`${line}\n`);
-      size += line.length + 1;
-      if (size >= LOAD_CHUNK_BYTES) await flush();
-      continue;
-    }
-    const copy = COPY_LINE.exec(line);
-    if (copy) {
-      block = { table: unquote(copy[1]!), columns: splitColumns(copy[2]!).map(quoteIdent).join(', ') };
-      continue;
-    }
-    if (!IGNORED_LINE.test(line))
-      throw new DumpError(`the dump holds a statement restore does not run: ${line.slice(0, 120)}`);
-  }
-  if (block) throw new DumpError(`the dump ends inside the rows of ${block.table}`);
-}
-
-function lines(file: string): AsyncIterable<string> {
-  return createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-}
-
-const quoteIdent = (name: string): string => `"${name.replaceAll('"', '""')}"`;
-const unquote = (name: string): string => (name.startsWith('"') ? name.slice(1, -1).replaceAll('""', '"') : name);
-const splitColumns = (list: string): string[] =>
-  (list.match(/"(?:[^"]|"")+"|[^,\s]+/g) ?? []).map((column) => unquote(column));
-
-async function appliedMigrations(session: SqlSession): Promise<Array<{ name: string; checksum: string }>> {
-  const [exists] = await session.query<{ found: boolean }>(
-    `SELECT to_regclass('public.${MIGRATIONS_TABLE}') IS NOT NULL AS found`,
-  );
-  if (!exists?.found) return [];
-  return session.query<{ name: string; checksum: string }>(
-    `SELECT migration_name AS name, checksum FROM public.${MIGRATIONS_TABLE}
-     WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL ORDER BY migration_name`,
-  );
-}
-
-interface TableInfo {
-  name: string;
-  columns: string[];
-  /** The primary key's columns: rows are written in its order, so two dumps of the same data are the same file. */
-  key: string[];
-}
-
-/** Every table of the schema but the migration history, referenced tables before the tables that refer to them. */
-async function tablesInLoadOrder(session: SqlSession): Promise<TableInfo[]> {
-  const rows = await session.query<{ name: string; columns: string[]; key: string[] | null; refs: string[] | null }>(
-    `SELECT c.relname AS name,
-       array(SELECT a.attname::text FROM pg_attribute a
-             WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
-             ORDER BY a.attnum) AS columns,
-       array(SELECT a.attname::text FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid
-             AND a.attnum = ANY (i.indkey) WHERE i.indrelid = c.oid AND i.indisprimary
-             ORDER BY array_position(i.indkey::int2[], a.attnum)) AS key,
-       array(SELECT DISTINCT f.confrelid::regclass::text FROM pg_constraint f
-             WHERE f.conrelid = c.oid AND f.contype = 'f' AND f.confrelid <> c.oid) AS refs
-     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-     WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND c.relname <> $1
-     ORDER BY c.relname`,
-    [MIGRATIONS_TABLE],
-  );
-  const byName = new Map(rows.map((row) => [row.name, row]));
-  const ordered: TableInfo[] = [];
-  const placed = new Set<string>();
-  const place = (name: string, path: string[]) => {
-    if (placed.has(name) || path.includes(name)) return;
-    const row = byName.get(name);
-    if (!row) return;
-    for (const ref of row.refs ?? []) place(unquote(ref.replace(/^public\./, '')), [...path, name]);
-    placed.add(name);
-    const key = row.key && row.key.length > 0 ? row.key : row.columns;
-    ordered.push({ name, columns: row.columns, key });
-  };
-  for (const row of rows) place(row.name, []);
-  return ordered;
-}
-
-async function openSession(target: DatabaseTarget, purpose: 'dump' | 'restore' | 'recount'): Promise<Session> {
-  if (target.kind === 'postgres') {
-    const client = new Client({ connectionString: target.url });
-    await client.connect();
-    return {
-      exec: async (sql) => void (await client.query(sql)),
-      query: async <Row>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as Row[],
-      async copyOut(sql, write) {
-        const stream = client.query(copyTo(sql));
-        for await (const chunk of stream) await write(chunk as Buffer);
-      },
-      async copyIn(sql, data) {
-        const stream = client.query(copyFrom(sql));
-        stream.end(data);
-        await once(stream, 'finish');
-      },
-      close: () => client.end(),
-    };
-  }
-  const dataDir = target.dataDir;
-  if (!dataDir) throw new DumpError('an embedded database needs a folder (PGLITE_DIR)');
-  if (purpose !== 'restore' && !existsSync(dataDir))
-    throw new DumpError(`there is no embedded database in ${dataDir} (set PGLITE_DIR, or DATABASE_URL for PostgreSQL)`);
-  let lock: PgliteLock;
-  try {
-    lock = lockPgliteFolder(dataDir);
-  } catch (error) {
-    throw new DumpError(`cannot ${purpose}: ${(error as Error).message}`);
-  }
-  try {
-    const pglite = new PGlite(dataDir, { extensions: PGLITE_EXTENSIONS });
-    await pglite.waitReady;
-    return {
-      exec: async (sql) => void (await pglite.exec(sql)),
-      query: async <Row>(sql: string, params?: unknown[]) => (await pglite.query<Row>(sql, params)).rows,
-      schemaChanged: () => pglite.refreshArrayTypes(),
-      async copyOut(sql, write) {
-        const result = await pglite.query(sql.replace(/TO STDOUT$/, "TO '/dev/blob'"));
-        if (result.blob) await write(Buffer.from(await result.blob.arrayBuffer()));
-      },
-      async copyIn(sql, data) {
-        await pglite.query(sql.replace(/FROM STDIN$/, "FROM '/dev/blob'"), [], { blob: new Blob([data]) });
-      },
-      async close() {
-        await pglite.close();
-        lock.release();
-      },
-    };
-  } catch (error) {
-    lock.release();
-    throw error;
   }
 }

@@ -77,18 +77,9 @@ export const countMembersAddedSql = (rows: string) => `
 /** A tenant's counts: the sum of its striped counter rows. */
 const tenantCountsOf = (db: Db, tenantId: string) =>
   sumCounters(db, 'tenant_counts', 'tenant_id', tenantId, {
-    keptWorks: 'kept_works',
-    discardedWorks: 'discarded_works',
     members: 'members',
     webhookEndpoints: 'webhook_endpoints',
   });
-
-/** A tenant's works: kept (`false`, the default list), discarded (`true`) or both (`all`). */
-export async function countWorksOf(db: Db, tenantId: string, discarded: 'false' | 'true' | 'all'): Promise<number> {
-  const counts = await tenantCountsOf(db, tenantId);
-  if (discarded === 'false') return counts.keptWorks;
-  return discarded === 'true' ? counts.discardedWorks : counts.keptWorks + counts.discardedWorks;
-}
 
 export async function countMembersOf(db: Db, tenantId: string): Promise<number> {
   return (await tenantCountsOf(db, tenantId)).members;

@@ -1,8 +1,8 @@
 import type { Db } from '../handle';
 import type { Prisma, WebhookEvent, Work } from '../generated/client';
-import { type CappedListWindow, type CappedPage, readCappedPage } from './capped-lists';
+import { type CappedListWindow, type CappedPage, readCappedPage, readCountedPage } from './capped-lists';
 import type { OutcomeStatement } from './idempotency';
-import { DEFAULT_PAGE_SIZE, type PageWindow } from './pages';
+import { DEFAULT_PAGE_SIZE } from './pages';
 import {
   memberMaySql,
   OUTBOX_COLUMNS,
@@ -55,30 +55,39 @@ export interface WithFirstWorksPage {
   counts: ReadonlyArray<{ keptWorks: number }>;
 }
 
+/** `WorkColumns` over `works w JOIN users u` (its owner). */
+const WORK_COLUMNS = `w.id, w.slug, w.name, w.description, w.created_at AS "createdAt", w.updated_at AS "updatedAt",
+                      w.discarded_at AS "discardedAt", ${ownerColumns('u')}`;
+
+/** What counts a tenant's works of each filter: its counter rows' columns. */
+const WORKS_COUNTED: Record<DiscardedFilter, string> = {
+  false: 'kept_works',
+  true: 'discarded_works',
+  all: 'kept_works + discarded_works',
+};
+
 /**
- * A page of a tenant's works, newest first, with their owners: by (tenant_id, id), the kept and the discarded works
- * each a partial index (the filter is in the text, so that a prepared plan still matches the index's predicate).
- * One prepared statement: planned once per connection, where Prisma's findMany with an include spent more CPU
- * building and mapping it than PostgreSQL spent running it.
+ * A page of a tenant's works, newest first, with their owners, the caller's role and the works' count, in one
+ * prepared statement (capped-lists.ts, `readCountedPage`): by (tenant_id, id), the kept and the discarded works each
+ * a partial index (the filter is in the text, so that the prepared plan still matches the index's predicate); the
+ * count from the tenant's counter rows.
  */
 export function worksPage(
   db: Db,
-  tenantId: string,
+  window: CappedListWindow,
   discarded: DiscardedFilter,
-  page: PageWindow,
-): Promise<WorkColumns[]> {
-  const where = [
-    'w.tenant_id = :tenantId::uuid',
-    ...(discarded === 'all' ? [] : [`w.discarded_at IS ${discarded === 'true' ? 'NOT NULL' : 'NULL'}`]),
-    ...(page.beforeId === undefined ? [] : ['w.id < :beforeId::uuid']),
-  ];
-  return sendStatement<WorkColumns>(
-    db,
-    `SELECT ${WORK_COLUMNS} FROM works w JOIN users u ON u.id = w.owner_id
-     WHERE ${where.join(' AND ')} ORDER BY w.id DESC LIMIT :take`,
-    { tenantId, take: page.take, ...(page.beforeId !== undefined && { beforeId: page.beforeId }) },
-    { prepared: true },
-  );
+): Promise<CappedPage<WorkColumns>> {
+  return readCountedPage<WorkColumns>(db, window, {
+    columns: WORK_COLUMNS,
+    from: 'works w JOIN users u ON u.id = w.owner_id',
+    key: 'w.id',
+    where: [
+      'w.tenant_id = :tenantId::uuid',
+      ...(discarded === 'all' ? [] : [`w.discarded_at IS ${discarded === 'true' ? 'NOT NULL' : 'NULL'}`]),
+    ].join(' AND '),
+    params: {},
+    count: `(SELECT COALESCE(SUM(${WORKS_COUNTED[discarded]}), 0) FROM tenant_counts WHERE tenant_id = :tenantId::uuid)`,
+  });
 }
 
 /** A work as a search reads it, with its owner's columns. */
@@ -87,10 +96,6 @@ export type WorkColumns = Pick<
   'id' | 'slug' | 'name' | 'description' | 'createdAt' | 'updatedAt' | 'discardedAt'
 > &
   OwnerColumns;
-
-/** `WorkColumns` over `works w JOIN users u` (its owner). */
-const WORK_COLUMNS = `w.id, w.slug, w.name, w.description, w.created_at AS "createdAt", w.updated_at AS "updatedAt",
-                      w.discarded_at AS "discardedAt", ${ownerColumns('u')}`;
 
 /**
  * A page of a search of a tenant's works, with the caller's role and the capped count (capped-lists.ts): the prefix

@@ -23,6 +23,31 @@ export async function readCappedList<Row extends { id: string }, Node>(
   request: PageRequest,
   list: CappedList<Row, Node>,
 ): Promise<Connection<Node>> {
+  const { connection, count } = await readMemberList(actor, request, list);
+  if (count === null) return { ...connection, totalCountCapped: false };
+  return count > COUNT_CAP
+    ? { ...connection, totalCount: COUNT_CAP, totalCountCapped: true }
+    : { ...connection, totalCountCapped: false };
+}
+
+/**
+ * A list whose count the database keeps (a tenant's works), read the same way in one statement: the caller's
+ * membership, the page and the exact count (the database package's `readCountedPage`).
+ */
+export async function readCountedList<Row extends { id: string }, Node>(
+  actor: Actor,
+  request: PageRequest,
+  list: CappedList<Row, Node>,
+): Promise<Connection<Node>> {
+  return (await readMemberList(actor, request, list)).connection;
+}
+
+/** The page of a member's list, judged as `authorize` judges (404 to a non-member, 403 to a role too low). */
+async function readMemberList<Row extends { id: string }, Node>(
+  actor: Actor,
+  request: PageRequest,
+  list: CappedList<Row, Node>,
+): Promise<{ connection: Connection<Node>; count: number | null }> {
   // An id we never issue names no tenant; it must not reach the uuid column either.
   if (!isId(list.tenantId)) throw notFound('tenant');
   const page = pageOf(request);
@@ -35,9 +60,5 @@ export async function readCappedList<Row extends { id: string }, Node>(
   });
   if (!role) throw notFound('tenant');
   requirePermission({ tenantId: list.tenantId, role }, list.permission);
-  const connection = toConnection(rows, page, count ?? rows.length, list.present);
-  if (count === null) return { ...connection, totalCountCapped: false };
-  return count > COUNT_CAP
-    ? { ...connection, totalCount: COUNT_CAP, totalCountCapped: true }
-    : { ...connection, totalCountCapped: false };
+  return { connection: toConnection(rows, page, count ?? rows.length, list.present), count };
 }

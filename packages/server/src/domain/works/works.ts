@@ -1,6 +1,5 @@
 import type { Db, DiscardedFilter, EmbeddedWork, WithFirstWorksPage, WorkColumns } from '@works-api/prisma';
 import {
-  countWorksOf,
   findWorkOfTenant,
   insertWork,
   keptWorksIn,
@@ -14,13 +13,13 @@ import { type KeyOutcome, KeyHoldLost, outcomeStatement } from '@works-api/prism
 import { isId, newId } from '@works-api/prisma';
 import { type Actor, authorize, rolesAllowed } from '../access';
 import { notFound, ProblemError } from '../errors';
-import { type Page, type PageRequest, pageOf, pagesOn, readPage, toConnection } from '../paging';
+import { type PageRequest, pageOf, pagesOn, toConnection } from '../paging';
 import { checkPrecondition, type Precondition, preconditionFailed } from '../preconditions';
 import type { Schemas } from '../schemas';
 import { createWithUniqueSlug } from '../unique';
 import { normalizeName, ownerRecord, presentUserRecord } from '../users/present';
 import { searchTerms, workSearchText } from '../search/fold';
-import { readCappedList } from '../capped-list';
+import { readCappedList, readCountedList } from '../capped-list';
 import { outboxRow } from '../../webhooks/events';
 
 export const presentWork = (work: EmbeddedWork): Schemas['Work'] => ({
@@ -55,10 +54,11 @@ export async function listWorks(
   // finds cheaper (it knows how common each word is: statistics on the array's elements); its count is capped, and
   // read newest first like the page, so that it is the page's plan. One statement with the caller's membership.
   if (request.q !== undefined) return searchWorks(db, actor, tenantId, request.q, discarded, request);
-  await authorize(db, actor, tenantId, 'readTenant');
-  return readPage(request, {
-    rows: (page: Page) => worksPage(db, tenantId, discarded, page),
-    totalCount: () => countWorksOf(db, tenantId, discarded),
+  // One statement with the caller's membership and the count the database keeps.
+  return readCountedList(actor, request, {
+    tenantId,
+    permission: 'readTenant',
+    read: (window) => worksPage(db, window, discarded),
     present: presentWorkColumns,
   });
 }

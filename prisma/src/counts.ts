@@ -10,7 +10,6 @@ import { sendStatement } from './statements/send';
  * below).
  * A counter row appears with the first row it counts: a missing one is 0.
  */
-export type RequestStatusCount = 'pending' | 'confirmed' | 'validated' | 'cancelled';
 
 /**
  * The sums of some counter columns over an owner's striped rows (16 at most): one prepared statement, planned once
@@ -18,8 +17,8 @@ export type RequestStatusCount = 'pending' | 'confirmed' | 'validated' | 'cancel
  */
 async function sumCounters<Column extends string>(
   db: Db,
-  table: 'user_counts' | 'tenant_counts' | 'work_counts',
-  owner: 'user_id' | 'tenant_id' | 'work_id',
+  table: 'user_counts' | 'tenant_counts',
+  owner: 'user_id' | 'tenant_id',
   ownerId: string,
   columns: Readonly<Record<Column, string>>,
 ): Promise<Record<Column, number>> {
@@ -92,17 +91,6 @@ export async function countWebhookEndpointsOf(db: Db, tenantId: string): Promise
 /** The kept works of a tenant read with its `counts` rows (a relation include): their sum. */
 export const keptWorksIn = (counts: ReadonlyArray<{ keptWorks: number }>): number =>
   counts.reduce((sum, row) => sum + row.keptWorks, 0);
-
-/** A work's requests, all of them or those of one status: the sum of its striped counter rows (16 at most). */
-export async function countRequestsOf(db: Db, workId: string, status?: RequestStatusCount): Promise<number> {
-  const sum = await sumCounters(db, 'work_counts', 'work_id', workId, {
-    pending: 'pending',
-    confirmed: 'confirmed',
-    validated: 'validated',
-    cancelled: 'cancelled',
-  });
-  return status ? sum[status] : sum.pending + sum.confirmed + sum.validated + sum.cancelled;
-}
 
 export async function countDeliveriesOf(db: Db, endpointId: string): Promise<number> {
   const [row] = await sendStatement<{ deliveries: number }>(

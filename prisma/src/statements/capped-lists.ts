@@ -49,10 +49,13 @@ export interface CappedPage<Row> {
   rows: Row[];
   /** Null when the page is its own count (a first page that is not full). */
   count: number | null;
+  /** False when the list's parent (a work) is not in the tenant: nothing was read. */
+  parentFound?: false;
 }
 
 interface Framing {
   __role: CappedPage<unknown>['role'];
+  __parent: boolean;
   __count: number | string | null;
 }
 
@@ -74,6 +77,11 @@ export function readCappedPage<Row extends { id: string }>(
 export interface CountedListSql extends Omit<CappedListSql, 'countFrom' | 'countOrder'> {
   /** A scalar SQL expression of the list's count: a sum of its counter rows (16 at most, by primary key). */
   count: string;
+  /**
+   * The list's parent inside the tenant, when it has one (a work's requests): SQL true when it exists. Nothing is
+   * read without it, and the page says whether it was found (`parentFound`).
+   */
+  parent?: string;
 }
 
 /**
@@ -86,7 +94,7 @@ export function readCountedPage<Row extends { id: string }>(
   window: CappedListWindow,
   list: CountedListSql,
 ): Promise<CappedPage<Row>> {
-  return readMemberPage<Row>(db, window, list, list.count, {}, { prepared: true });
+  return readMemberPage<Row>(db, window, list, list.count, {}, { prepared: true }, list.parent);
 }
 
 /** The statement both kinds of list share: member, page, and `count` (SQL, null: the page is its own count). */
@@ -97,17 +105,20 @@ async function readMemberPage<Row extends { id: string }>(
   count: string,
   countParams: StatementParams,
   options?: SendOptions,
+  parent?: string,
 ): Promise<CappedPage<Row>> {
   const after = window.beforeId !== undefined;
   const rows = await sendStatement<Partial<Row> & Framing>(
     db,
     `WITH member AS (
        SELECT role::text AS role FROM memberships WHERE tenant_id = :tenantId::uuid AND user_id = :userId::uuid),
+     parent AS (SELECT ${parent ?? 'TRUE'} AS found),
      page AS (
        SELECT ${list.columns} FROM ${list.from}
-       WHERE EXISTS (SELECT 1 FROM member) AND ${list.where}${after ? ` AND ${list.key} < :after::uuid` : ''}
+       WHERE EXISTS (SELECT 1 FROM member) AND (SELECT found FROM parent)
+         AND ${list.where}${after ? ` AND ${list.key} < :after::uuid` : ''}
        ORDER BY ${list.key} DESC LIMIT :take)
-     SELECT member.role AS "__role", ${count} AS "__count", page.*
+     SELECT member.role AS "__role", (SELECT found FROM parent) AS "__parent", ${count} AS "__count", page.*
      FROM (SELECT 1) AS one LEFT JOIN member ON TRUE LEFT JOIN page ON TRUE`,
     {
       ...list.params,
@@ -122,6 +133,7 @@ async function readMemberPage<Row extends { id: string }>(
   const role = rows[0]?.__role ?? null;
   if (!role) return { role: null, rows: [], count: null };
   const total = rows[0]!.__count;
+  if (!rows[0]!.__parent) return { role, rows: [], count: null, parentFound: false };
   return {
     role,
     rows: (rows[0]!.id === null ? [] : rows) as unknown as Row[],

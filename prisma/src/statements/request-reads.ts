@@ -1,6 +1,6 @@
 import type { Db } from '../handle';
 import type { Prisma, Request } from '../generated/client';
-import { type CappedListWindow, type CappedPage, readCappedPage } from './capped-lists';
+import { type CappedListWindow, type CappedPage, readCappedPage, readCountedPage } from './capped-lists';
 import { newestFirst, type PageWindow } from './pages';
 import { type OwnerColumns, ownerColumns } from './parts';
 import { type SearchTerms, searchTermsSql, searchTermsWhere } from './search';
@@ -60,6 +60,33 @@ export function workRequestsPage(db: Db, filter: WorkRequestsFilter, page: PageW
     params,
     { prepared: !filter.search },
   );
+}
+
+/** A work's requests of one status, or all: the sum that counts them in its counter rows. */
+const WORK_REQUESTS_COUNTED = (status: RequestStatus | undefined) =>
+  status === undefined ? 'pending + confirmed + validated + cancelled' : status;
+
+/**
+ * A page of a work's requests without a search, newest first, with the caller's role, whether the work is in the
+ * tenant, and the count the database keeps: one prepared statement (capped-lists.ts, `readCountedPage`) where the
+ * membership, the work, the page and the count were four round trips. By (work_id, id), or (work_id, status, id)
+ * with a status.
+ */
+export function workRequestsCountedPage(
+  db: Db,
+  window: CappedListWindow,
+  filter: { workId: string; status?: RequestStatus | undefined },
+): Promise<CappedPage<TenantRequestRow>> {
+  return readCountedPage<TenantRequestRow>(db, window, {
+    columns: TENANT_REQUEST_COLUMNS,
+    from: 'requests r JOIN users u ON u.id = r.owner_id',
+    key: 'r.id',
+    where: `r.work_id = :workId::uuid${filter.status ? ' AND r.status = :status::request_status' : ''}`,
+    params: { workId: filter.workId, ...(filter.status && { status: filter.status }) },
+    count: `(SELECT COALESCE(SUM(${WORK_REQUESTS_COUNTED(filter.status)}), 0) FROM work_counts
+             WHERE work_id = :workId::uuid)`,
+    parent: 'EXISTS (SELECT 1 FROM works WHERE id = :workId::uuid AND tenant_id = :tenantId::uuid)',
+  });
 }
 
 /**

@@ -16,6 +16,8 @@ export interface CappedList<Row extends { id: string }, Node> {
   /** The list's statement (a typed function of the database package) for one page. */
   read: (window: CappedListWindow) => Promise<CappedPage<Row>>;
   present: (row: Row) => Node;
+  /** The list's parent in the tenant, when it has one: what a 404 names when the statement did not find it. */
+  parent?: 'work';
 }
 
 export async function readCappedList<Row extends { id: string }, Node>(
@@ -51,14 +53,16 @@ async function readMemberList<Row extends { id: string }, Node>(
   // An id we never issue names no tenant; it must not reach the uuid column either.
   if (!isId(list.tenantId)) throw notFound('tenant');
   const page = pageOf(request);
-  const { role, rows, count } = await list.read({
+  const result = await list.read({
     tenantId: list.tenantId,
     userId: actor.userId,
     take: page.take,
     beforeId: page.beforeId,
     countTake: COUNT_CAP + 1,
   });
+  const { role, rows, count } = result;
   if (!role) throw notFound('tenant');
   requirePermission({ tenantId: list.tenantId, role }, list.permission);
+  if (result.parentFound === false) throw notFound(list.parent ?? 'tenant');
   return { connection: toConnection(rows, page, count ?? rows.length, list.present), count };
 }

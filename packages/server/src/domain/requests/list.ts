@@ -1,12 +1,19 @@
 import { parseDateTime } from '../dates';
 import type { Db, TenantRequestRow, TenantRequestsFilter } from '@works-api/prisma';
-import { countRequestsOf, countWorkRequestsUpTo, isId, tenantRequestsPage, workRequestsPage } from '@works-api/prisma';
+import {
+  countWorkRequestsUpTo,
+  isId,
+  tenantRequestsPage,
+  workRequestsCountedPage,
+  workRequestsPage,
+} from '@works-api/prisma';
 import { type Actor, authorize } from '../access';
 import { type Page, type PageRequest, readPage } from '../paging';
 import { normalizeEmail, ownerRecord } from '../users/present';
 import { findWork } from '../works/works';
 import { searchTerms } from '../search/fold';
-import { readCappedList } from '../capped-list';
+import { readCappedList, readCountedList } from '../capped-list';
+import { notFound } from '../errors';
 import type { Schemas } from '../schemas';
 import type { RequestStatus } from './state-machine';
 import { presentRequest } from './present';
@@ -18,16 +25,29 @@ export async function listRequests(
   workId: string,
   request: PageRequest & { status?: RequestStatus; q?: string },
 ) {
-  const search = request.q === undefined ? undefined : searchTerms(request.q);
+  const { status } = request;
+  if (request.q === undefined) {
+    // An id we never issue names no work (after the same checks of the tenant and the role).
+    if (!isId(workId)) {
+      await authorize(db, actor, tenantId, 'readTenant');
+      throw notFound('work');
+    }
+    // One statement: the caller's membership, the work, the page and the count the database keeps.
+    return readCountedList(actor, request, {
+      tenantId,
+      permission: 'readTenant',
+      read: (window) => workRequestsCountedPage(db, window, { workId, status }),
+      present: presentRequestColumns,
+      parent: 'work',
+    });
+  }
   await authorize(db, actor, tenantId, 'readTenant');
   await findWork(db, tenantId, workId);
-  const { status } = request;
-  const filter = { tenantId, workId, status, search };
+  // A search: its page planned for its words, and a capped count.
+  const filter = { tenantId, workId, status, search: searchTerms(request.q) };
   return readPage(request, {
     rows: (page: Page) => workRequestsPage(db, filter, page),
-    ...(search
-      ? { capped: (take: number) => countWorkRequestsUpTo(db, filter, take) }
-      : { totalCount: () => countRequestsOf(db, workId, status) }),
+    capped: (take: number) => countWorkRequestsUpTo(db, filter, take),
     present: presentRequestColumns,
   });
 }

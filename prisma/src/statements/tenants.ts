@@ -34,15 +34,27 @@ const userJson = (alias: string) =>
 
 /**
  * A tenant with its owner, its first EMBEDDED_MEMBERS members and its first page of kept works (each with its
- * owner) and their count: one prepared statement, the embeds as JSON, by the same indexes as Prisma's include
+ * owner) and their count, and the caller's role in it (null: not a member; the server then shows nothing of it):
+ * one prepared statement, the embeds as JSON, by the same indexes as Prisma's include
  * (memberships by (tenant_id, id), the kept works' partial index (tenant_id, id), the counter rows). Read on every
  * get tenant, where Prisma's include cost more CPU building and mapping it than PostgreSQL spent running it.
  * Undefined: no such tenant.
  */
-export async function findTenant(db: Db, tenantId: string): Promise<TenantRecord | undefined> {
-  const [row] = await sendStatement<Omit<TenantRecord, 'works' | 'counts'> & { works: JsonWork[]; keptWorks: string }>(
+export async function findTenant(
+  db: Db,
+  tenantId: string,
+  callerId: string,
+): Promise<(TenantRecord & { callerRole: Membership['role'] | null }) | undefined> {
+  const [row] = await sendStatement<
+    Omit<TenantRecord, 'works' | 'counts'> & {
+      callerRole: Membership['role'] | null;
+      works: JsonWork[];
+      keptWorks: string;
+    }
+  >(
     db,
     `SELECT t.id, t.name, t.slug, t.created_at AS "createdAt", t.updated_at AS "updatedAt", ${userJson('o')} AS owner,
+       (SELECT role::text FROM memberships WHERE tenant_id = t.id AND user_id = :callerId::uuid) AS "callerRole",
        (SELECT COALESCE(json_agg(json_build_object('role', m.role, 'user', ${userJson('m')}) ORDER BY m.id), '[]')
         FROM (SELECT m.id, m.role, mu.first_name, mu.last_name, mu.email
               FROM memberships m JOIN users mu ON mu.id = m.user_id
@@ -57,7 +69,7 @@ export async function findTenant(db: Db, tenantId: string): Promise<TenantRecord
        (SELECT COALESCE(SUM(c.kept_works), 0) FROM tenant_counts c WHERE c.tenant_id = t.id) AS "keptWorks"
      FROM tenants t JOIN users o ON o.id = t.owner_id
      WHERE t.id = :tenantId::uuid`,
-    { tenantId },
+    { tenantId, callerId },
     { prepared: true },
   );
   if (!row) return undefined;

@@ -102,9 +102,21 @@ export async function authorize(db: Db, actor: Actor, tenantId: string, permissi
   // An id we never issue names no tenant; it must not reach the uuid column either. A tenant out of the key's reach
   // is one the caller is not a member of.
   if (!isId(tenantId) || !reachesTenant(actor, tenantId)) throw notFound('tenant');
-  const membership = await findMemberRole(db, tenantId, actor.userId);
-  if (!membership) throw notFound('tenant');
-  const caller = { tenantId, role: membership.role };
+  return judgeMembership(actor, tenantId, (await findMemberRole(db, tenantId, actor.userId))?.role, permission);
+}
+
+/**
+ * `authorize` for a statement that read the caller's role itself, with what it reads (undefined or null: not a
+ * member): 404 for a non-member or a tenant out of the key's reach, 403 for a role too low.
+ */
+export function judgeMembership(
+  actor: Actor,
+  tenantId: string,
+  role: Role | null | undefined,
+  permission: Permission,
+): Membership {
+  if (!role || !reachesTenant(actor, tenantId)) throw notFound('tenant');
+  const caller = { tenantId, role };
   requirePermission(caller, permission);
   return caller;
 }

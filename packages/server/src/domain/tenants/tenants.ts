@@ -1,6 +1,7 @@
 import type { Db, TenantRecord } from '@works-api/prisma';
 import {
   countMemberTenantsAmong,
+  isId,
   countTenantsOf,
   findTenant,
   insertTenant,
@@ -10,7 +11,7 @@ import {
   updateTenantName,
 } from '@works-api/prisma';
 import { type KeyOutcome, outcomeStatement } from '@works-api/prisma';
-import { type Actor, authorize } from '../access';
+import { type Actor, authorize, judgeMembership, type Permission } from '../access';
 import { notFound } from '../errors';
 import { tenantLimitReached } from '../limits';
 import { type Page, type PageRequest, readPage } from '../paging';
@@ -32,8 +33,14 @@ export const presentTenant = (tenant: TenantRecord): Schemas['Tenant'] => ({
 });
 
 /** A tenant with its members and first page of works: one statement. */
-async function loadTenant(db: Db, tenantId: string): Promise<Schemas['Tenant']> {
-  const tenant = await findTenant(db, tenantId);
+/**
+ * The tenant, with the caller's role read in the same statement: judged against `permission` as `authorize` would,
+ * or, without one (the caller was authorized before a write), only 404 when the tenant is gone.
+ */
+async function loadTenant(db: Db, actor: Actor, tenantId: string, permission?: Permission): Promise<Schemas['Tenant']> {
+  if (!isId(tenantId)) throw notFound('tenant');
+  const tenant = await findTenant(db, tenantId, actor.userId);
+  if (permission) judgeMembership(actor, tenantId, tenant?.callerRole, permission);
   if (!tenant) throw notFound('tenant');
   return presentTenant(tenant);
 }
@@ -81,9 +88,8 @@ export async function createTenant(
   );
 }
 
-export async function getTenant(db: Db, actor: Actor, tenantId: string) {
-  await authorize(db, actor, tenantId, 'readTenant');
-  return loadTenant(db, tenantId);
+export function getTenant(db: Db, actor: Actor, tenantId: string) {
+  return loadTenant(db, actor, tenantId, 'readTenant');
 }
 
 export async function renameTenant(
@@ -97,14 +103,14 @@ export async function renameTenant(
   const data = { name: normalizeName(name), updatedAt: new Date() };
   if (precondition) {
     // Check If-Match against the tenant as it is now, then rename only if its row has not changed since.
-    const current = await loadTenant(db, tenantId);
+    const current = await loadTenant(db, actor, tenantId);
     checkPrecondition(precondition, () => current);
     const read = { name: current.name, updatedAt: new Date(current.updatedAt) };
     if (!(await updateTenantName(db, tenantId, data, read))) throw preconditionFailed();
   } else {
     await updateTenantName(db, tenantId, data);
   }
-  return loadTenant(db, tenantId);
+  return loadTenant(db, actor, tenantId);
 }
 
 /**

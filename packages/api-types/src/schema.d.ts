@@ -3487,7 +3487,11 @@ export interface components {
             instance: string;
             /** @description A stable snake_case code to switch on. */
             code: string;
-            errors?: components["schemas"]["FieldErrors"];
+            /**
+             * @description Where and why, for the problem types that carry it; each bounds its own list: `FieldErrors` (at most
+             *     100), or a bulk send's `BatchFieldErrors` (at most 10,010). The other problem types send none.
+             */
+            errors?: components["schemas"]["FieldError"][];
             currentStatus?: components["schemas"]["RequestStatus"];
             allowedActions?: components["schemas"]["AllowedActions"];
             requestId?: components["schemas"]["ProblemRequestId"];
@@ -4437,10 +4441,18 @@ export interface components {
          *       }
          *     ]
          */
-        FieldErrors: {
+        FieldErrors: components["schemas"]["FieldError"][];
+        /**
+         * @description One place where the input breaks the contract, and why (see `FieldErrors`).
+         * @example {
+         *       "path": "/body/name",
+         *       "message": "name must not be blank"
+         *     }
+         */
+        FieldError: {
             path: string;
             message: string;
-        }[];
+        };
         /**
          * @description The actions the request's current status allows.
          * @example [
@@ -4521,10 +4533,7 @@ export interface components {
          *       }
          *     ]
          */
-        BatchFieldErrors: {
-            path: string;
-            message: string;
-        }[];
+        BatchFieldErrors: components["schemas"]["FieldError"][];
         /**
          * webhook_url_not_allowed
          * @description The webhook URL is not `https` on port 443, carries credentials, or its host is (or resolves to) a loopback,
@@ -4596,6 +4605,7 @@ export interface components {
             code: "invalid_cursor";
             /** @constant */
             status: 400;
+            errors?: components["schemas"]["FieldErrors"];
         };
         /**
          * unauthenticated
@@ -4650,6 +4660,7 @@ export interface components {
             code: "names_required";
             /** @constant */
             status: 400;
+            errors?: components["schemas"]["FieldErrors"];
         };
         /**
          * sign_in_expired

@@ -22,10 +22,11 @@ export type { DatabaseTarget } from './target';
 
 export interface OpenDatabaseOptions {
   /**
-   * Sees every statement sent outside a transaction, Prisma's and plain ones, with its values, as it is sent: the
-   * statement-plans test records what each operation sends, to EXPLAIN it.
+   * Sees every statement sent outside a transaction, Prisma's and plain ones, with its values, as it is sent, and
+   * whether it went as a named prepared statement (PostgreSQL may then run its generic plan): the statement-plans
+   * test records what each operation sends, to EXPLAIN it.
    */
-  observeStatement?: (text: string, values: readonly unknown[]) => void;
+  observeStatement?: (text: string, values: readonly unknown[], prepared: boolean) => void;
 }
 
 /** Opens the database and applies pending migrations before anything else can use it. */
@@ -40,9 +41,13 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
     });
     if (observe) {
       const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-      pool.query = ((config: string | { text: string; values?: unknown[] }, values?: unknown[], ...rest: unknown[]) => {
-        if (typeof config === 'string') observe(config, values ?? []);
-        else observe(config.text, config.values ?? []);
+      pool.query = ((
+        config: string | { text: string; values?: unknown[]; name?: string },
+        values?: unknown[],
+        ...rest: unknown[]
+      ) => {
+        if (typeof config === 'string') observe(config, values ?? [], false);
+        else observe(config.text, config.values ?? [], config.name !== undefined);
         return query(config, values, ...rest);
       }) as typeof pool.query;
     }
@@ -101,7 +106,7 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
     if (observe) {
       const query = pglite.query.bind(pglite);
       pglite.query = ((text: string, values?: unknown[], queryOptions?: Parameters<typeof query>[2]) => {
-        observe(text, values ?? []);
+        observe(text, values ?? [], false);
         return query(text, values, queryOptions);
       }) as typeof pglite.query;
     }

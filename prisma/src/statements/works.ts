@@ -87,6 +87,7 @@ export function worksPage(
     ].join(' AND '),
     params: {},
     count: `(SELECT COALESCE(SUM(${WORKS_COUNTED[discarded]}), 0) FROM tenant_counts WHERE tenant_id = :tenantId::uuid)`,
+    prepared: true,
   });
 }
 

@@ -8,7 +8,8 @@ import { type Connection, COUNT_CAP, pageOf, type PageRequest, toConnection } fr
  * A capped list of a tenant (a search, the tenant-wide request list, the events feed), read in ONE statement with
  * the caller's membership and the capped count (the database package's `readCappedPage`, statements/capped-lists.ts):
  * the same answers as `authorize` then `readPage` with `capped`. A non-member gets 404 and a role too low 403, as
- * from `authorize`; as `readPage` does, a first page that is not full is its own count.
+ * from `authorize`; as `readPage` does, a first page that is not full is its own count. A list whose count the
+ * database keeps (`readCountedList`) is read through the same shape, with its exact count.
  */
 export interface CappedList<Row extends { id: string }, Node> {
   tenantId: string;

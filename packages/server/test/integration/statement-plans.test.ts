@@ -35,6 +35,7 @@ import { MailSender } from '../../src/mail/sender';
 import { DevMailbox } from '../../src/mail/transport';
 import { createLogger } from '../../src/observability/logger';
 import { Dispatcher } from '../../src/webhooks/dispatcher';
+import { Client } from 'pg';
 import { type ScratchDatabase, scratchDatabase } from '../support/scratch-database';
 import { testDatabaseTarget } from '../support/server';
 
@@ -68,6 +69,8 @@ const NO_CAP = 1_000_000;
 interface Statement {
   text: string;
   values: unknown[];
+  /** Sent as a named prepared statement: PostgreSQL may run its generic plan, whatever the values. */
+  prepared?: boolean;
 }
 
 let database: Database;
@@ -76,6 +79,8 @@ let data: LargeDataset;
 let actor: Actor;
 let recording: Statement[] | undefined;
 let scratch: ScratchDatabase | undefined;
+/** On PostgreSQL, a connection of its own for the generic plans (PREPARE and its setting stay on one connection). */
+let planner: Client | undefined;
 
 beforeAll(async () => {
   // On PostgreSQL, a database of this file's own: plans follow the statistics, and the rows other test files leave
@@ -84,9 +89,11 @@ beforeAll(async () => {
   if (target.kind === 'postgres') {
     scratch = await scratchDatabase(target.url, 'works_plans');
     target = { ...target, url: scratch.url };
+    planner = new Client({ connectionString: scratch.url });
+    await planner.connect();
   }
   database = await openDatabase(target, {
-    observeStatement: (text, values) => recording?.push({ text, values: [...values] }),
+    observeStatement: (text, values, prepared) => recording?.push({ text, values: [...values], prepared }),
   });
   session = sessionOf(database);
   const namespace = `p${Date.now().toString(36)}${process.pid.toString(36)}`;
@@ -94,6 +101,7 @@ beforeAll(async () => {
   actor = await authenticate(database, data.heavyUser.apiKey);
 }, 300_000);
 afterAll(async () => {
+  await planner?.end();
   await database.close();
   await scratch?.drop();
 });
@@ -150,8 +158,58 @@ async function problemsOf(statement: Statement, analyzeWrite = false, maxRows = 
     `EXPLAIN (${options}) ${statement.text}`,
     statement.values,
   );
-  const raw = row!['QUERY PLAN'];
-  const [{ Plan: plan }] = (typeof raw === 'string' ? JSON.parse(raw) : raw) as [{ Plan: PlanNode }];
+  const problems: string[] = [];
+  const plans = [planOf(row!['QUERY PLAN'])];
+  // A prepared read may run on its generic plan, one plan for every value: check that plan too, with these values.
+  if (statement.prepared && !write) plans.push(await genericPlanOf(statement));
+  for (const plan of plans) problems.push(...(await planProblems(plan, write, maxRows)));
+  return problems;
+}
+
+const planOf = (raw: unknown): PlanNode =>
+  ((typeof raw === 'string' ? JSON.parse(raw) : raw) as [{ Plan: PlanNode }])[0].Plan;
+
+/** A statement's value as the text of a literal (an array as PostgreSQL's array text); null for NULL. */
+function asText(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value))
+    return `{${value
+      .map((item) => {
+        const text = asText(item);
+        return text === null ? 'NULL' : `"${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+      })
+      .join(',')}}`;
+  return typeof value === 'object' ? JSON.stringify(value) : `${value as string | number | boolean}`;
+}
+
+/**
+ * The plan PostgreSQL runs for a prepared statement once it settles on its generic plan (one plan for every value),
+ * executed with these values. Statements go prepared on PostgreSQL only.
+ */
+async function genericPlanOf(statement: Statement): Promise<PlanNode> {
+  const client = planner!;
+  await client.query('SET plan_cache_mode = force_generic_plan');
+  try {
+    await client.query(`PREPARE generic_plan_check AS ${statement.text}`);
+    // EXECUTE takes no bind parameters: the values as literals, as the driver would send them.
+    const args = statement.values
+      .map((value) => {
+        const text = asText(value);
+        return text === null ? 'NULL' : client.escapeLiteral(text);
+      })
+      .join(', ');
+    const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(
+      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE generic_plan_check${args ? `(${args})` : ''}`,
+    );
+    return planOf(rows[0]!['QUERY PLAN']);
+  } finally {
+    await client.query('DEALLOCATE generic_plan_check').catch(() => undefined);
+    await client.query('RESET plan_cache_mode');
+  }
+}
+
+async function planProblems(plan: PlanNode, write: boolean, maxRows: number): Promise<string[]> {
   const problems: string[] = [];
   for (const node of nodesOf(plan)) {
     const relation = node['Relation Name'];
@@ -254,6 +312,17 @@ describe('reads and lists touch O(page size) rows', () => {
     await expectBoundedPlans(() =>
       listRequests(db(), actor, tenantId, workId, { status: 'pending', after: deepPending }),
     );
+  });
+
+  test('list requests of a work with none, beside the big work (a plan for the big one must not walk them all)', async () => {
+    const { tenantId } = bigWork();
+    const [other] = await session.query<{ id: string }>(
+      `SELECT w.id FROM works w WHERE w.tenant_id = $1::uuid AND w.discarded_at IS NULL
+         AND NOT EXISTS (SELECT 1 FROM requests r WHERE r.work_id = w.id) LIMIT 1`,
+      [tenantId],
+    );
+    await expectBoundedPlans(() => listRequests(db(), actor, tenantId, other!.id, {}));
+    await expectBoundedPlans(() => listRequests(db(), actor, tenantId, other!.id, { status: 'cancelled' }));
   });
 
   test('get a request and list its events', async () => {

@@ -4,8 +4,8 @@ import {
   countWorkRequestsUpTo,
   isId,
   tenantRequestsPage,
+  searchWorkRequestsPage,
   workRequestsCountedPage,
-  workRequestsPage,
 } from '@works-api/prisma';
 import { type Actor, authorize } from '../access';
 import { type Page, type PageRequest, readPage } from '../paging';
@@ -46,7 +46,7 @@ export async function listRequests(
   // A search: its page planned for its words, and a capped count.
   const filter = { tenantId, workId, status, search: searchTerms(request.q) };
   return readPage(request, {
-    rows: (page: Page) => workRequestsPage(db, filter, page),
+    rows: (page: Page) => searchWorkRequestsPage(db, filter, page),
     capped: (take: number) => countWorkRequestsUpTo(db, filter, take),
     present: presentRequestColumns,
   });

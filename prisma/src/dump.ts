@@ -118,7 +118,8 @@ async function sealingKeyIds(session: Session): Promise<string[]> {
     `SELECT DISTINCT split_part(value, ':', 3) AS id FROM (
        SELECT secret AS value FROM public.webhook_endpoints
        UNION ALL SELECT previous_secret FROM public.webhook_endpoints
-       UNION ALL SELECT body FROM public.idempotency_keys) sealed
+       UNION ALL SELECT body FROM public.idempotency_keys
+       UNION ALL SELECT result FROM public.idempotency_keys) sealed
      WHERE value LIKE '${SEALED_LIKE}' ORDER BY id`,
   );
   return rows.map((row) => row.id);

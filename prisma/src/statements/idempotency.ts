@@ -6,7 +6,8 @@ import { idempotencyKeySlot } from '../secret-box';
 
 /**
  * The `idempotency_keys` table: one row per (scope, key). A request takes a key by inserting its row (locked:
- * no status yet); it stores its response when done; later requests with the same key read the row. Every
+ * nothing recorded yet); a creation records its result with its effect, a refusal stores its response; later
+ * requests with the same key read the row. Every
  * change is a conditional write, so two server processes racing for one key cannot both win. The stored body is
  * sealed (secret-box.ts): the response that creates an API key or a webhook endpoint carries its secret.
  * What a key promises (how long it lasts, when a hold is abandoned, what a second use gets) is the HTTP layer's:
@@ -39,11 +40,17 @@ export interface ExistingKey {
   bodyHash: string;
   lockedAt: Date;
   expiresAt: Date;
-  /** Whether the first request stored its response (it is still running, or died, if not). */
+  /** Whether the first request finished: recorded its creation's result, or stored a response. */
   finished: boolean;
-  /** The stored response, opened on demand (a finished key only). */
-  storedResponse(): StoredResponse;
+  /** What it finished with, opened on demand (a finished key only). */
+  recorded(): Recorded;
 }
+
+/**
+ * What a finished key holds: the result its creation returned (recorded with the effect), from which a retry's
+ * answer is rendered; or the response itself, for a request that created nothing (a refusal).
+ */
+export type Recorded = { kind: 'result'; text: string } | { kind: 'response'; response: StoredResponse };
 
 /**
  * Takes the key for `hold`, or returns what `judge` makes of the request that has it: `'retake'` takes it over
@@ -57,7 +64,10 @@ export async function claimIdempotencyKey<Refusal>(
   judge: (existing: ExistingKey) => 'retake' | Refusal,
   now = new Date(),
 ): Promise<{ kind: 'claimed'; lockedAt: Date } | Refusal | undefined> {
-  const fresh = { ...hold, status: null, contentType: null, location: null, body: null, lockedAt: now, createdAt: now };
+  const fresh = {
+    ...{ ...hold, status: null, contentType: null, location: null, body: null, result: null },
+    ...{ lockedAt: now, createdAt: now },
+  };
   for (let attempt = 1; attempt <= 3; attempt++) {
     const { count } = await db.prisma.idempotencyKey.createMany({ data: [{ ...id, ...fresh }], skipDuplicates: true });
     if (count === 1) return { kind: 'claimed', lockedAt: now };
@@ -68,17 +78,22 @@ export async function claimIdempotencyKey<Refusal>(
       bodyHash: row.bodyHash,
       lockedAt: row.lockedAt,
       expiresAt: row.expiresAt,
-      finished: row.status !== null,
-      storedResponse: () => ({
-        status: row.status ?? 0,
-        contentType: row.contentType ?? 'application/json',
-        location: row.location,
-        body: row.body === null ? '' : secretBoxOf(db).open(row.body, idempotencyKeySlot(id.scope, id.key)),
-      }),
+      finished: row.status !== null || row.result !== null,
+      recorded: () => {
+        const open = (sealed: string) => secretBoxOf(db).open(sealed, idempotencyKeySlot(id.scope, id.key));
+        if (row.result !== null) return { kind: 'result', text: open(row.result) };
+        const response = {
+          status: row.status ?? 0,
+          contentType: row.contentType ?? 'application/json',
+          location: row.location,
+          body: row.body === null ? '' : open(row.body),
+        };
+        return { kind: 'response', response };
+      },
     });
     if (verdict !== 'retake') return verdict;
     const taken = await db.prisma.idempotencyKey.updateMany({
-      where: { ...id, lockedAt: row.lockedAt, status: row.status },
+      where: { ...id, lockedAt: row.lockedAt, status: row.status, result: row.result },
       data: fresh,
     });
     if (taken.count === 1) return { kind: 'claimed', lockedAt: now };
@@ -87,17 +102,20 @@ export async function claimIdempotencyKey<Refusal>(
   return undefined;
 }
 
-/** Stores the response of the request holding the key (unless its hold was retaken meanwhile). */
+/**
+ * Stores the response of the request holding the key, one that created nothing (unless its hold was retaken
+ * meanwhile). A creation records its result with its effect instead (`resultStatement`, `recordResultIn`).
+ */
 export async function completeIdempotencyKey(db: Db, id: IdempotencyKeyId, lockedAt: Date, response: StoredResponse) {
   await db.prisma.idempotencyKey.updateMany({
-    where: { ...id, lockedAt, status: null },
+    where: { ...id, lockedAt, status: null, result: null },
     data: { ...response, body: secretBoxOf(db).seal(response.body, idempotencyKeySlot(id.scope, id.key)) },
   });
 }
 
 /** Gives the key back without a response (the request failed on our side), so a retry runs again. */
 export async function releaseIdempotencyKey(db: Db, id: IdempotencyKeyId, lockedAt: Date) {
-  await db.prisma.idempotencyKey.deleteMany({ where: { ...id, lockedAt, status: null } });
+  await db.prisma.idempotencyKey.deleteMany({ where: { ...id, lockedAt, status: null, result: null } });
 }
 
 /**
@@ -119,20 +137,20 @@ export interface HeldKey {
   lockedAt: Date;
 }
 
-/** The parts a single-statement creation splices in to write its outcome with its effect (see `KeyOutcome`). */
+/** The parts a single-statement creation splices in to record its result with its effect (see `resultStatement`). */
 export interface OutcomeStatement {
   /** CTEs to open the statement's WITH list with (empty, or ending in a comma). */
   lockHeldKey: string;
   /** A condition to AND into the effect's first write: false once another request has retaken the key. */
   guard: string;
-  /** The CTE writing the outcome, once `effect` (a CTE of the statement) returned its row (empty, or from a comma). */
-  recordOutcome: (effect: string) => string;
+  /** The CTE recording the result, once `effect` (a CTE of the statement) returned its row (empty, or from a comma). */
+  recordResult: (effect: string) => string;
   /** Its named parameters (`sendStatement`), all starting with `key`, for the statement's own to go with. */
   params: StatementParams;
 }
 
 /** What a creation without a key splices in: nothing. */
-export const NO_OUTCOME: OutcomeStatement = { lockHeldKey: '', guard: 'TRUE', recordOutcome: () => '', params: {} };
+export const NO_OUTCOME: OutcomeStatement = { lockHeldKey: '', guard: 'TRUE', recordResult: () => '', params: {} };
 
 /** Thrown inside a creation's transaction when the key is no longer this request's: its effect is rolled back. */
 export class KeyHoldLost extends Error {
@@ -141,78 +159,55 @@ export class KeyHoldLost extends Error {
   }
 }
 
+/** A creation's result (its text, as the caller writes it), sealed: the result that creates a key carries its secret. */
+const sealedResult = (db: Db, held: HeldKey, text: string) =>
+  secretBoxOf(db).seal(text, idempotencyKeySlot(held.id.scope, held.id.key));
+
 /**
- * A creation's outcome, the response a retry with the same key replays, written by the creation itself in the same
- * statement or transaction as its effect, so a crash leaves either both or neither. The caller (who knows what the
- * client is answered, `respond`) builds it; the creation only says where its effect is. A key whose hold was
- * retaken (its request ran past the lock time) makes the effect do nothing (`guard`) or roll back (`KeyHoldLost`).
+ * The parts of a creation's one statement under a held key: the key row locked while
+ * this request holds it (so a retake waits for the statement, then finds the key finished), the effect guarded by
+ * the hold, and `result` (the text of what the creation returns) recorded from the effect's row, in the same
+ * statement, so a crash leaves both or neither. A retry's answer is rendered from it, as the first one was (the
+ * HTTP layer's). `otherwise` is another result, recorded when its SQL condition on the effect's row holds.
  */
-export class KeyOutcome<Created> {
-  /** Whether a creation wrote it: its request then has nothing left to store. */
-  written = false;
-
-  constructor(
-    private readonly db: Db,
-    private readonly held: HeldKey,
-    private readonly respond: (created: Created) => StoredResponse,
-  ) {}
-
-  private sealed(created: Created): StoredResponse {
-    const response = this.respond(created);
-    const slot = idempotencyKeySlot(this.held.id.scope, this.held.id.key);
-    return { ...response, body: secretBoxOf(this.db).seal(response.body, slot) };
-  }
-
-  /**
-   * The parts of one statement: the key row locked while this request holds it (so a retake waits for the
-   * statement, then finds the key finished), and the outcome written from the effect's row. `otherwise` is another
-   * outcome, taken when its SQL condition on the effect's row holds.
-   */
-  statement(created: Created, otherwise?: { when: string; created: Created }): OutcomeStatement {
-    const response = this.sealed(created);
-    const other = otherwise && this.sealed(otherwise.created);
-    this.written = true;
-    return {
-      lockHeldKey: `held_key AS (
-           SELECT 1 FROM idempotency_keys
-           WHERE scope = :keyScope AND key = :keyName AND locked_at = :keyLockedAt::timestamptz AND status IS NULL
-           FOR UPDATE),`,
-      guard: 'EXISTS (SELECT FROM held_key)',
-      recordOutcome: (effect) => `,
-         recorded_key AS (
-           UPDATE idempotency_keys k SET status = :keyStatus::int, content_type = :keyContentType,
-             location = :keyLocation,
-             body = ${otherwise ? `CASE WHEN ${otherwise.when} THEN :keyOtherBody ELSE :keyBody END` : ':keyBody'}
-           FROM ${effect}
-           WHERE k.scope = :keyScope AND k.key = :keyName AND k.locked_at = :keyLockedAt::timestamptz
-             AND k.status IS NULL)`,
-      params: {
-        keyScope: this.held.id.scope,
-        keyName: this.held.id.key,
-        keyLockedAt: this.held.lockedAt.toISOString(),
-        keyStatus: response.status,
-        keyContentType: response.contentType,
-        keyLocation: response.location,
-        keyBody: response.body,
-        ...(other && { keyOtherBody: other.body }),
-      },
-    };
-  }
-
-  /** Writes the outcome inside the creation's transaction `tx`; throws `KeyHoldLost` (rolling it back) if retaken. */
-  async recordIn(tx: Prisma.TransactionClient, created: Created): Promise<void> {
-    const { count } = await tx.idempotencyKey.updateMany({
-      where: { ...this.held.id, lockedAt: this.held.lockedAt, status: null },
-      data: this.sealed(created),
-    });
-    if (count !== 1) throw new KeyHoldLost();
-    this.written = true;
-  }
+export function resultStatement(
+  db: Db,
+  held: HeldKey,
+  result: string,
+  otherwise?: { when: string; result: string },
+): OutcomeStatement {
+  return {
+    lockHeldKey: `held_key AS (
+         SELECT 1 FROM idempotency_keys
+         WHERE scope = :keyScope AND key = :keyName AND locked_at = :keyLockedAt::timestamptz
+           AND status IS NULL AND result IS NULL
+         FOR UPDATE),`,
+    guard: 'EXISTS (SELECT FROM held_key)',
+    recordResult: (effect) => `,
+       recorded_key AS (
+         UPDATE idempotency_keys k
+         SET result = ${otherwise ? `CASE WHEN ${otherwise.when} THEN :keyOtherResult ELSE :keyResult END` : ':keyResult'}
+         FROM ${effect}
+         WHERE k.scope = :keyScope AND k.key = :keyName AND k.locked_at = :keyLockedAt::timestamptz
+           AND k.status IS NULL AND k.result IS NULL)`,
+    params: {
+      keyScope: held.id.scope,
+      keyName: held.id.key,
+      keyLockedAt: held.lockedAt.toISOString(),
+      keyResult: sealedResult(db, held, result),
+      ...(otherwise && { keyOtherResult: sealedResult(db, held, otherwise.result) }),
+    },
+  };
 }
 
-/** `outcome`'s statement parts, or nothing to splice in for a creation without a key. */
-export const outcomeStatement = <Created>(
-  outcome: KeyOutcome<Created> | undefined,
-  created: Created,
-  otherwise?: { when: string; created: Created },
-): OutcomeStatement => (outcome ? outcome.statement(created, otherwise) : NO_OUTCOME);
+/**
+ * Records a creation's result (its text) under its held key inside the creation's transaction `tx`; throws
+ * `KeyHoldLost` (rolling the effect back) if another request has retaken the key.
+ */
+export async function recordResultIn(db: Db, tx: Prisma.TransactionClient, held: HeldKey, result: string) {
+  const { count } = await tx.idempotencyKey.updateMany({
+    where: { ...held.id, lockedAt: held.lockedAt, status: null, result: null },
+    data: { result: sealedResult(db, held, result) },
+  });
+  if (count !== 1) throw new KeyHoldLost();
+}

@@ -21,7 +21,7 @@ import { sendStatement, type Queryable } from './send';
  *
  * Locks: the work's row FOR SHARE, this session's work_counts slot, each address's mail_recipients row and the
  * tenant's 16 mail-day slots (a single create takes one), for the statement's duration only (or its transaction's,
- * when an Idempotency-Key's outcome is written after it, see the domain).
+ * when an Idempotency-Key's result is recorded after it, see the domain).
  */
 
 /** One item as the statement reads it: everything worked out by the caller, ids included. */

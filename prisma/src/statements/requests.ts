@@ -52,7 +52,7 @@ export interface InsertRequestParts {
  * Inserts a request: ONE statement, so one round trip and atomic. The work is read kept and in the tenant, locked
  * FOR SHARE (a concurrent discard either makes it find nothing or waits for the insert); the caller's membership is
  * a condition; the email takes its place under the daily caps (over one, `take_mail_allowance` raises and nothing is
- * written); the work's count, the mail outbox row, the webhook event and the key's outcome are written with it.
+ * written); the work's count, the mail outbox row, the webhook event and the key's result are written with it.
  * Returns one row (`stopped`: the address stopped the tenant's emails) or none (no access, no kept work, or the
  * key's guard). Prepared: by keys only, the same text every call, so PostgreSQL plans it once per connection.
  */
@@ -76,7 +76,7 @@ export function insertRequest(db: Queryable, params: InsertRequestParams, parts:
                 CASE WHEN a.stopped THEN 'dropped' ELSE 'queued' END::mail_status,
                 CASE WHEN a.stopped THEN :emailsStoppedFailure END, a.stopped, :tenantId::uuid, :search
          FROM work, allowance a
-         RETURNING id, emails_stopped)${key.recordOutcome('created')},
+         RETURNING id, emails_stopped)${key.recordResult('created')},
        -- Counted here, pending in the work's count slot of this session (see counts.ts), only when inserted.
        counted AS (
          INSERT INTO work_counts AS c (work_id, slot, pending)

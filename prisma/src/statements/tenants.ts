@@ -104,7 +104,7 @@ export interface NewTenant {
 }
 
 /**
- * One statement for the tenant, its owner's membership and their counts, and the Idempotency-Key's outcome (`key`):
+ * One statement for the tenant, its owner's membership and their counts, and the Idempotency-Key's result (`key`):
  * a batch transaction of two inserts was four round trips (BEGIN, INSERT, INSERT, COMMIT). Prepared: it writes by
  * key, so one plan a connection serves every call. count_new_tenant counts the owned tenant and the owner's
  * membership only while under the cap, exactly under concurrency (see its migration, counted_by_their_creations);
@@ -122,7 +122,7 @@ export function insertTenant(db: Queryable, params: NewTenant, key: OutcomeState
            WHERE placed
            RETURNING id),
          members_counted AS (
-           INSERT INTO tenant_counts (tenant_id, slot, members) SELECT id, counter_slot(), 1 FROM tenant)${key.recordOutcome('tenant')}
+           INSERT INTO tenant_counts (tenant_id, slot, members) SELECT id, counter_slot(), 1 FROM tenant)${key.recordResult('tenant')}
          INSERT INTO memberships (id, tenant_id, user_id, role, created_at)
          SELECT :membershipId::uuid, id, :ownerId::uuid, 'owner'::member_role, :now::timestamptz FROM tenant
          RETURNING tenant_id AS id`,

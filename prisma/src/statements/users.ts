@@ -35,7 +35,7 @@ export interface NewUserWithKey {
 
 /**
  * A user and their first API key in one statement (atomic, one round trip, and no transaction to wait for), with
- * the Idempotency-Key's outcome (`key`, idempotency.ts). A taken email is a unique violation.
+ * the Idempotency-Key's result (`key`, idempotency.ts). A taken email is a unique violation.
  */
 export async function insertUserWithKey(db: Queryable, params: NewUserWithKey, key: OutcomeStatement): Promise<void> {
   await sendStatement(
@@ -44,7 +44,7 @@ export async function insertUserWithKey(db: Queryable, params: NewUserWithKey, k
        created AS (
          INSERT INTO users (id, email, first_name, last_name, created_at)
          SELECT :userId::uuid, :email, :firstName, :lastName, :now::timestamptz
-         WHERE ${key.guard} RETURNING id)${key.recordOutcome('created')}
+         WHERE ${key.guard} RETURNING id)${key.recordResult('created')}
        INSERT INTO api_keys (id, user_id, name, prefix, secret_hash, created_at)
        SELECT :apiKeyId::uuid, id, :apiKeyName, :prefix, :secretHash, :now::timestamptz FROM created`,
     { ...params, ...key.params },

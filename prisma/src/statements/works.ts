@@ -139,7 +139,7 @@ export interface NewWork {
 
 /**
  * Inserts a work in one statement: the caller's membership with one of `allowedRoles` is its condition, and the
- * Idempotency-Key's outcome (`key`) is written in it too. Returns its id, or nothing (no access, or the key's
+ * Idempotency-Key's result (`key`) is recorded in it too. Returns its id, or nothing (no access, or the key's
  * guard). Prepared: a write by key, planned once per connection.
  */
 export async function insertWork(
@@ -156,7 +156,7 @@ export async function insertWork(
            SELECT :workId::uuid, :tenantId::uuid, :slug, :name, :description, :ownerId::uuid,
                   :now::timestamptz, :now::timestamptz, :search
            WHERE ${memberMaySql(parts.allowedRoles, ':tenantId', ':ownerId')} AND ${key.guard}
-           RETURNING id)${key.recordOutcome('work')}
+           RETURNING id)${key.recordResult('work')}
          SELECT id FROM work`,
     { ...params, ...key.params },
     { prepared: true },

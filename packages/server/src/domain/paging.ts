@@ -50,6 +50,10 @@ export function pagesOn<T extends Connection<unknown>>(connection: T, list: Page
   return connection;
 }
 
+/** The list a Connection is marked to page on (`pagesOn`), if any. */
+export const listOfConnection = (value: object): PagedList | undefined =>
+  (value as { [LIST_OF_CONNECTION]?: PagedList })[LIST_OF_CONNECTION];
+
 /** The page to read: one row more than asked, to learn whether another page follows. */
 export function pageOf(request: PageRequest): Page {
   const take = (request.limit ?? DEFAULT_PAGE_SIZE) + 1;

@@ -1,7 +1,6 @@
 import { createApiKey, listApiKeys, revokeApiKey } from '../domain/api-keys/api-keys';
 import { getMe } from '../domain/users/users';
-import type { Schemas } from '../domain/schemas';
-import type { HandlerMap } from './types';
+import { creation, type HandlerMap } from './types';
 
 /** The operations tagged Account in openapi/api.yaml, in the spec's order. */
 export const account = {
@@ -15,11 +14,10 @@ export const account = {
     body: { apiKeys: await listApiKeys(db, actor, query) },
   }),
 
-  createApiKey: async ({ db, actor, body, limits, outcome }) => {
-    const created = (apiKey: Schemas['CreatedApiKey']) =>
-      ({ status: 201, body: { apiKey }, location: `/api-keys/${apiKey.id}` }) as const;
-    return created(await createApiKey(db, actor, body, limits.apiKeysPerUser, outcome?.(created)));
-  },
+  createApiKey: creation(
+    ({ db, actor, body, limits, heldKey }) => createApiKey(db, actor, body, limits.apiKeysPerUser, heldKey),
+    (apiKey) => ({ status: 201, body: { apiKey }, location: `/api-keys/${apiKey.id}` }),
+  ),
 
   revokeApiKey: async ({ db, actor, params }) => ({
     status: 200,

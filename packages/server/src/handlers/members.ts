@@ -6,8 +6,7 @@ import {
   listMyInvitations,
 } from '../domain/members/invitations';
 import { addMember, getMember, listMembers, removeMember, updateMember } from '../domain/members/members';
-import type { Schemas } from '../domain/schemas';
-import type { HandlerMap } from './types';
+import { creation, type HandlerMap } from './types';
 
 /** The operations tagged Members in openapi/api.yaml, in the spec's order. */
 export const members = {
@@ -17,10 +16,10 @@ export const members = {
   }),
 
   // Always an invitation, whether or not an account has the email: 202, which no URL reads on its own.
-  addMember: async ({ db, actor, params, body, limits, outcome }) => {
-    const accepted = (invitation: Schemas['Invitation']) => ({ status: 202, body: { invitation } }) as const;
-    return accepted(await addMember(db, actor, params.tenant_id, body, limits, outcome?.(accepted)));
-  },
+  addMember: creation(
+    ({ db, actor, params, body, limits, heldKey }) => addMember(db, actor, params.tenant_id, body, limits, heldKey),
+    (invitation) => ({ status: 202, body: { invitation } }),
+  ),
 
   getMember: async ({ db, actor, params }) => ({
     status: 200,

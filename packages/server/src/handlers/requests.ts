@@ -8,10 +8,9 @@ import {
   type RequestRef,
   resendRequest,
 } from '../domain/requests/requests';
-import { createRequestBatch, type RequestBatch } from '../domain/requests/batches';
-import type { Schemas } from '../domain/schemas';
+import { createRequestBatch } from '../domain/requests/batches';
 import type { RequestAction } from '../domain/requests/state-machine';
-import type { HandlerContext, HandlerMap } from './types';
+import { creation, type HandlerContext, type HandlerMap } from './types';
 
 /** What the four action operations share: their path, their If-Match, and who calls. */
 type ActionContext = Pick<
@@ -44,28 +43,26 @@ export const requests = {
     body: { requests: await listRequests(db, actor, params.tenant_id, params.work_id, query) },
   }),
 
-  createRequest: async ({ db, actor, params, body, limits, outcome }) => {
-    const created = (request: Schemas['Request']) =>
-      ({
-        status: 201,
-        body: { request },
-        location: `/tenants/${params.tenant_id}/works/${params.work_id}/requests/${request.id}`,
-      }) as const;
-    return created(await createRequest(db, actor, params.tenant_id, params.work_id, body, limits, outcome?.(created)));
-  },
+  createRequest: creation(
+    ({ db, actor, params, body, limits, heldKey }) =>
+      createRequest(db, actor, params.tenant_id, params.work_id, body, limits, heldKey),
+    (request, params) => ({
+      status: 201,
+      body: { request },
+      location: `/tenants/${params.tenant_id}/works/${params.work_id}/requests/${request.id}`,
+    }),
+  ),
 
-  createRequestBatch: async ({ db, actor, params, body, limits, outcome }) => {
+  createRequestBatch: creation(
+    ({ db, actor, params, body, limits, heldKey }) =>
+      createRequestBatch(db, actor, params.tenant_id, params.work_id, body, limits, heldKey),
     // The batch's requests are in the work's list: that is where `Location` points.
-    const created = (batch: RequestBatch) =>
-      ({
-        status: 201,
-        body: { batch },
-        location: `/tenants/${params.tenant_id}/works/${params.work_id}/requests`,
-      }) as const;
-    return created(
-      await createRequestBatch(db, actor, params.tenant_id, params.work_id, body, limits, outcome?.(created)),
-    );
-  },
+    (batch, params) => ({
+      status: 201,
+      body: { batch },
+      location: `/tenants/${params.tenant_id}/works/${params.work_id}/requests`,
+    }),
+  ),
 
   getRequest: async ({ db, actor, params }) => ({
     status: 200,

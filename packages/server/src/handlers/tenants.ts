@@ -1,6 +1,5 @@
 import { createTenant, getTenant, listTenants, renameTenant } from '../domain/tenants/tenants';
-import type { Schemas } from '../domain/schemas';
-import type { HandlerMap } from './types';
+import { creation, type HandlerMap } from './types';
 
 /** The operations tagged Tenants in openapi/api.yaml, in the spec's order. */
 export const tenants = {
@@ -9,11 +8,10 @@ export const tenants = {
     body: { tenants: await listTenants(db, actor, query) },
   }),
 
-  createTenant: async ({ db, actor, body, limits, outcome }) => {
-    const created = (tenant: Schemas['Tenant']) =>
-      ({ status: 201, body: { tenant }, location: `/tenants/${tenant.id}` }) as const;
-    return created(await createTenant(db, actor, body, limits.tenantsPerUser, outcome?.(created)));
-  },
+  createTenant: creation(
+    ({ db, actor, body, limits, heldKey }) => createTenant(db, actor, body, limits.tenantsPerUser, heldKey),
+    (tenant) => ({ status: 201, body: { tenant }, location: `/tenants/${tenant.id}` }),
+  ),
 
   getTenant: async ({ db, actor, params }) => ({
     status: 200,

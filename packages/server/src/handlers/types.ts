@@ -1,6 +1,6 @@
 import type { operations } from '@works-api/api-types';
 import type { Db } from '@works-api/prisma';
-import type { KeyOutcome } from '@works-api/prisma';
+import type { HeldKey } from '@works-api/prisma';
 import type { Actor } from '../domain/access';
 import type { Limits } from '../domain/limits';
 import type { WebhookSettings } from '../webhooks/endpoints';
@@ -75,16 +75,34 @@ export interface HandlerContext<K extends OperationId> {
    */
   ifMatch?: (current: unknown) => boolean;
   /**
-   * Only while the request holds an Idempotency-Key: the outcome its creation writes with its effect (in the same
-   * statement or transaction), made from what the handler answers for the created resource (`respond`).
+   * Only while the request holds an Idempotency-Key: the hold, which the creation guards its effect with and
+   * records its result under, in the same statement or transaction (pass it to the domain).
    */
-  outcome?: <Created>(respond: (created: Created) => HandlerResult<K>) => KeyOutcome<Created>;
+  heldKey?: HeldKey;
   /** Sessions and sign-in settings (SIGNUP, SESSION_*). */
   sessions: SessionPolicy;
   browser: BrowserContext;
 }
 
 export type Handler<K extends OperationId> = (context: HandlerContext<K>) => Promise<HandlerResult<K>>;
+
+/**
+ * A creating operation (one that takes an Idempotency-Key): `run` returns the domain's result, recorded with the
+ * effect under the request's key; `respond` makes the answer from it, the first time and on every retry's replay,
+ * so the two cannot differ.
+ */
+export interface Creation<K extends OperationId, Result> extends Handler<K> {
+  respond(result: Result, params: PathOf<K>): HandlerResult<K>;
+}
+
+export function creation<K extends OperationId, Result>(
+  run: (context: HandlerContext<K>) => Promise<Result>,
+  respond: (result: Result, params: PathOf<K>) => HandlerResult<K>,
+): Creation<K, Result> {
+  return Object.assign(async (context: HandlerContext<K>) => respond(await run(context), context.params), {
+    respond,
+  });
+}
 
 /** One handler per operation of the contract: a missing operation fails to compile. */
 export type HandlerMap = { [K in OperationId]: Handler<K> };

@@ -10,8 +10,7 @@ import {
   testWebhookEndpoint,
   updateWebhookEndpoint,
 } from '../webhooks/endpoints';
-import type { Schemas } from '../domain/schemas';
-import type { HandlerMap } from './types';
+import { creation, type HandlerMap } from './types';
 
 /** The operations tagged Webhooks in openapi/api.yaml, in the spec's order. */
 export const webhooks = {
@@ -25,15 +24,15 @@ export const webhooks = {
     body: { webhookEndpoints: await listWebhookEndpoints(db, actor, params.tenant_id, query) },
   }),
 
-  createWebhookEndpoint: async ({ db, actor, params, body, webhooks, outcome }) => {
-    const created = (webhookEndpoint: Schemas['CreatedWebhookEndpoint']) =>
-      ({
-        status: 201,
-        body: { webhookEndpoint },
-        location: `/tenants/${params.tenant_id}/webhook-endpoints/${webhookEndpoint.id}`,
-      }) as const;
-    return created(await createWebhookEndpoint(db, actor, params.tenant_id, body, webhooks, outcome?.(created)));
-  },
+  createWebhookEndpoint: creation(
+    ({ db, actor, params, body, webhooks, heldKey }) =>
+      createWebhookEndpoint(db, actor, params.tenant_id, body, webhooks, heldKey),
+    (webhookEndpoint, params) => ({
+      status: 201,
+      body: { webhookEndpoint },
+      location: `/tenants/${params.tenant_id}/webhook-endpoints/${webhookEndpoint.id}`,
+    }),
+  ),
 
   getWebhookEndpoint: async ({ db, actor, params }) => ({
     status: 200,

@@ -1,6 +1,5 @@
 import { createWork, discardWork, getWork, listWorks, undiscardWork, updateWork } from '../domain/works/works';
-import type { Schemas } from '../domain/schemas';
-import type { HandlerMap } from './types';
+import { creation, type HandlerMap } from './types';
 
 /** The operations tagged Works in openapi/api.yaml, in the spec's order. */
 export const works = {
@@ -9,11 +8,10 @@ export const works = {
     body: { works: await listWorks(db, actor, params.tenant_id, query) },
   }),
 
-  createWork: async ({ db, actor, params, body, outcome }) => {
-    const created = (work: Schemas['Work']) =>
-      ({ status: 201, body: { work }, location: `/tenants/${params.tenant_id}/works/${work.id}` }) as const;
-    return created(await createWork(db, actor, params.tenant_id, body, outcome?.(created)));
-  },
+  createWork: creation(
+    ({ db, actor, params, body, heldKey }) => createWork(db, actor, params.tenant_id, body, heldKey),
+    (work, params) => ({ status: 201, body: { work }, location: `/tenants/${params.tenant_id}/works/${work.id}` }),
+  ),
 
   getWork: async ({ db, actor, params }) => ({
     status: 200,

@@ -1,5 +1,5 @@
 import { Cursors, type ListBinding } from '../domain/cursors';
-import { type Connection, LIST_OF_CONNECTION, type PagedList } from '../domain/paging';
+import { type Connection, listOfConnection, type PagedList } from '../domain/paging';
 import type { Spec } from './spec';
 
 /** The query parameters that move along a list rather than choose it. */
@@ -57,7 +57,7 @@ export class CursorEdge {
       if (Array.isArray(node)) return node.forEach((item) => visit(item, undefined));
       if (typeof node !== 'object' || node === null) return;
       if (isConnection(node)) {
-        const pagesOn = (node as { [LIST_OF_CONNECTION]?: PagedList })[LIST_OF_CONNECTION] ?? list;
+        const pagesOn = listOfConnection(node) ?? list;
         if (!pagesOn) throw new Error('a Connection in a response that pages on no list operation');
         const binding = this.binding(pagesOn);
         for (const edge of node.edges) {

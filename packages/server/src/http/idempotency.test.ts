@@ -28,14 +28,14 @@ describe('judgeTakenKey', () => {
     lockedAt: new Date(now.getTime() - 1000),
     expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS - 1000),
     finished: true,
-    storedResponse: () => response,
+    recorded: () => ({ kind: 'response', response }),
     ...changes,
   });
   const judge = (existing: ExistingKey, request = 'POST /v1/tenants', bodyHash = 'a') =>
     judgeTakenKey(existing, { request, bodyHash, now });
 
   it('replays a finished key for the same request and body', () => {
-    expect(judge(taken())).toEqual({ kind: 'done', response });
+    expect(judge(taken())).toEqual({ kind: 'done', recorded: { kind: 'response', response } });
   });
 
   it('refuses another body or another request line, naming the first', () => {
@@ -58,7 +58,7 @@ describe('judgeTakenKey', () => {
   it('retakes an expired key whatever it was used for, without opening its response', () => {
     const expired = taken({
       expiresAt: now,
-      storedResponse: () => {
+      recorded: () => {
         throw new Error('an expired response is never read');
       },
     });

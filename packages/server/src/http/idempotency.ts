@@ -7,12 +7,13 @@ import {
   type ExistingKey,
   type HeldKey,
   type IdempotencyKeyId,
-  type KeyOutcome,
+  type Recorded,
   releaseIdempotencyKey,
   type StoredResponse,
 } from '@works-api/prisma';
 import type { OutageMonitor } from '@works-api/prisma';
 import { authorize, type Permission } from '../domain/access';
+import { resultFromText } from '../domain/idempotent-results';
 import type { OperationId } from '../handlers/types';
 import { ProblemError } from '../domain/errors';
 import { entityTag, resourceOf } from './etag';
@@ -26,8 +27,6 @@ declare global {
     interface Request {
       /** The Idempotency-Key this request holds while its creation runs (idempotentCreation). */
       heldKey?: HeldKey;
-      /** The outcome the creation writes with its effect, when it takes one (routes.ts). */
-      keyOutcome?: KeyOutcome<never>;
     }
   }
 }
@@ -36,7 +35,7 @@ declare global {
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /**
  * A key locked for longer than this belongs to a request that died (its process crashed): it can be retaken. No
- * effect can run twice when it is: a creation writes its outcome with its effect, and only while it holds the key.
+ * effect can run twice when it is: a creation records its result with its effect, and only while it holds the key.
  */
 export const IDEMPOTENCY_LOCK_TIMEOUT_MS = 60 * 1000;
 
@@ -47,8 +46,8 @@ export type Claim =
   | { kind: 'in_use' }
   /** The key was first used with another request line or body. */
   | { kind: 'reused'; firstRequest: string; sameRequest: boolean }
-  /** The first request finished: replay its response. */
-  | { kind: 'done'; response: StoredResponse };
+  /** The first request finished: replay its answer. */
+  | { kind: 'done'; recorded: Recorded };
 
 /** One request's attempt at a key: its request line and body, when, and how long a holder may run. */
 export interface KeyAttempt {
@@ -76,7 +75,7 @@ export function judgeTakenKey(
   if (expired || (abandoned && sameBody)) return 'retake';
   if (!sameBody) return { kind: 'reused', firstRequest: existing.request, sameRequest };
   if (!existing.finished) return { kind: 'in_use' };
-  return { kind: 'done', response: existing.storedResponse() };
+  return { kind: 'done', recorded: existing.recorded() };
 }
 
 /** Takes `id` for this request line and body, or says why not (the rules above). */
@@ -129,10 +128,11 @@ export function replayCheckFor(db: Db, operationId: string): ((req: Request) => 
 
 /**
  * `Idempotency-Key` on a creating POST (mounted only on those). Runs after authentication and validation, so
- * a request the contract refuses never takes a key. The first request with a key locks it and runs; its creation
- * writes the response with its effect (`req.keyOutcome`, in the same statement or transaction), and a response
- * with no effect (a refusal) is stored here before it is sent. A retry with the same key and body gets that
- * response again, marked `Idempotent-Replayed: true`, and creates nothing, once `beforeReplay` (the caller's
+ * a request the contract refuses never takes a key. The first request with a key locks it and runs, holding it
+ * (`req.heldKey`): its creation guards its effect with the hold and records its result with it, in the same
+ * statement or transaction; a response with no effect (a refusal) is stored here before it is sent. A retry with
+ * the same key and body gets the same answer again (`render` makes it from a recorded result, as the first one
+ * was made), marked `Idempotent-Replayed: true`, and creates nothing, once `beforeReplay` (the caller's
  * permission, see `replayPermissions`) has passed. A 5xx gives the key back so the retry runs again, unless its
  * effect committed: then the retry replays it.
  */
@@ -144,6 +144,8 @@ export function idempotentCreation(
     outage: OutageMonitor;
     onReplay?: () => void;
     beforeReplay?: ((req: Request) => Promise<unknown>) | undefined;
+    /** The answer to a request whose creation returned `result` (the operation's handler, `Creation.respond`). */
+    render: (result: unknown, req: Request) => StoredResponse;
     /** IDEMPOTENCY_LOCK_TIMEOUT_MS. */
     lockTimeoutMs?: number;
   },
@@ -181,7 +183,7 @@ export function idempotentCreation(
       case 'done':
         await options.beforeReplay?.(req);
         options.onReplay?.();
-        return replay(res, claim.response, options.etag);
+        return replay(res, answerOf(claim.recorded, req, options.render), options.etag);
       case 'claimed':
         break;
     }
@@ -191,8 +193,8 @@ export function idempotentCreation(
     res.send = function storeThenSend(body?: unknown) {
       res.send = send;
       const status = res.statusCode;
-      // The creation wrote this response with its effect: nothing is left to store.
-      if (status < 300 && req.keyOutcome?.written) return send.call(res, body);
+      // A success is a creation's: it recorded its result with its effect, and nothing is left to store.
+      if (status < 300) return send.call(res, body);
       const text = Buffer.isBuffer(body)
         ? body.toString('utf8')
         : typeof body === 'string'
@@ -241,6 +243,9 @@ function saveWhileHeld(save: () => Promise<unknown>, lockedAt: Date, lockTimeout
   };
   retry();
 }
+
+const answerOf = (recorded: Recorded, req: Request, render: (result: unknown, req: Request) => StoredResponse) =>
+  recorded.kind === 'result' ? render(resultFromText(recorded.text), req) : recorded.response;
 
 function replay(res: Response, stored: StoredResponse, etag: ReadonlySet<number>): void {
   res.status(stored.status);

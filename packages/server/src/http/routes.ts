@@ -1,7 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import type { Db } from '@works-api/prisma';
 import { canonicalId } from '@works-api/prisma';
-import { KeyOutcome, type StoredResponse } from '@works-api/prisma';
+import type { StoredResponse } from '@works-api/prisma';
 import { secretBoxOf } from '@works-api/prisma';
 import { Cursors } from '../domain/cursors';
 import { CursorEdge } from './cursors';
@@ -55,15 +55,22 @@ export function contractRoutes(options: ContractRoutesOptions): Router {
     // A key limited to other tenants is a non-member here: answered as the handler answers one (after the input
     // is checked), but before an Idempotency-Key is taken (without one, respondWith checks it: one layer less).
     if (operation.inTenant && operation.takes.idempotencyKey) chain.push(requireTenantReach());
-    if (operation.takes.idempotencyKey)
+    if (operation.takes.idempotencyKey) {
+      const { respond } = handler as Partial<RuntimeCreation>;
+      if (!respond)
+        throw new Error(`${operation.operationId} takes an Idempotency-Key: its handler must be a creation`);
       chain.push(
         idempotentCreation(db, logger, {
           etag: operation.etag,
           outage,
           beforeReplay: replayCheckFor(db, operation.operationId),
+          // A retry's answer, made from the result its first request recorded, as that request's answer was.
+          render: (result, req) =>
+            storedResponseOf(spec.basePath, respond(result, canonicalParams(req.params)), cursors),
           ...idempotency,
         }),
       );
+    }
     chain.push(respondWith({ ...options, operation, handler, cursors }));
     router[operation.method](toExpressPath(operation.path), ...chain);
   }
@@ -73,8 +80,15 @@ export function contractRoutes(options: ContractRoutesOptions): Router {
 /** A handler as the router sees it: the validator has already made the request match the handler's types. */
 type RuntimeResult = { status: number; body?: unknown; location?: string };
 type RuntimeHandler = (context: HandlerContext<OperationId>) => Promise<RuntimeResult>;
+type RuntimeCreation = RuntimeHandler & { respond: (result: unknown, params: Record<string, string>) => RuntimeResult };
 
-/** The response `result` is sent as (below), as an Idempotency-Key stores it. */
+/** Every path parameter of the contract is an id (IdInPath): an upper-case UUID is the same id. */
+const canonicalParams = (params: Record<string, unknown>) =>
+  Object.fromEntries(
+    Object.entries(params).map(([name, id]) => [name, typeof id === 'string' ? canonicalId(id) : id]),
+  ) as Record<string, string>;
+
+/** The response `result` is sent as (below), as a retry under an Idempotency-Key replays it. */
 function storedResponseOf(basePath: string, result: RuntimeResult, cursors: CursorEdge): StoredResponse {
   cursors.issue(result.body, undefined);
   return {
@@ -105,24 +119,10 @@ function respondWith({
   return async (req, res) => {
     if (checkReach) assertTenantReach(req);
     const ifMatch = takes.ifMatch ? req.headers['if-match'] : undefined;
-    // Every path parameter of the contract is an id (IdInPath): an upper-case UUID is the same id.
-    const params = Object.fromEntries(
-      Object.entries(req.params).map(([name, id]) => [name, typeof id === 'string' ? canonicalId(id) : id]),
-    ) as Record<string, string>;
+    const params = canonicalParams(req.params);
     const query = req.query as Record<string, string>;
     // A list's own list: its cursors are issued for it, and `after` is read against it (400 when not its own).
     const list = takes.after ? { operationId, path: params, query } : undefined;
-    const held = req.heldKey;
-    // The creation writes what it answers with its effect, when the request holds a key.
-    const outcome =
-      held &&
-      (<Created>(respond: (created: Created) => RuntimeResult) => {
-        const written = new KeyOutcome(db, held, (created: Created) =>
-          storedResponseOf(basePath, respond(created), cursors),
-        );
-        req.keyOutcome = written;
-        return written;
-      });
     const result = await handler({
       params: params as never,
       query: list && query.after !== undefined ? { ...query, after: cursors.read(list, query.after) } : query,
@@ -133,7 +133,7 @@ function respondWith({
       webhooks,
       limits,
       ifMatch: ifMatch === undefined ? undefined : ifMatchCondition(ifMatch),
-      outcome,
+      heldKey: req.heldKey,
       sessions,
       browser: {
         get presentedSessionHash() {

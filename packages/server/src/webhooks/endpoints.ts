@@ -14,7 +14,7 @@ import {
 } from '@works-api/prisma';
 import type { WebhookEndpoint } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
-import { type KeyOutcome } from '@works-api/prisma';
+import type { HeldKey } from '@works-api/prisma';
 import { secretBoxOf, webhookSecretSlot } from '@works-api/prisma';
 import { type Actor, authorize } from '../domain/access';
 import { notFound, ProblemError } from '../domain/errors';
@@ -25,6 +25,7 @@ import { aboutField, ruleMessages } from '../domain/validation-messages';
 import { type Lookup, resolveDeliveryAddress, urlProblem } from './addresses';
 import { outboxRow } from './events';
 import { newSigningSecret, ROTATION_OVERLAP_MS } from './signing';
+import { recordIn } from '../domain/idempotent-results';
 
 /** What the endpoint rules need from the configuration. */
 export interface WebhookSettings {
@@ -108,7 +109,7 @@ export async function createWebhookEndpoint(
   tenantId: string,
   input: Schemas['CreateWebhookEndpointBody'],
   settings: WebhookSettings,
-  outcome?: KeyOutcome<Schemas['CreatedWebhookEndpoint']>,
+  heldKey?: HeldKey,
 ): Promise<Schemas['CreatedWebhookEndpoint']> {
   await authorize(db, actor, tenantId, 'manageWebhooks');
   await checkUrl(input.url, settings);
@@ -137,7 +138,7 @@ export async function createWebhookEndpoint(
     },
     async (tx) => {
       const created = { ...presentEndpoint(await insertEndpoint(tx, data)), secret };
-      await outcome?.recordIn(tx, created);
+      await recordIn(db, tx, heldKey, created);
       return created;
     },
   );

@@ -2,6 +2,7 @@ import { hash, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { completeIdempotencyKey, deleteExpiredIdempotencyKeys, releaseIdempotencyKey } from '@works-api/prisma';
 import { canonicalJson, claimKey, IDEMPOTENCY_LOCK_TIMEOUT_MS } from '../../src/http/idempotency';
+import { loadSpec } from '../../src/http/spec';
 import { createTenant, freshEmail, requestInNewWork } from '../support/fixtures';
 import { eventually } from '../support/load';
 import { addMember } from '../support/roles';
@@ -96,34 +97,54 @@ describe('replay', () => {
     expect(await worksNamed(tenant.id, 'Ordered')).toBe(1);
   });
 
-  it('works on every creating POST', async () => {
+  it('works on every creating POST, each recording its result with its effect and replaying it as first answered', async () => {
     const { tenant, work } = await requestInNewWork(ada);
     const invited = freshEmail('invited');
-    const creations: Array<[string, TestUser | null, unknown, number?]> = [
-      ['/v1/tenants', ada, { name: 'Idempotent tenant' }],
-      [`/v1/tenants/${tenant.id}/works`, ada, { name: 'Idempotent work' }],
-      [
+    const creations: Record<string, [string, TestUser | null, unknown, number?]> = {
+      createTenant: ['/v1/tenants', ada, { name: 'Idempotent tenant' }],
+      createWork: [`/v1/tenants/${tenant.id}/works`, ada, { name: 'Idempotent work' }],
+      createRequest: [
         `/v1/tenants/${tenant.id}/works/${work.id}/requests`,
         ada,
         { title: 'Once', recipient: { email: 'r@example.com' } },
       ],
+      createRequestBatch: [
+        `/v1/tenants/${tenant.id}/works/${work.id}/request-batches`,
+        ada,
+        { defaults: { title: 'Batched once' }, items: [{ recipient: { email: 'b@example.com' } }] },
+      ],
       // An invitation (202) is replayed too, and invites once.
-      [`/v1/tenants/${tenant.id}/members`, ada, { email: invited, role: 'member' }, 202],
-      ['/v1/api-keys', ada, { name: 'Idempotent key' }],
-      ['/v1/admin/users', null, { email: freshEmail('u'), firstName: 'U', lastName: 'V' }],
-    ];
-    for (const [path, user, body, status = 201] of creations) {
+      addMember: [`/v1/tenants/${tenant.id}/members`, ada, { email: invited, role: 'member' }, 202],
+      createWebhookEndpoint: [
+        `/v1/tenants/${tenant.id}/webhook-endpoints`,
+        ada,
+        { url: 'https://hooks.example.com/once', enabled: false },
+      ],
+      createApiKey: ['/v1/api-keys', ada, { name: 'Idempotent key' }],
+      adminCreateUser: ['/v1/admin/users', null, { email: freshEmail('u'), firstName: 'U', lastName: 'V' }],
+    };
+    // Every operation the contract gives an Idempotency-Key.
+    const keyed = loadSpec().operations.filter((operation) => operation.takes.idempotencyKey);
+    expect(Object.keys(creations).sort()).toEqual(keyed.map((operation) => operation.operationId).sort());
+    for (const [path, user, body, status = 201] of Object.values(creations)) {
       const key = newKey();
       const first = await post(path, user, body, key);
       expect([path, first.status]).toEqual([path, status]);
+      // The creation recorded what it returned, in its own statement or transaction: nothing else was stored.
+      const row = await db().prisma.idempotencyKey.findFirstOrThrow({ where: { key } });
+      expect([path, row.result !== null, row.status, row.body]).toEqual([path, true, null, null]);
       const retry = await post(path, user, body, key);
       expect([path, retry.status, retry.headers.get('idempotent-replayed')]).toEqual([path, status, 'true']);
+      for (const header of ['location', 'etag', 'content-type'])
+        expect([path, header, retry.headers.get(header)]).toEqual([path, header, first.headers.get(header)]);
       expect(await retry.json()).toEqual(await first.json());
     }
     expect(await db().prisma.tenant.count({ where: { name: 'Idempotent tenant', ownerId: ada.id } })).toBe(1);
     expect(await db().prisma.request.count({ where: { workId: work.id, title: 'Once' } })).toBe(1);
+    expect(await db().prisma.request.count({ where: { workId: work.id, title: 'Batched once' } })).toBe(1);
     expect(await db().prisma.apiKey.count({ where: { userId: ada.id, name: 'Idempotent key' } })).toBe(1);
     expect(await db().prisma.invitation.count({ where: { email: invited } })).toBe(1);
+    expect(await db().prisma.webhookEndpoint.count({ where: { tenantId: tenant.id } })).toBe(1);
   });
 
   it('is a typed header parameter of the client', async () => {
@@ -359,7 +380,10 @@ describe('expiry and the key store', () => {
     });
     expect(await claimKey(db(), id, { request: 'POST /v1/tenants', bodyHash: 'a'.repeat(64), now: later })).toEqual({
       kind: 'done',
-      response: { status: 201, contentType: 'application/json', location: '/v1/x', body: '{}' },
+      recorded: {
+        kind: 'response',
+        response: { status: 201, contentType: 'application/json', location: '/v1/x', body: '{}' },
+      },
     });
   });
 

@@ -33,7 +33,7 @@ const db = () => server.database;
 
 /** Every text the database holds in the two tables that could carry a secret. */
 async function storedText(): Promise<string> {
-  const keys = await db().prisma.idempotencyKey.findMany({ select: { body: true } });
+  const keys = await db().prisma.idempotencyKey.findMany({ select: { body: true, result: true } });
   const endpoints = await db().prisma.webhookEndpoint.findMany({ select: { secret: true, previousSecret: true } });
   return JSON.stringify([keys, endpoints]);
 }
@@ -161,9 +161,9 @@ describe('secrets at rest', () => {
     });
     expect(own.status).toBe(201);
 
-    // Someone who can write to the database, not read the key, puts Ada's sealed response under Bob's key.
-    const { body } = await db().prisma.idempotencyKey.findUniqueOrThrow({ where: { scope_key: adaKey } });
-    await db().prisma.idempotencyKey.update({ where: { scope_key: bobKey }, data: { body } });
+    // Someone who can write to the database, not read the key, puts Ada's sealed result under Bob's key.
+    const { result } = await db().prisma.idempotencyKey.findUniqueOrThrow({ where: { scope_key: adaKey } });
+    await db().prisma.idempotencyKey.update({ where: { scope_key: bobKey }, data: { result } });
     const replay = await server.call('/v1/api-keys', {
       method: 'POST',
       headers: headers(bob, bobKey.key),
@@ -172,7 +172,7 @@ describe('secrets at rest', () => {
     expect(await replay.text()).not.toContain(adaSecret);
     expect(replay.status).toBe(500); // an integrity failure, logged as one
     expect(server.bugs.splice(0)).toEqual([expect.any(SealedValueError)]);
-    expect(() => secretBoxOf(db()).open(body!, idempotencyKeySlot(bobKey.scope, bobKey.key))).toThrow(SealedValueError);
+    expect(() => secretBoxOf(db()).open(result!, idempotencyKeySlot(bobKey.scope, bobKey.key))).toThrow(SealedValueError);
   });
 });
 
@@ -205,7 +205,11 @@ describe('values sealed before they were bound to their row', () => {
     const key = { scope: user.id, key: `legacy-${randomUUID()}` };
     const headers = { Authorization: `Bearer ${user.apiKey}`, 'Idempotency-Key': key.key };
     expect((await legacy.call('/v1/api-keys', { method: 'POST', headers, json: { name: 'Legacy' } })).status).toBe(201);
-    await ldb.prisma.idempotencyKey.update({ where: { scope_key: key }, data: { body: LEGACY.replay } });
+    // (The previous release stored the response itself; this one records the creation's result instead.)
+    await ldb.prisma.idempotencyKey.update({
+      where: { scope_key: key },
+      data: { status: 201, contentType: 'application/json; charset=utf-8', body: LEGACY.replay, result: null },
+    });
     const replay = await legacy.call('/v1/api-keys', { method: 'POST', headers, json: { name: 'Legacy' } });
     expect([replay.status, replay.headers.get('idempotent-replayed')]).toEqual([201, 'true']);
     expect(await replay.json()).toEqual(LEGACY_REPLAY_BODY);

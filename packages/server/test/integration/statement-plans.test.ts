@@ -1,5 +1,5 @@
 import { type Database, openDatabase } from '@works-api/prisma';
-import { claimIdempotencyKey, countMembersAddedSql, deleteExpiredIdempotencyKeys, KeyOutcome } from '@works-api/prisma';
+import { claimIdempotencyKey, countMembersAddedSql, deleteExpiredIdempotencyKeys } from '@works-api/prisma';
 import {
   LARGE_DATASET_SHAPES,
   type LargeDataset,
@@ -410,19 +410,13 @@ describe('creates and actions use indexes', () => {
     );
   });
 
-  test("keyed creations: the held key and its outcome by the key table's primary key, with the effect", async () => {
-    const keyed = async <Created>(key: string) => {
+  test("keyed creations: the held key and its result by the key table's primary key, with the effect", async () => {
+    const keyed = async (key: string) => {
       const id = { scope: actor.userId, key: `plans-${data.namespace}-${key}` };
       const hold = { request: 'POST /plans', bodyHash: '0'.repeat(64), expiresAt: new Date(Date.now() + 60_000) };
       const claim = await claimIdempotencyKey(db(), id, hold, () => ({ kind: 'refused' as const }));
       if (claim?.kind !== 'claimed') throw new Error(`could not claim ${key}`);
-      const respond = (created: Created) => ({
-        status: 201,
-        contentType: 'application/json',
-        location: null,
-        body: JSON.stringify(created),
-      });
-      return new KeyOutcome(db(), { id, lockedAt: claim.lockedAt }, respond);
+      return { id, lockedAt: claim.lockedAt };
     };
     await expectBoundedPlans(async () =>
       createTenant(db(), actor, { name: `Keyed ${data.namespace}` }, NO_CAP, await keyed('tenant')),
@@ -451,13 +445,7 @@ describe('creates and actions use indexes', () => {
       const hold = { request: 'POST /plans', bodyHash: '0'.repeat(64), expiresAt: new Date(Date.now() + 60_000) };
       const claim = await claimIdempotencyKey(db(), id, hold, () => ({ kind: 'refused' as const }));
       if (claim?.kind !== 'claimed') throw new Error('could not claim the batch key');
-      const respond = (created: unknown) => ({
-        status: 201,
-        contentType: 'application/json',
-        location: null,
-        body: JSON.stringify(created),
-      });
-      return new KeyOutcome(db(), { id, lockedAt: claim.lockedAt }, respond);
+      return { id, lockedAt: claim.lockedAt };
     };
     await expectBoundedPlans(() =>
       createRequestBatch(db(), actor, bigTenant(), data.bigWorkId, { defaults: { title: 'Plans' }, items: items('b') }),

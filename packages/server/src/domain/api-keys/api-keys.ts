@@ -11,7 +11,7 @@ import {
 } from '@works-api/prisma';
 import type { ApiKey } from '@works-api/prisma/client';
 import { isId, newId } from '@works-api/prisma';
-import { type KeyOutcome } from '@works-api/prisma';
+import type { HeldKey } from '@works-api/prisma';
 import { type Actor, type Role, roleAtLeast, type Scope, scopeMinimumRole } from '../access';
 import { parseDateTime } from '../dates';
 import { type FieldError, notFound, ProblemError } from '../errors';
@@ -21,6 +21,7 @@ import type { Schemas } from '../schemas';
 import { normalizeName } from '../users/present';
 import { aboutField, ruleMessages } from '../validation-messages';
 import { generateKey, keyMatches, prefixOf } from './secrets';
+import { recordIn } from '../idempotent-results';
 
 type KeyRow = Pick<
   ApiKey,
@@ -190,7 +191,7 @@ export async function createApiKey(
   actor: Actor,
   input: CreateApiKeyInput,
   maxActiveKeys: number,
-  outcome?: KeyOutcome<Schemas['CreatedApiKey']>,
+  heldKey?: HeldKey,
   now = new Date(),
 ): Promise<Schemas['CreatedApiKey']> {
   const restrictions = await readRestrictions(db, actor, input, now);
@@ -205,7 +206,7 @@ export async function createApiKey(
     },
     async (tx) => {
       const created = { ...presentApiKey(await insertApiKey(tx, data)), secret };
-      await outcome?.recordIn(tx, created);
+      await recordIn(db, tx, heldKey, created);
       return created;
     },
   );

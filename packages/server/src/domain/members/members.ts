@@ -13,7 +13,7 @@ import {
   membersPage,
   updateMemberRole,
 } from '@works-api/prisma';
-import { type KeyOutcome } from '@works-api/prisma';
+import type { HeldKey } from '@works-api/prisma';
 import {
   type Actor,
   authorize,
@@ -33,6 +33,7 @@ import { normalizeEmail, normalizeName } from '../users/present';
 import { outboxRow } from '../../webhooks/events';
 import { createInvitation, withdrawInvitationsBeyond } from './invitations';
 import { presentMember } from './membership';
+import { recordIn } from '../idempotent-results';
 
 export { presentMember } from './membership';
 
@@ -98,7 +99,7 @@ export async function addMember(
   tenantId: string,
   input: { email: string; role: Role; firstName?: string; lastName?: string },
   limits: Pick<Limits, 'invitationsPerTenant' | 'invitationTtlMs'> & MailCaps = DEFAULT_LIMITS,
-  outcome?: KeyOutcome<Schemas['Invitation']>,
+  heldKey?: HeldKey,
 ): Promise<Schemas['Invitation']> {
   checkRoleChange(await authorize(db, actor, tenantId, 'manageMembers'), undefined, input.role);
   const email = normalizeEmail(input.email);
@@ -120,7 +121,7 @@ export async function addMember(
       { cap: limits.invitationsPerTenant, ttlMs: limits.invitationTtlMs, caps: limits },
       now,
     );
-    await outcome?.recordIn(tx, invitation);
+    await recordIn(db, tx, heldKey, invitation);
     return invitation;
   }).catch((error: unknown) => {
     throw mailCapRefusal(error, limits, now) ?? error;

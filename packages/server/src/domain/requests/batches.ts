@@ -1,12 +1,5 @@
 import type { Db } from '@works-api/prisma';
-import {
-  insertRequestBatch,
-  inTransaction,
-  isId,
-  type KeyOutcome,
-  newId,
-  type RequestBatchRow,
-} from '@works-api/prisma';
+import { insertRequestBatch, inTransaction, type HeldKey, isId, newId, type RequestBatchRow } from '@works-api/prisma';
 import { type Actor, authorize, rolesAllowed } from '../access';
 import { parseDateTime } from '../dates';
 import { type FieldError, notFound, ProblemError } from '../errors';
@@ -20,6 +13,7 @@ import { aboutField, ruleMessages } from '../validation-messages';
 import { outboxBody, outboxRow } from '../../webhooks/events';
 import { findWork, workDiscarded } from '../works/works';
 import { presentRequest } from './present';
+import { recordIn } from '../idempotent-results';
 
 /** The most items a batch takes (the contract's maxItems). */
 export const MAX_BATCH_ITEMS = 1000;
@@ -108,8 +102,8 @@ export const invalidBatch = (errors: FieldError[]): ProblemError =>
  * Bulk send: up to 1,000 requests in one work, all or nothing (issue 41). Every item is checked first (400 naming
  * every bad one); then ONE statement (prisma/src/statements/request-batches.ts) creates them all with their
  * emails, events and count, each email under the daily caps in item order (over one: 429 naming the cap, nothing
- * created). With an Idempotency-Key, the key's outcome (the answer, which says which addresses had stopped emails:
- * only the statement knows) is written after it in the same transaction, so a crash leaves both or neither.
+ * created). Under an Idempotency-Key, the key's result (the batch, which says which addresses had stopped emails:
+ * only the statement knows) is recorded after it in the same transaction, so a crash leaves both or neither.
  */
 export async function createRequestBatch(
   db: Db,
@@ -118,7 +112,7 @@ export async function createRequestBatch(
   workId: string,
   input: BatchBody,
   caps: MailCaps = DEFAULT_LIMITS,
-  outcome?: KeyOutcome<RequestBatch>,
+  heldKey?: HeldKey,
 ): Promise<RequestBatch> {
   const now = new Date();
   const errors = batchFindings(input, now);
@@ -207,14 +201,14 @@ export async function createRequestBatch(
   };
   let batch: RequestBatch | undefined;
   try {
-    if (outcome) {
+    if (heldKey) {
       batch = await inTransaction(
         db,
         async (tx) => {
           const rows = await insertRequestBatch(tx, parts, allowance, params);
           if (rows.length === 0) return undefined;
           const created = answer(rows);
-          await outcome.recordIn(tx, created);
+          await recordIn(db, tx, heldKey, created);
           return created;
         },
         { timeout: 30_000 },

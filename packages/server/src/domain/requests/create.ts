@@ -1,6 +1,6 @@
 import { futureDateTime } from '../dates';
 import type { Db } from '@works-api/prisma';
-import { insertRequest, isId, type KeyOutcome, KeyHoldLost, newId, outcomeStatement } from '@works-api/prisma';
+import { type HeldKey, insertRequest, isId, KeyHoldLost, newId } from '@works-api/prisma';
 import { type Actor, authorize, rolesAllowed } from '../access';
 import { notFound } from '../errors';
 import type { Schemas } from '../schemas';
@@ -11,6 +11,7 @@ import { requestSearchText } from '../search/fold';
 import { DEFAULT_LIMITS } from '../limits';
 import { allowanceParams, EMAILS_STOPPED, type MailCaps, mailCapRefusal } from '../../mail/caps';
 import { presentRequest, type RequestRow } from './present';
+import { recordedWith } from '../idempotent-results';
 
 /**
  * Sends a request: one statement, so one round trip and atomic. The work is read kept and in the tenant, locked FOR
@@ -18,8 +19,8 @@ import { presentRequest, type RequestRow } from './present';
  * one that comes later waits for the insert, so no request lands in a work after its discard. The email takes its
  * place under the tenant's daily caps in the same statement (over one, the statement aborts: 429, nothing created);
  * to an address that stopped the tenant's emails, the request is created without one (`emailsStopped`). The
- * caller's membership is a condition of the statement; with `outcome` (an Idempotency-Key), the key's outcome is
- * written in it too (statements/requests.ts `insertRequest`).
+ * caller's membership is a condition of the statement; under an Idempotency-Key (`heldKey`), the request is the
+ * key's result, recorded in it too (statements/requests.ts `insertRequest`).
  */
 export async function createRequest(
   db: Db,
@@ -28,7 +29,7 @@ export async function createRequest(
   workId: string,
   input: Schemas['CreateRequestBody'],
   caps: MailCaps = DEFAULT_LIMITS,
-  outcome?: KeyOutcome<Schemas['Request']>,
+  heldKey?: HeldKey,
 ) {
   const now = new Date();
   const dueAt = input.dueAt === undefined ? null : futureDateTime(input.dueAt, '/body/dueAt', now);
@@ -85,7 +86,7 @@ export async function createRequest(
   };
   const event = outboxRow('request.created', tenantId, { request: presented.taking }, now, { orderingKey: request.id });
   const stoppedBody = outboxBody(event as typeof event & { type: 'request.created' }, { request: presented.stopped });
-  const key = outcomeStatement(outcome, presented.taking, { when: 'emails_stopped', created: presented.stopped });
+  const key = recordedWith(db, heldKey, presented.taking, { when: 'emails_stopped', result: presented.stopped });
   let inserted: Array<{ stopped: boolean }>;
   try {
     inserted = await insertRequest(
@@ -112,7 +113,7 @@ export async function createRequest(
     // guard stopped it.
     await authorize(db, actor, tenantId, 'sendRequest');
     const work = await findWork(db, tenantId, workId);
-    throw outcome && !work.discardedAt ? new KeyHoldLost() : workDiscarded();
+    throw heldKey && !work.discardedAt ? new KeyHoldLost() : workDiscarded();
   }
   db.outbox.webhooks.signal();
   if (inserted[0]!.stopped) return presented.stopped;

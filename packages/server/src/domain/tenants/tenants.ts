@@ -10,7 +10,7 @@ import {
   tenantsPageOf,
   updateTenantName,
 } from '@works-api/prisma';
-import { type KeyOutcome, outcomeStatement } from '@works-api/prisma';
+import { type HeldKey } from '@works-api/prisma';
 import { type Actor, authorize, judgeMembership, type Permission } from '../access';
 import { notFound } from '../errors';
 import { tenantLimitReached } from '../limits';
@@ -20,6 +20,7 @@ import type { Schemas } from '../schemas';
 import { createWithUniqueSlug } from '../unique';
 import { normalizeName, presentUserRecord } from '../users/present';
 import { presentFirstWorksPage } from '../works/works';
+import { recordedWith } from '../idempotent-results';
 
 export const presentTenant = (tenant: TenantRecord): Schemas['Tenant'] => ({
   id: tenant.id,
@@ -46,15 +47,15 @@ async function loadTenant(db: Db, actor: Actor, tenantId: string, permission?: P
 }
 
 /**
- * Creates a tenant owned by the caller; with `outcome` (an Idempotency-Key), the key's outcome is written in the
- * same statement.
+ * Creates a tenant owned by the caller; under an Idempotency-Key (`heldKey`), the tenant is the key's result,
+ * recorded in the same statement.
  */
 export async function createTenant(
   db: Db,
   actor: Actor,
   input: { name: string },
   maxOwnedTenants: number,
-  outcome?: KeyOutcome<Schemas['Tenant']>,
+  heldKey?: HeldKey,
 ): Promise<Schemas['Tenant']> {
   const name = normalizeName(input.name);
   return createWithUniqueSlug(
@@ -73,7 +74,7 @@ export async function createTenant(
         counts: [],
       });
       // One statement (see insertTenant): at the cap it inserts nothing.
-      const key = outcomeStatement(outcome, tenant);
+      const key = recordedWith(db, heldKey, tenant);
       const created = await insertTenant(
         db,
         {

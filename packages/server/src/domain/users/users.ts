@@ -1,13 +1,14 @@
 import type { Db } from '@works-api/prisma';
 import type { ApiKey, User } from '@works-api/prisma/client';
 import { findUser, insertUserWithKey, isId, newId } from '@works-api/prisma';
-import { type KeyOutcome, outcomeStatement } from '@works-api/prisma';
+import { type HeldKey } from '@works-api/prisma';
 import type { Actor } from '../access';
 import { newApiKey, presentApiKey } from '../api-keys/api-keys';
 import { notFound, ProblemError } from '../errors';
 import type { Schemas } from '../schemas';
 import { isUniqueViolation } from '../unique';
 import { normalizeEmail, normalizeName, presentUser } from './present';
+import { recordedWith } from '../idempotent-results';
 
 export interface NewUser {
   email: string;
@@ -20,14 +21,14 @@ export interface NewUser {
  * round trip, and no transaction to wait for). Pending invitations for the email stay invitations: the user joins
  * a tenant only by accepting one.
  */
-/** Creates a user with a first API key; with `outcome` (an Idempotency-Key), the key's outcome is written with it. */
 /** A new user and their first API key (its secret shown once). */
 export interface CreatedUser {
   user: Schemas['User'];
   apiKey: Schemas['CreatedApiKey'];
 }
 
-export async function createUserWithKey(db: Db, input: NewUser, outcome?: KeyOutcome<CreatedUser>) {
+/** Creates a user with a first API key; under an Idempotency-Key (`heldKey`), they are its result, recorded with them. */
+export async function createUserWithKey(db: Db, input: NewUser, heldKey?: HeldKey) {
   const userId = newId();
   const { secret, data } = newApiKey(userId, 'Default key');
   const now = new Date();
@@ -40,7 +41,7 @@ export async function createUserWithKey(db: Db, input: NewUser, outcome?: KeyOut
   };
   const key: ApiKey = { ...data, createdAt: now, lastUsedAt: null, revokedAt: null };
   const created: CreatedUser = { user: presentUser(user), apiKey: { ...presentApiKey(key), secret } };
-  const recorded = outcomeStatement(outcome, created);
+  const recorded = recordedWith(db, heldKey, created);
   try {
     await insertUserWithKey(
       db,

@@ -9,7 +9,7 @@ import {
   updateWorkIfUnchanged,
   worksPage,
 } from '@works-api/prisma';
-import { type KeyOutcome, KeyHoldLost, outcomeStatement } from '@works-api/prisma';
+import { type HeldKey, KeyHoldLost } from '@works-api/prisma';
 import { isId, newId } from '@works-api/prisma';
 import { type Actor, authorize, rolesAllowed } from '../access';
 import { notFound, ProblemError } from '../errors';
@@ -21,6 +21,7 @@ import { normalizeName, ownerRecord, presentUserRecord } from '../users/present'
 import { searchTerms, workSearchText } from '../search/fold';
 import { readCappedList, readCountedList } from '../capped-list';
 import { outboxRow } from '../../webhooks/events';
+import { recordedWith } from '../idempotent-results';
 
 export const presentWork = (work: EmbeddedWork): Schemas['Work'] => ({
   id: work.id,
@@ -81,15 +82,15 @@ function searchWorks(
 }
 
 /**
- * Creates a work in one statement: the caller's membership is its condition (see `insertWork`) and, with
- * `outcome` (an Idempotency-Key), the key's outcome is written in it too.
+ * Creates a work in one statement: the caller's membership is its condition (see `insertWork`) and, under an
+ * Idempotency-Key (`heldKey`), the work is the key's result, recorded in it too.
  */
 export async function createWork(
   db: Db,
   actor: Actor,
   tenantId: string,
   input: { name: string; description?: string },
-  outcome?: KeyOutcome<Schemas['Work']>,
+  heldKey?: HeldKey,
 ): Promise<Schemas['Work']> {
   if (!isId(tenantId)) throw notFound('tenant');
   const name = normalizeName(input.name);
@@ -104,7 +105,7 @@ export async function createWork(
       const search = workSearchText({ name, slug, description });
       const work = { id: newId(), tenantId, slug, name, description, search, ownerId: actor.userId, owner: actor.user };
       const presented = presentWork({ ...work, createdAt: now, updatedAt: now, discardedAt: null });
-      const key = outcomeStatement(outcome, presented);
+      const key = recordedWith(db, heldKey, presented);
       // Prepared: a write by key, planned once per connection.
       const created = await insertWork(
         db,

@@ -167,7 +167,7 @@ async function runMode(
         const measured = await measure(each, server, serverTarget, options, halfRate && round === options.rounds);
         serverRounds.get(each.id)!.push(measured.max);
         if (!halves.has(each.id) && measured.half) halves.set(each.id, measured.half);
-        if (baseline)
+        if (baseline && !each.serverOnly)
           baselineRounds.get(each.id)!.push((await measure(each, baseline, baselineTarget, options, false)).max);
       }
     }
@@ -191,7 +191,7 @@ async function runMode(
       server: median(serverRounds),
     };
     if (half) result.halfRate = half;
-    if (baseline) {
+    if (baseline && !scenario.serverOnly) {
       result.baseline = median(baselineRounds);
       result.ratio = result.server.rps / result.baseline.rps;
     }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Request } from 'autocannon';
 import type { Fixtures } from './fixtures';
 
@@ -12,6 +13,7 @@ export type ScenarioId =
   | 'create-tenant'
   | 'create-work'
   | 'create-request'
+  | 'create-request-keyed'
   | 'confirm-validate'
   | 'early-validate'
   | 'cancel'
@@ -43,6 +45,8 @@ export interface Scenario {
   kind: 'write' | 'read' | 'mixed';
   /** Acts on pending requests from the target's pool: how many HTTP requests use up one pending request. */
   requestsPerPending?: number;
+  /** Not run on the baseline server, which does not implement what it measures (Idempotency-Key). */
+  serverOnly?: true;
   requests(target: Target): Request[];
 }
 
@@ -236,6 +240,28 @@ for (const { full, restricted } of restrictedPairs) {
     title: `${of.title}, restricted key`,
     requests: (target) =>
       of.requests({ ...target, fixtures: { ...target.fixtures, apiKey: target.fixtures.restrictedApiKey } }),
+  });
+}
+
+/**
+ * create-request as partners send it: the client sends an Idempotency-Key with every creation (a new one per
+ * request), so the key is taken, and the result recorded with the request. Server only: the baseline keeps no keys.
+ */
+{
+  const of = byId('create-request');
+  scenarios.push({
+    ...of,
+    id: 'create-request-keyed',
+    title: `${of.title}, Idempotency-Key`,
+    serverOnly: true,
+    requests: (target) =>
+      of.requests(target).map((request) => ({
+        ...request,
+        setupRequest: (req, context) => {
+          const made = typeof request.setupRequest === 'function' ? request.setupRequest(req, context) : req;
+          return { ...made, headers: { ...made.headers, 'Idempotency-Key': randomUUID() } };
+        },
+      })),
   });
 }
 

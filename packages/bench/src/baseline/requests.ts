@@ -10,6 +10,7 @@ import { requestSearchText } from '@works-api/server/domain/search/fold';
 import { type Actor, authorize } from './access';
 import { HttpError } from './http-error';
 import { actorRow, cursorOf, presentRequest, type RequestRow } from './present';
+import { mailCaps, type OutboxWorkers, webhookEvent } from './outbox';
 import type { Sql } from './sql';
 
 // The baseline's request operations: create a request, list a work's requests, and the actions on one.
@@ -21,7 +22,42 @@ export interface CreateRequestBody {
   dueAt?: string;
 }
 
-export async function createRequest(sql: Sql, actor: Actor, tenantId: string, workId: string, body: CreateRequestBody) {
+/** What the server answers, on the request row, when the address stopped the tenant's emails. */
+const EMAILS_STOPPED = 'The recipient stopped emails from this tenant.';
+
+/**
+ * One statement, as the server's: the email's place under the daily caps (take_mail_allowance, which also says
+ * whether the address stopped the tenant's emails), the request, its work's count, its email in the mail outbox
+ * and its `request.created` webhook event.
+ */
+const INSERT_REQUEST = `WITH allowance AS (
+    SELECT take_mail_allowance($10::uuid, $9::uuid, $5, $13::date, $14::uuid, $15, $16, $17, $18, true) AS stopped),
+  created AS (
+    INSERT INTO requests (id, work_id, title, message, recipient_email, recipient_first_name, recipient_last_name,
+                          due_at, owner_id, tenant_id, search, created_at, updated_at, email_status, email_failure,
+                          emails_stopped)
+    SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12,
+           CASE WHEN a.stopped THEN 'dropped' ELSE 'queued' END::mail_status,
+           CASE WHEN a.stopped THEN $19 END, a.stopped
+    FROM allowance a RETURNING id, emails_stopped),
+  counted AS (
+    INSERT INTO work_counts AS c (work_id, slot, pending) SELECT $2, counter_slot(), 1 FROM created
+    ON CONFLICT (work_id, slot) DO UPDATE SET pending = c.pending + 1),
+  mailed AS (
+    INSERT INTO mail_outbox (id, kind, tenant_id, request_id, next_attempt_at, created_at)
+    SELECT $20, 'request', $10, id, $12, $12 FROM created WHERE NOT emails_stopped)
+  INSERT INTO webhook_events (id, tenant_id, type, ordering_key, body, created_at)
+  SELECT $21, $10, 'request.created', id, $22, $12 FROM created
+  RETURNING (SELECT emails_stopped FROM created) AS stopped`;
+
+export async function createRequest(
+  sql: Sql,
+  outbox: OutboxWorkers,
+  actor: Actor,
+  tenantId: string,
+  workId: string,
+  body: CreateRequestBody,
+) {
   await authorize(sql, actor, tenantId, 'member');
   const [work] = await sql.query<{ discarded_at: Date | null }>(
     'SELECT discarded_at FROM works WHERE id = $1 AND tenant_id = $2',
@@ -29,38 +65,44 @@ export async function createRequest(sql: Sql, actor: Actor, tenantId: string, wo
   );
   if (!work) throw new HttpError(404, 'not_found');
   if (work.discarded_at) throw new HttpError(409, 'work_discarded');
-  const fields = {
+  const now = new Date();
+  const row: RequestRow = {
+    id: newId(),
+    work_id: workId,
+    status: 'pending',
     title: body.title.trim(),
     message: body.message ?? '',
-    recipientEmail: body.recipient.email.trim().toLowerCase(),
-    recipientFirstName: (body.recipient.firstName ?? '').trim(),
-    recipientLastName: (body.recipient.lastName ?? '').trim(),
+    recipient_email: body.recipient.email.trim().toLowerCase(),
+    recipient_first_name: (body.recipient.firstName ?? '').trim(),
+    recipient_last_name: (body.recipient.lastName ?? '').trim(),
+    answer: null,
+    validation: null,
+    cancel_reason: null,
+    due_at: body.dueAt === undefined ? null : new Date(body.dueAt),
+    created_at: now,
+    updated_at: now,
+    confirmed_at: null,
+    validated_at: null,
+    cancelled_at: null,
   };
-  const [row] = await sql.query<RequestRow>(
-    // Counted as the server counts it (its work's count slot of this session), in the same statement.
-    `WITH created AS (
-       INSERT INTO requests (id, work_id, title, message, recipient_email, recipient_first_name, recipient_last_name, due_at, owner_id,
-                             tenant_id, search)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *),
-     counted AS (
-       INSERT INTO work_counts AS c (work_id, slot, pending) SELECT work_id, counter_slot(), 1 FROM created
-       ON CONFLICT (work_id, slot) DO UPDATE SET pending = c.pending + 1)
-     SELECT * FROM created`,
-    [
-      newId(),
-      workId,
-      fields.title,
-      fields.message,
-      fields.recipientEmail,
-      fields.recipientFirstName,
-      fields.recipientLastName,
-      body.dueAt === undefined ? null : new Date(body.dueAt),
-      actor.userId,
-      tenantId,
-      requestSearchText(fields),
-    ],
-  );
-  return presentRequest(row!, actorRow(actor));
+  const request = presentRequest(row, actorRow(actor));
+  const event = webhookEvent('request.created', tenantId, { request }, now);
+  const search = requestSearchText({
+    title: row.title,
+    message: row.message,
+    recipientEmail: row.recipient_email,
+    recipientFirstName: row.recipient_first_name,
+    recipientLastName: row.recipient_last_name,
+  });
+  const [inserted] = await sql.query<{ stopped: boolean }>(INSERT_REQUEST, [
+    ...[row.id, workId, row.title, row.message, row.recipient_email, row.recipient_first_name],
+    ...[row.recipient_last_name, row.due_at, actor.userId, tenantId, search, now],
+    ...[now.toISOString().slice(0, 10), newId(), mailCaps.perRecipient, mailCaps.perTenant, mailCaps.perAddress],
+    ...[mailCaps.perSender, EMAILS_STOPPED, newId(), event.id, event.body],
+  ]);
+  outbox.nudgeWebhooks();
+  if (!inserted?.stopped) outbox.nudgeMail();
+  return request;
 }
 
 export type Action = RequestAction;
@@ -118,6 +160,7 @@ export async function pageOfRequests(
 
 export async function actOnRequest(
   sql: Sql,
+  outbox: OutboxWorkers,
   actor: Actor,
   tenantId: string,
   workId: string,
@@ -148,14 +191,25 @@ export async function actOnRequest(
       params,
     );
     if (!row) return undefined;
+    // The action's event and its webhook event (the request as it is now), in one statement.
+    const event = webhookEvent(requestActions[action].event, tenantId, { request: presentRequest(row, current) }, now);
     await tx.query(
-      `INSERT INTO request_events (id, request_id, action, from_status, to_status, actor_id, note, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [newId(), requestId, action, current.status, decision.to, actor.userId, note ?? null, now],
+      `WITH history AS (
+         INSERT INTO request_events (id, request_id, action, from_status, to_status, actor_id, note, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8))
+       INSERT INTO webhook_events (id, tenant_id, type, ordering_key, body, created_at)
+       VALUES ($9, $10, $11, $2, $12, $8)`,
+      [newId(), requestId, action, current.status, decision.to, actor.userId, note ?? null, now].concat([
+        event.id,
+        tenantId,
+        requestActions[action].event,
+        event.body,
+      ]),
     );
     return row;
   });
   // Lost a race: the server reads again and decides; the benchmark never races, so a plain conflict will do.
   if (!updated) throw new HttpError(409, 'invalid_transition');
+  outbox.nudgeWebhooks();
   return presentRequest(updated, current);
 }

@@ -3,6 +3,7 @@ import type { RequestStatus } from '@works-api/server/domain/requests/state-mach
 import { authenticate, authorize } from './access';
 import { HttpError } from './http-error';
 import { actOnRequest, type CreateRequestBody, createRequest, isAction, pageOfRequests } from './requests';
+import { type OutboxWorkers, startOutboxWorkers } from './outbox';
 import { pgliteSql, postgresSql, type Sql } from './sql';
 import { createTenant, createWork, getTenant, pageOfWorks } from './tenants-and-works';
 
@@ -34,7 +35,11 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-async function route(sql: Sql, req: IncomingMessage): Promise<{ status: number; body: unknown; location?: string }> {
+async function route(
+  sql: Sql,
+  outbox: OutboxWorkers,
+  req: IncomingMessage,
+): Promise<{ status: number; body: unknown; location?: string }> {
   const url = new URL(req.url ?? '/', 'http://baseline');
   const parts = url.pathname.split('/').slice(1);
   if (parts[0] !== 'v1' || parts[1] !== 'tenants') throw new HttpError(404, 'not_found');
@@ -63,7 +68,14 @@ async function route(sql: Sql, req: IncomingMessage): Promise<{ status: number; 
   }
   if (tenantId !== undefined && workId !== undefined && requests === 'requests') {
     if (requestId === undefined && method === 'POST') {
-      const request = await createRequest(sql, actor, tenantId, workId, (await readJson(req)) as CreateRequestBody);
+      const request = await createRequest(
+        sql,
+        outbox,
+        actor,
+        tenantId,
+        workId,
+        (await readJson(req)) as CreateRequestBody,
+      );
       return {
         status: 201,
         body: { request },
@@ -79,7 +91,7 @@ async function route(sql: Sql, req: IncomingMessage): Promise<{ status: number; 
     if (requestId !== undefined && isAction(action) && method === (action === 'cancel' ? 'DELETE' : 'PUT')) {
       const body = (await readJson(req)) as { answer?: string; reason?: string } | undefined;
       const note = body?.answer ?? body?.reason;
-      return { status: 200, body: await actOnRequest(sql, actor, tenantId, workId, requestId, action, note) };
+      return { status: 200, body: await actOnRequest(sql, outbox, actor, tenantId, workId, requestId, action, note) };
     }
   }
   throw new HttpError(404, 'not_found');
@@ -98,8 +110,9 @@ function send(res: ServerResponse, status: number, body: unknown, contentType = 
 async function main() {
   const url = process.env.DATABASE_URL;
   const sql = url ? postgresSql(url) : await pgliteSql(process.env.PGLITE_DIR ?? '');
+  const outbox = startOutboxWorkers(sql);
   const server = createServer((req, res) => {
-    route(sql, req).then(
+    route(sql, outbox, req).then(
       (result) => send(res, result.status, result.body, 'application/json', result.location),
       (error: unknown) => {
         if (!(error instanceof HttpError)) console.error('baseline: internal error', error);
@@ -115,6 +128,7 @@ async function main() {
   const stop = () => {
     server.close();
     server.closeIdleConnections();
+    outbox.stop();
     server.once('close', () => void sql.close().then(() => process.exit(0)));
   };
   process.once('SIGTERM', stop);

@@ -22,7 +22,8 @@ import {
 } from './report';
 import { log, resultsDir, setServerNodeArgs, work } from './run-context';
 import { formatDuringCleanup, formatScale, type ScaleResult, scaleTargets } from './scale';
-import { scaleScenarios, scenarios } from './scenarios';
+import { scaleScenarios } from './scale-scenarios';
+import { scenarios } from './scenarios';
 import { bulk, credentials, hotParent, scale, webhooks } from './server-comparisons';
 import { formatWebhooks, type WebhookScenarioResult } from './webhooks';
 

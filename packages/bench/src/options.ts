@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ScenarioId } from './scenarios';
-import { scaleScenarios, scenarios } from './scenarios';
+import { scaleScenarios } from './scale-scenarios';
+import { scenarios } from './scenarios';
 
 export type ScaleShape = 'production' | 'pglite' | 'small';
 

@@ -7,7 +7,7 @@ import { parseOptions } from './options';
 import { packageOf } from './profile';
 import { LARGE_DATASET_SHAPES } from '@works-api/prisma/seed';
 import { formatScale, type ScaleResult, scaleTargets } from './scale';
-import { scaleScenarios } from './scenarios';
+import { scaleScenarios } from './scale-scenarios';
 import { type BenchReport, checkTargets, type Measurement, type ModeResult, type ScenarioResult } from './report';
 
 const MB = 1024 * 1024;

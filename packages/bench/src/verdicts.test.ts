@@ -178,7 +178,7 @@ describe('parseOptions', () => {
   it("defaults to every scenario on both databases, with the 2-worker and half-rate runs and pnpm start's flags", () => {
     const options = parseOptions([]);
     assert.deepEqual(options.databases, ['postgres', 'pglite']);
-    assert.equal(options.scenarios.length, 12);
+    assert.equal(options.scenarios.length, 13);
     assert.deepEqual(options.serverNodeArgs, ['--max-semi-space-size=4']);
     assert.equal(options.cluster && options.halfRate, true);
     assert.equal(options.soakRequests, 100_000);
@@ -217,7 +217,7 @@ describe('parseOptions', () => {
   it('--scale adds its own scenarios and shorter runs; its scenarios and --shape need it', () => {
     const options = parseOptions(['--scale']);
     assert.equal(options.scale, true);
-    assert.equal(options.scenarios.length, 12 + scaleScenarios.length);
+    assert.equal(options.scenarios.length, 13 + scaleScenarios.length);
     assert.ok(options.scenarios.includes('list-tenants') && options.scenarios.includes('deep-page'));
     assert.equal(options.durationS, 3);
     assert.equal(options.scaleShape, undefined);

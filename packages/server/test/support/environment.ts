@@ -43,7 +43,27 @@ async function emptiedWorkerDatabase(extensions: NonNullable<ConstructorParamete
 
 export const TEST_PGLITE = Symbol.for('works-api.test.pglite');
 
+/**
+ * What a file may ask of its own run (the statement-plans test files its operations under the test's name, and
+ * checks for stale files only when every test ran and passed): the test running, and how many were skipped
+ * (`-t`, `.only`, `.skip`) or failed so far.
+ */
+export const TEST_RUN = Symbol.for('works-api.test.run');
+export interface TestRun {
+  testName?: string;
+  skipped: number;
+  failed: number;
+}
+
+/** The events of jest-circus this environment reads. */
+interface TestEvent {
+  name: string;
+  test?: { name: string; errors: unknown[] };
+}
+
 export default class IntegrationEnvironment extends TestEnvironment {
+  private readonly run: TestRun = { skipped: 0, failed: 0 };
+
   constructor(...args: ConstructorParameters<typeof TestEnvironment>) {
     super(...args);
     this.global.Date = Date;
@@ -51,5 +71,12 @@ export default class IntegrationEnvironment extends TestEnvironment {
       modules: pgliteModules,
       emptiedWorkerDatabase,
     };
+    (this.global as unknown as Record<symbol, unknown>)[TEST_RUN] = this.run;
+  }
+
+  handleTestEvent(event: TestEvent): void {
+    if (event.name === 'test_start') this.run.testName = event.test?.name;
+    else if (event.name === 'test_skip' || event.name === 'test_todo') this.run.skipped += 1;
+    else if (event.name === 'test_done' && event.test?.errors.length) this.run.failed += 1;
   }
 }

@@ -1,0 +1,370 @@
+-- Written by packages/server/test/integration/statement-plans.test.ts: the statements each operation sends
+-- (in text order), with the shape of their plans on PostgreSQL. UPDATE_STATEMENT_PLANS=1 rewrites the file
+-- (docs/development.md).
+
+-- operation: listWorks (kept)
+
+WITH member AS (
+  SELECT role::text AS role FROM memberships WHERE tenant_id = $1::uuid AND user_id = $2::uuid),
+parent AS (SELECT TRUE AS found),
+page AS (
+  SELECT w.id, w.slug, w.name, w.description, w.created_at AS "createdAt", w.updated_at AS "updatedAt",
+                 w.discarded_at AS "discardedAt", u.email AS "ownerEmail", u.first_name AS "ownerFirstName", u.last_name AS "ownerLastName" FROM works w JOIN users u ON u.id = w.owner_id
+  WHERE EXISTS (SELECT 1 FROM member) AND (SELECT found FROM parent)
+    AND w.tenant_id = $1::uuid AND w.discarded_at IS NULL
+  ORDER BY w.id DESC LIMIT $3)
+SELECT member.role AS "__role", (SELECT found FROM parent) AS "__parent", (SELECT COALESCE(SUM(kept_works), 0) FROM tenant_counts WHERE tenant_id = $1::uuid) AS "__count", page.*
+FROM (SELECT 1) AS one LEFT JOIN member ON TRUE LEFT JOIN page ON TRUE;
+-- plan:
+--   Nested Loop Left Join
+--     [CTE member] Bitmap Heap Scan on memberships
+--       Bitmap Index Scan on memberships_tenant_id_user_id_key
+--     [CTE parent] Result
+--     [InitPlan 3 (returns $2)] CTE Scan on parent
+--     [InitPlan 4 (returns $3)] Aggregate
+--       Bitmap Heap Scan on tenant_counts
+--         Bitmap Index Scan on tenant_counts_pkey
+--     Nested Loop Left Join
+--       Result
+--       CTE Scan on member
+--     Materialize
+--       Limit
+--         [InitPlan 5 (returns $4)] CTE Scan on member member_1
+--         [InitPlan 6 (returns $5)] CTE Scan on parent parent_1
+--         Result
+--           Nested Loop
+--             Index Scan Backward using works_pkey on works w
+--             Index Scan using users_pkey on users u
+-- generic plan (sent prepared):
+--   Nested Loop Left Join
+--     [CTE member] Index Scan using memberships_tenant_id_id_idx on memberships
+--     [CTE parent] Result
+--     [InitPlan 3 (returns $2)] CTE Scan on parent
+--     [InitPlan 4 (returns $3)] Aggregate
+--       Index Scan using tenant_counts_pkey on tenant_counts
+--     Nested Loop Left Join
+--       Result
+--       CTE Scan on member
+--     Limit
+--       [InitPlan 5 (returns $4)] CTE Scan on member member_1
+--       [InitPlan 6 (returns $5)] CTE Scan on parent parent_1
+--       Result
+--         Nested Loop
+--           Index Scan Backward using works_kept_tenant_id_id_idx on works w
+--           Index Scan using users_pkey on users u
+
+-- operation: listWorks (discarded)
+
+WITH member AS (
+  SELECT role::text AS role FROM memberships WHERE tenant_id = $1::uuid AND user_id = $2::uuid),
+parent AS (SELECT TRUE AS found),
+page AS (
+  SELECT w.id, w.slug, w.name, w.description, w.created_at AS "createdAt", w.updated_at AS "updatedAt",
+                 w.discarded_at AS "discardedAt", u.email AS "ownerEmail", u.first_name AS "ownerFirstName", u.last_name AS "ownerLastName" FROM works w JOIN users u ON u.id = w.owner_id
+  WHERE EXISTS (SELECT 1 FROM member) AND (SELECT found FROM parent)
+    AND w.tenant_id = $1::uuid AND w.discarded_at IS NOT NULL
+  ORDER BY w.id DESC LIMIT $3)
+SELECT member.role AS "__role", (SELECT found FROM parent) AS "__parent", (SELECT COALESCE(SUM(discarded_works), 0) FROM tenant_counts WHERE tenant_id = $1::uuid) AS "__count", page.*
+FROM (SELECT 1) AS one LEFT JOIN member ON TRUE LEFT JOIN page ON TRUE;
+-- plan:
+--   Nested Loop Left Join
+--     [CTE member] Bitmap Heap Scan on memberships
+--       Bitmap Index Scan on memberships_tenant_id_user_id_key
+--     [CTE parent] Result
+--     [InitPlan 3 (returns $2)] CTE Scan on parent
+--     [InitPlan 4 (returns $3)] Aggregate
+--       Bitmap Heap Scan on tenant_counts
+--         Bitmap Index Scan on tenant_counts_pkey
+--     Nested Loop Left Join
+--       Result
+--       CTE Scan on member
+--     Materialize
+--       Limit
+--         [InitPlan 5 (returns $4)] CTE Scan on member member_1
+--         [InitPlan 6 (returns $5)] CTE Scan on parent parent_1
+--         Result
+--           Nested Loop
+--             Index Scan Backward using works_pkey on works w
+--             Index Scan using users_pkey on users u
+-- generic plan (sent prepared):
+--   Nested Loop Left Join
+--     [CTE member] Index Scan using memberships_tenant_id_id_idx on memberships
+--     [CTE parent] Result
+--     [InitPlan 3 (returns $2)] CTE Scan on parent
+--     [InitPlan 4 (returns $3)] Aggregate
+--       Index Scan using tenant_counts_pkey on tenant_counts
+--     Nested Loop Left Join
+--       Result
+--       CTE Scan on member
+--     Limit
+--       [InitPlan 5 (returns $4)] CTE Scan on member member_1
+--       [InitPlan 6 (returns $5)] CTE Scan on parent parent_1
+--       Result
+--         Nested Loop
+--           Index Scan Backward using works_discarded_tenant_id_id_idx on works w
+--           Index Scan using users_pkey on users u
+
+-- operation: listWorks (all, 100 a page)
+
+WITH member AS (
+  SELECT role::text AS role FROM memberships WHERE tenant_id = $1::uuid AND user_id = $2::uuid),
+parent AS (SELECT TRUE AS found),
+page AS (
+  SELECT w.id, w.slug, w.name, w.description, w.created_at AS "createdAt", w.updated_at AS "updatedAt",
+                 w.discarded_at AS "discardedAt", u.email AS "ownerEmail", u.first_name AS "ownerFirstName", u.last_name AS "ownerLastName" FROM works w JOIN users u ON u.id = w.owner_id
+  WHERE EXISTS (SELECT 1 FROM member) AND (SELECT found FROM parent)
+    AND w.tenant_id = $1::uuid
+  ORDER BY w.id DESC LIMIT $3)
+SELECT member.role AS "__role", (SELECT found FROM parent) AS "__parent", (SELECT COALESCE(SUM(kept_works + discarded_works), 0) FROM tenant_counts WHERE tenant_id = $1::uuid) AS "__count", page.*
+FROM (SELECT 1) AS one LEFT JOIN member ON TRUE LEFT JOIN page ON TRUE;
+-- plan:
+--   Nested Loop Left Join
+--     [CTE member] Bitmap Heap Scan on memberships
+--       Bitmap Index Scan on memberships_tenant_id_user_id_key
+--     [CTE parent] Result
+--     [InitPlan 3 (returns $2)] CTE Scan on parent
+--     [InitPlan 4 (returns $3)] Aggregate
+--       Bitmap Heap Scan on tenant_counts
+--         Bitmap Index Scan on tenant_counts_pkey
+--     Nested Loop Left Join
+--       Result
+--       CTE Scan on member
+--     Materialize
+--       Limit
+--         [InitPlan 5 (returns $4)] CTE Scan on member member_1
+--         [InitPlan 6 (returns $5)] CTE Scan on parent parent_1
+--         Result
+--           Nested Loop
+--             Index Scan Backward using works_pkey on works w
+--             Index Scan using users_pkey on users u
+-- generic plan (sent prepared):
+--   Nested Loop Left Join
+--     [CTE member] Index Scan using memberships_tenant_id_id_idx on memberships
+--     [CTE parent] Result
+--     [InitPlan 3 (returns $2)] CTE Scan on parent
+--     [InitPlan 4 (returns $3)] Aggregate
+--       Index Scan using tenant_counts_pkey on tenant_counts
+--     Nested Loop Left Join
+--       Result
+--       CTE Scan on member
+--     Limit
+--       [InitPlan 5 (returns $4)] CTE Scan on member member_1
+--       [InitPlan 6 (returns $5)] CTE Scan on parent parent_1
+--       Result
+--         Nested Loop
+--           Index Scan Backward using works_tenant_id_id_idx on works w
+--           Index Scan using users_pkey on users u
+
+-- operation: listWorks (after the 4,000th)
+
+WITH member AS (
+  SELECT role::text AS role FROM memberships WHERE tenant_id = $1::uuid AND user_id = $2::uuid),
+parent AS (SELECT TRUE AS found),
+page AS (
+  SELECT w.id, w.slug, w.name, w.description, w.created_at AS "createdAt", w.updated_at AS "updatedAt",
+                 w.discarded_at AS "discardedAt", u.email AS "ownerEmail", u.first_name AS "ownerFirstName", u.last_name AS "ownerLastName" FROM works w JOIN users u ON u.id = w.owner_id
+  WHERE EXISTS (SELECT 1 FROM member) AND (SELECT found FROM parent)
+    AND w.tenant_id = $1::uuid AND w.discarded_at IS NULL AND w.id < $3::uuid
+  ORDER BY w.id DESC LIMIT $4)
+SELECT member.role AS "__role", (SELECT found FROM parent) AS "__parent", (SELECT COALESCE(SUM(kept_works), 0) FROM tenant_counts WHERE tenant_id = $1::uuid) AS "__count", page.*
+FROM (SELECT 1) AS one LEFT JOIN member ON TRUE LEFT JOIN page ON TRUE;
+-- plan:
+--   Nested Loop Left Join
+--     [CTE member] Bitmap Heap Scan on memberships
+--       Bitmap Index Scan on memberships_tenant_id_user_id_key
+--     [CTE parent] Result
+--     [InitPlan 3 (returns $2)] CTE Scan on parent
+--     [InitPlan 4 (returns $3)] Aggregate
+--       Bitmap Heap Scan on tenant_counts
+--         Bitmap Index Scan on tenant_counts_pkey
+--     Nested Loop Left Join
+--       Result
+--       CTE Scan on member
+--     Materialize
+--       Limit
+--         [InitPlan 5 (returns $4)] CTE Scan on member member_1
+--         [InitPlan 6 (returns $5)] CTE Scan on parent parent_1
+--         Result
+--           Nested Loop
+--             Index Scan Backward using works_pkey on works w
+--             Index Scan using users_pkey on users u
+-- generic plan (sent prepared):
+--   Nested Loop Left Join
+--     [CTE member] Index Scan using memberships_tenant_id_id_idx on memberships
+--     [CTE parent] Result
+--     [InitPlan 3 (returns $2)] CTE Scan on parent
+--     [InitPlan 4 (returns $3)] Aggregate
+--       Index Scan using tenant_counts_pkey on tenant_counts
+--     Nested Loop Left Join
+--       Result
+--       CTE Scan on member
+--     Limit
+--       [InitPlan 5 (returns $4)] CTE Scan on member member_1
+--       [InitPlan 6 (returns $5)] CTE Scan on parent parent_1
+--       Result
+--         Nested Loop
+--           Index Scan Backward using works_kept_tenant_id_id_idx on works w
+--           Index Scan using users_pkey on users u
+
+-- operation: listWorks (search, a rare word)
+
+WITH member AS (
+  SELECT role::text AS role FROM memberships WHERE tenant_id = $1::uuid AND user_id = $2::uuid),
+parent AS (SELECT TRUE AS found),
+page AS (
+  SELECT w.id, w.slug, w.name, w.description, w.created_at AS "createdAt", w.updated_at AS "updatedAt",
+                 w.discarded_at AS "discardedAt", u.email AS "ownerEmail", u.first_name AS "ownerFirstName", u.last_name AS "ownerLastName" FROM works w JOIN users u ON u.id = w.owner_id
+  WHERE EXISTS (SELECT 1 FROM member) AND (SELECT found FROM parent)
+    AND w.tenant_id = $1::uuid AND w.discarded_at IS NULL AND w.search_prefixes @> $3::text[]
+  ORDER BY w.id DESC LIMIT $4)
+SELECT member.role AS "__role", (SELECT found FROM parent) AS "__parent", CASE WHEN (SELECT count(*) FROM page) = $4 THEN (SELECT count(*)::int FROM (SELECT 1 FROM works w
+                WHERE w.tenant_id = $1::uuid AND w.discarded_at IS NULL AND w.search_prefixes @> $3::text[] ORDER BY w.id DESC LIMIT $5) AS counted) END AS "__count", page.*
+FROM (SELECT 1) AS one LEFT JOIN member ON TRUE LEFT JOIN page ON TRUE;
+-- plan:
+--   Nested Loop Left Join
+--     [CTE member] Bitmap Heap Scan on memberships
+--       Bitmap Index Scan on memberships_tenant_id_user_id_key
+--     [CTE parent] Result
+--     [CTE page] Limit
+--       [InitPlan 3 (returns $2)] CTE Scan on member member_1
+--       [InitPlan 4 (returns $3)] CTE Scan on parent
+--       Sort
+--         Result
+--           Merge Join
+--             Index Scan using users_pkey on users u
+--             Sort
+--               Bitmap Heap Scan on works w
+--                 Bitmap Index Scan on works_search_idx
+--     [InitPlan 6 (returns $5)] CTE Scan on parent parent_1
+--     [InitPlan 7 (returns $6)] Aggregate
+--       CTE Scan on page page_1
+--     [InitPlan 8 (returns $7)] Aggregate
+--       Limit
+--         Sort
+--           Bitmap Heap Scan on works w_1
+--             Bitmap Index Scan on works_search_idx
+--     Nested Loop Left Join
+--       Result
+--       CTE Scan on member
+--     CTE Scan on page
+
+-- operation: listWorks (search, a word every work has)
+
+WITH member AS (
+  SELECT role::text AS role FROM memberships WHERE tenant_id = $1::uuid AND user_id = $2::uuid),
+parent AS (SELECT TRUE AS found),
+page AS (
+  SELECT w.id, w.slug, w.name, w.description, w.created_at AS "createdAt", w.updated_at AS "updatedAt",
+                 w.discarded_at AS "discardedAt", u.email AS "ownerEmail", u.first_name AS "ownerFirstName", u.last_name AS "ownerLastName" FROM works w JOIN users u ON u.id = w.owner_id
+  WHERE EXISTS (SELECT 1 FROM member) AND (SELECT found FROM parent)
+    AND w.tenant_id = $1::uuid AND w.discarded_at IS NULL AND w.search_prefixes @> $3::text[]
+  ORDER BY w.id DESC LIMIT $4)
+SELECT member.role AS "__role", (SELECT found FROM parent) AS "__parent", CASE WHEN (SELECT count(*) FROM page) = $4 THEN (SELECT count(*)::int FROM (SELECT 1 FROM works w
+                WHERE w.tenant_id = $1::uuid AND w.discarded_at IS NULL AND w.search_prefixes @> $3::text[] ORDER BY w.id DESC LIMIT $5) AS counted) END AS "__count", page.*
+FROM (SELECT 1) AS one LEFT JOIN member ON TRUE LEFT JOIN page ON TRUE;
+-- plan:
+--   Nested Loop Left Join
+--     [CTE member] Bitmap Heap Scan on memberships
+--       Bitmap Index Scan on memberships_tenant_id_user_id_key
+--     [CTE parent] Result
+--     [CTE page] Limit
+--       [InitPlan 3 (returns $2)] CTE Scan on member member_1
+--       [InitPlan 4 (returns $3)] CTE Scan on parent
+--       Result
+--         Nested Loop
+--           Index Scan Backward using works_pkey on works w
+--           Index Scan using users_pkey on users u
+--     [InitPlan 6 (returns $6)] CTE Scan on parent parent_1
+--     [InitPlan 7 (returns $7)] Aggregate
+--       CTE Scan on page page_1
+--     [InitPlan 8 (returns $8)] Aggregate
+--       Limit
+--         Index Scan Backward using works_pkey on works w_1
+--     Nested Loop Left Join
+--       Result
+--       CTE Scan on member
+--     CTE Scan on page
+
+-- operation: listWorks (search, all)
+
+WITH member AS (
+  SELECT role::text AS role FROM memberships WHERE tenant_id = $1::uuid AND user_id = $2::uuid),
+parent AS (SELECT TRUE AS found),
+page AS (
+  SELECT w.id, w.slug, w.name, w.description, w.created_at AS "createdAt", w.updated_at AS "updatedAt",
+                 w.discarded_at AS "discardedAt", u.email AS "ownerEmail", u.first_name AS "ownerFirstName", u.last_name AS "ownerLastName" FROM works w JOIN users u ON u.id = w.owner_id
+  WHERE EXISTS (SELECT 1 FROM member) AND (SELECT found FROM parent)
+    AND w.tenant_id = $1::uuid AND w.search_prefixes @> $3::text[]
+  ORDER BY w.id DESC LIMIT $4)
+SELECT member.role AS "__role", (SELECT found FROM parent) AS "__parent", CASE WHEN (SELECT count(*) FROM page) = $4 THEN (SELECT count(*)::int FROM (SELECT 1 FROM works w
+                WHERE w.tenant_id = $1::uuid AND w.search_prefixes @> $3::text[] ORDER BY w.id DESC LIMIT $5) AS counted) END AS "__count", page.*
+FROM (SELECT 1) AS one LEFT JOIN member ON TRUE LEFT JOIN page ON TRUE;
+-- plan:
+--   Nested Loop Left Join
+--     [CTE member] Bitmap Heap Scan on memberships
+--       Bitmap Index Scan on memberships_tenant_id_user_id_key
+--     [CTE parent] Result
+--     [CTE page] Limit
+--       [InitPlan 3 (returns $2)] CTE Scan on member member_1
+--       [InitPlan 4 (returns $3)] CTE Scan on parent
+--       Sort
+--         Result
+--           Merge Join
+--             Index Scan using users_pkey on users u
+--             Sort
+--               Bitmap Heap Scan on works w
+--                 Bitmap Index Scan on works_search_idx
+--     [InitPlan 6 (returns $5)] CTE Scan on parent parent_1
+--     [InitPlan 7 (returns $6)] Aggregate
+--       CTE Scan on page page_1
+--     [InitPlan 8 (returns $7)] Aggregate
+--       Limit
+--         Sort
+--           Bitmap Heap Scan on works w_1
+--             Bitmap Index Scan on works_search_idx
+--     Nested Loop Left Join
+--       Result
+--       CTE Scan on member
+--     CTE Scan on page
+
+-- operation: listWorks (search, a long word)
+
+WITH member AS (
+  SELECT role::text AS role FROM memberships WHERE tenant_id = $1::uuid AND user_id = $2::uuid),
+parent AS (SELECT TRUE AS found),
+page AS (
+  SELECT w.id, w.slug, w.name, w.description, w.created_at AS "createdAt", w.updated_at AS "updatedAt",
+                 w.discarded_at AS "discardedAt", u.email AS "ownerEmail", u.first_name AS "ownerFirstName", u.last_name AS "ownerLastName" FROM works w JOIN users u ON u.id = w.owner_id
+  WHERE EXISTS (SELECT 1 FROM member) AND (SELECT found FROM parent)
+    AND w.tenant_id = $1::uuid AND w.discarded_at IS NULL AND w.search_prefixes @> $3::text[] AND w.search LIKE $4
+  ORDER BY w.id DESC LIMIT $5)
+SELECT member.role AS "__role", (SELECT found FROM parent) AS "__parent", CASE WHEN (SELECT count(*) FROM page) = $5 THEN (SELECT count(*)::int FROM (SELECT 1 FROM works w
+                WHERE w.tenant_id = $1::uuid AND w.discarded_at IS NULL AND w.search_prefixes @> $3::text[] AND w.search LIKE $4 ORDER BY w.id DESC LIMIT $6) AS counted) END AS "__count", page.*
+FROM (SELECT 1) AS one LEFT JOIN member ON TRUE LEFT JOIN page ON TRUE;
+-- plan:
+--   Nested Loop Left Join
+--     [CTE member] Bitmap Heap Scan on memberships
+--       Bitmap Index Scan on memberships_tenant_id_user_id_key
+--     [CTE parent] Result
+--     [CTE page] Limit
+--       [InitPlan 3 (returns $2)] CTE Scan on member member_1
+--       [InitPlan 4 (returns $3)] CTE Scan on parent
+--       Sort
+--         Result
+--           Merge Join
+--             Index Scan using users_pkey on users u
+--             Sort
+--               Bitmap Heap Scan on works w
+--                 Bitmap Index Scan on works_search_idx
+--     [InitPlan 6 (returns $5)] CTE Scan on parent parent_1
+--     [InitPlan 7 (returns $6)] Aggregate
+--       CTE Scan on page page_1
+--     [InitPlan 8 (returns $7)] Aggregate
+--       Limit
+--         Sort
+--           Bitmap Heap Scan on works w_1
+--             Bitmap Index Scan on works_search_idx
+--     Nested Loop Left Join
+--       Result
+--       CTE Scan on member
+--     CTE Scan on page

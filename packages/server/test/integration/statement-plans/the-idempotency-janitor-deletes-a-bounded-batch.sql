@@ -1,0 +1,14 @@
+-- Written by packages/server/test/integration/statement-plans.test.ts: the statements each operation sends
+-- (in text order), with the shape of their plans on PostgreSQL. UPDATE_STATEMENT_PLANS=1 rewrites the file
+-- (docs/development.md).
+
+-- operation: the idempotency janitor deletes a bounded batch #1
+
+DELETE FROM idempotency_keys WHERE ctid = ANY (ARRAY(
+  SELECT ctid FROM idempotency_keys WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2
+));
+-- plan:
+--   Delete on idempotency_keys
+--     [InitPlan 1 (returns $0)] Limit
+--       Index Scan using idempotency_keys_expires_at_idx on idempotency_keys idempotency_keys_1
+--     Tid Scan on idempotency_keys

@@ -554,21 +554,23 @@ describe('creates and actions use indexes', () => {
     );
   });
 
+  /** A key claimed as a keyed creation's request claims it, held for that creation (`heldKey`). */
+  const heldKey = async (key: string) => {
+    const id = { scope: actor.userId, key: `plans-${data.namespace}-${key}` };
+    const hold = { request: 'POST /plans', bodyHash: '0'.repeat(64), expiresAt: new Date(Date.now() + 60_000) };
+    const claim = await claimIdempotencyKey(db(), id, hold, () => ({ kind: 'refused' as const }));
+    if (claim?.kind !== 'claimed') throw new Error(`could not claim ${key}`);
+    return { id, lockedAt: claim.lockedAt };
+  };
+
   test("keyed creations: the held key and its result by the key table's primary key, with the effect", async () => {
-    const keyed = async (key: string) => {
-      const id = { scope: actor.userId, key: `plans-${data.namespace}-${key}` };
-      const hold = { request: 'POST /plans', bodyHash: '0'.repeat(64), expiresAt: new Date(Date.now() + 60_000) };
-      const claim = await claimIdempotencyKey(db(), id, hold, () => ({ kind: 'refused' as const }));
-      if (claim?.kind !== 'claimed') throw new Error(`could not claim ${key}`);
-      return { id, lockedAt: claim.lockedAt };
-    };
-    await expectBoundedPlans(async () =>
-      createTenant(db(), actor, { name: `Keyed ${data.namespace}` }, NO_CAP, await keyed('tenant')),
+    await expectBoundedPlans('createTenant (keyed)', async () =>
+      createTenant(db(), actor, { name: `Keyed ${data.namespace}` }, NO_CAP, await heldKey('tenant')),
     );
-    await expectBoundedPlans(async () =>
-      createWork(db(), actor, bigTenant(), { name: 'Keyed work' }, await keyed('work')),
+    await expectBoundedPlans('createWork (keyed)', async () =>
+      createWork(db(), actor, bigTenant(), { name: 'Keyed work' }, await heldKey('work')),
     );
-    await expectBoundedPlans(async () =>
+    await expectBoundedPlans('createRequest (keyed)', async () =>
       createRequest(
         db(),
         actor,
@@ -576,7 +578,7 @@ describe('creates and actions use indexes', () => {
         data.bigWorkId,
         { title: 'Keyed', recipient: { email: 'keyed@example.com' } },
         DEFAULT_LIMITS,
-        await keyed('request'),
+        await heldKey('request'),
       ),
     );
   });
@@ -584,17 +586,10 @@ describe('creates and actions use indexes', () => {
   test('a batch of 50 requests into the big work (20,000 requests), with and without a key: set-based, by keys', async () => {
     const items = (prefix: string) =>
       Array.from({ length: 50 }, (_, i) => ({ recipient: { email: `${prefix}-${i}-${data.namespace}@example.com` } }));
-    const keyedBatch = async () => {
-      const id = { scope: actor.userId, key: `plans-${data.namespace}-batch` };
-      const hold = { request: 'POST /plans', bodyHash: '0'.repeat(64), expiresAt: new Date(Date.now() + 60_000) };
-      const claim = await claimIdempotencyKey(db(), id, hold, () => ({ kind: 'refused' as const }));
-      if (claim?.kind !== 'claimed') throw new Error('could not claim the batch key');
-      return { id, lockedAt: claim.lockedAt };
-    };
-    await expectBoundedPlans(() =>
+    await expectBoundedPlans('createRequestBatch', () =>
       createRequestBatch(db(), actor, bigTenant(), data.bigWorkId, { defaults: { title: 'Plans' }, items: items('b') }),
     );
-    await expectBoundedPlans(async () =>
+    await expectBoundedPlans('createRequestBatch (keyed)', async () =>
       createRequestBatch(
         db(),
         actor,
@@ -602,7 +597,7 @@ describe('creates and actions use indexes', () => {
         data.bigWorkId,
         { defaults: { title: 'Keyed plans' }, items: items('k') },
         DEFAULT_LIMITS,
-        await keyedBatch(),
+        await heldKey('batch'),
       ),
     );
   });
@@ -767,7 +762,7 @@ describe('creates and actions use indexes', () => {
   });
 
   test('the idempotency janitor deletes a bounded batch', () =>
-    expectBoundedPlans(() => deleteExpiredIdempotencyKeys(db(), new Date(), 100)));
+    expectBoundedPlans('deleteExpiredIdempotencyKeys', () => deleteExpiredIdempotencyKeys(db(), new Date(), 100)));
 });
 
 describe('the webhook dispatcher', () => {

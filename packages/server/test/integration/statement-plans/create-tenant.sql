@@ -99,3 +99,63 @@ RETURNING tenant_id AS id;
 --     [CTE members_counted] Insert on tenant_counts
 --       CTE Scan on tenant tenant_1
 --     CTE Scan on tenant
+
+-- operation: createTenant (keyed)
+
+INSERT INTO "public"."idempotency_keys" ("scope","key","request","body_hash","status","content_type","location","body","result","locked_at","created_at","expires_at") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12) ON CONFLICT DO NOTHING;
+-- plan:
+--   Insert on idempotency_keys
+--     Result
+
+WITH held_key AS (
+  SELECT 1 FROM idempotency_keys
+  WHERE scope = $1 AND key = $2 AND locked_at = $3::timestamptz
+    AND status IS NULL AND result IS NULL
+  FOR UPDATE),
+  placed AS (SELECT count_new_tenant($4::uuid, $5::int) AS placed WHERE EXISTS (SELECT FROM held_key)),
+  tenant AS (
+    INSERT INTO tenants (id, name, slug, owner_id, created_at, updated_at)
+    SELECT $6::uuid, $7, $8, $4::uuid, $9::timestamptz, $9::timestamptz FROM placed
+    WHERE placed
+    RETURNING id),
+  members_counted AS (
+    INSERT INTO tenant_counts (tenant_id, slot, members) SELECT id, counter_slot(), 1 FROM tenant),
+recorded_key AS (
+  UPDATE idempotency_keys k
+  SET result = $10
+  FROM tenant
+  WHERE k.scope = $1 AND k.key = $2 AND k.locked_at = $3::timestamptz
+    AND k.status IS NULL AND k.result IS NULL)
+  INSERT INTO memberships (id, tenant_id, user_id, role, created_at)
+  SELECT $11::uuid, id, $4::uuid, 'owner'::member_role, $9::timestamptz FROM tenant
+  RETURNING tenant_id AS id;
+-- plan:
+--   Insert on memberships
+--     [CTE held_key] LockRows
+--       Index Scan using idempotency_keys_pkey on idempotency_keys
+--     [CTE placed] Result
+--       [InitPlan 2 (returns $2)] CTE Scan on held_key
+--     [CTE tenant] Insert on tenants
+--       CTE Scan on placed
+--     [CTE members_counted] Insert on tenant_counts
+--       CTE Scan on tenant tenant_1
+--     [CTE recorded_key] Update on idempotency_keys k
+--       Nested Loop
+--         Index Scan using idempotency_keys_pkey on idempotency_keys k
+--         CTE Scan on tenant tenant_2
+--     CTE Scan on tenant
+-- generic plan (sent prepared):
+--   Insert on memberships
+--     [CTE held_key] LockRows
+--       Index Scan using idempotency_keys_pkey on idempotency_keys
+--     [CTE placed] Result
+--       [InitPlan 2 (returns $2)] CTE Scan on held_key
+--     [CTE tenant] Insert on tenants
+--       CTE Scan on placed
+--     [CTE members_counted] Insert on tenant_counts
+--       CTE Scan on tenant tenant_1
+--     [CTE recorded_key] Update on idempotency_keys k
+--       Nested Loop
+--         Index Scan using idempotency_keys_pkey on idempotency_keys k
+--         CTE Scan on tenant tenant_2
+--     CTE Scan on tenant

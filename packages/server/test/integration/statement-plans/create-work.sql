@@ -72,3 +72,54 @@ SELECT id FROM work;
 --     [CTE work] Insert on works
 --       [InitPlan 1 (returns $0)] Index Scan using memberships_tenant_id_id_idx on memberships
 --       Result
+
+-- operation: createWork (keyed)
+
+INSERT INTO "public"."idempotency_keys" ("scope","key","request","body_hash","status","content_type","location","body","result","locked_at","created_at","expires_at") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12) ON CONFLICT DO NOTHING;
+-- plan:
+--   Insert on idempotency_keys
+--     Result
+
+WITH held_key AS (
+  SELECT 1 FROM idempotency_keys
+  WHERE scope = $1 AND key = $2 AND locked_at = $3::timestamptz
+    AND status IS NULL AND result IS NULL
+  FOR UPDATE),
+  work AS (
+    INSERT INTO works (id, tenant_id, slug, name, description, owner_id, created_at, updated_at, search)
+    SELECT $4::uuid, $5::uuid, $6, $7, $8, $9::uuid,
+           $10::timestamptz, $10::timestamptz, $11
+    WHERE EXISTS (SELECT 1 FROM memberships WHERE tenant_id = $5::uuid AND user_id = $9::uuid
+   AND role IN ('member', 'admin', 'owner')) AND EXISTS (SELECT FROM held_key)
+    RETURNING id),
+recorded_key AS (
+  UPDATE idempotency_keys k
+  SET result = $12
+  FROM work
+  WHERE k.scope = $1 AND k.key = $2 AND k.locked_at = $3::timestamptz
+    AND k.status IS NULL AND k.result IS NULL)
+  SELECT id FROM work;
+-- plan:
+--   CTE Scan on work
+--     [CTE held_key] LockRows
+--       Index Scan using idempotency_keys_pkey on idempotency_keys
+--     [CTE work] Insert on works
+--       [InitPlan 2 (returns $2)] Index Scan using memberships_user_id_tenant_id_idx on memberships
+--       [InitPlan 3 (returns $3)] CTE Scan on held_key
+--       Result
+--     [CTE recorded_key] Update on idempotency_keys k
+--       Nested Loop
+--         Index Scan using idempotency_keys_pkey on idempotency_keys k
+--         CTE Scan on work work_1
+-- generic plan (sent prepared):
+--   CTE Scan on work
+--     [CTE held_key] LockRows
+--       Index Scan using idempotency_keys_pkey on idempotency_keys
+--     [CTE work] Insert on works
+--       [InitPlan 2 (returns $2)] Index Scan using memberships_tenant_id_id_idx on memberships
+--       [InitPlan 3 (returns $3)] CTE Scan on held_key
+--       Result
+--     [CTE recorded_key] Update on idempotency_keys k
+--       Nested Loop
+--         Index Scan using idempotency_keys_pkey on idempotency_keys k
+--         CTE Scan on work work_1

@@ -2,7 +2,7 @@
 -- (in text order), with the shape of their plans on PostgreSQL. UPDATE_STATEMENT_PLANS=1 rewrites the file
 -- (docs/development.md).
 
--- operation: a batch of 50 requests into the big work (20,000 requests), with and without a key: set-based, by keys #1
+-- operation: createRequestBatch
 
 WITH work AS (
   SELECT w.id FROM works w
@@ -84,9 +84,9 @@ SELECT c.id, c.emails_stopped AS stopped FROM created c;
 --             Hash
 --               CTE Scan on items i_4
 
--- operation: a batch of 50 requests into the big work (20,000 requests), with and without a key: set-based, by keys #2
+-- operation: createRequestBatch (keyed)
 
-INSERT INTO "public"."idempotency_keys" ("scope","key","request","body_hash","status","content_type","location","body","locked_at","created_at","expires_at") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) ON CONFLICT DO NOTHING;
+INSERT INTO "public"."idempotency_keys" ("scope","key","request","body_hash","status","content_type","location","body","result","locked_at","created_at","expires_at") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12) ON CONFLICT DO NOTHING;
 -- plan:
 --   Insert on idempotency_keys
 --     Result

@@ -2,7 +2,7 @@
 -- (in text order), with the shape of their plans on PostgreSQL. UPDATE_STATEMENT_PLANS=1 rewrites the file
 -- (docs/development.md).
 
--- operation: the idempotency janitor deletes a bounded batch #1
+-- operation: deleteExpiredIdempotencyKeys
 
 DELETE FROM idempotency_keys WHERE ctid = ANY (ARRAY(
   SELECT ctid FROM idempotency_keys WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2

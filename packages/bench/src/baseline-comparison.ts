@@ -129,6 +129,8 @@ async function runMode(
   halfRate = false,
   baselineFixtures: Fixtures = fixtures,
 ): Promise<ModeResult> {
+  // A scenario the baseline does not implement still runs on another build of the server (--against).
+  const skipsBaseline = (scenario: Scenario) => scenario.serverOnly === true && options.against === undefined;
   const serverTarget: Target = { fixtures, pool: [] };
   const baselineTarget: Target = { fixtures: baselineFixtures, pool: [] };
   const results: ScenarioResult[] = [];
@@ -167,7 +169,7 @@ async function runMode(
         const measured = await measure(each, server, serverTarget, options, halfRate && round === options.rounds);
         serverRounds.get(each.id)!.push(measured.max);
         if (!halves.has(each.id) && measured.half) halves.set(each.id, measured.half);
-        if (baseline && !each.serverOnly)
+        if (baseline && !skipsBaseline(each))
           baselineRounds.get(each.id)!.push((await measure(each, baseline, baselineTarget, options, false)).max);
       }
     }
@@ -191,7 +193,7 @@ async function runMode(
       server: median(serverRounds),
     };
     if (half) result.halfRate = half;
-    if (baseline && !scenario.serverOnly) {
+    if (baseline && !skipsBaseline(scenario)) {
       result.baseline = median(baselineRounds);
       result.ratio = result.server.rps / result.baseline.rps;
     }

@@ -45,7 +45,7 @@ export interface Scenario {
   kind: 'write' | 'read' | 'mixed';
   /** Acts on pending requests from the target's pool: how many HTTP requests use up one pending request. */
   requestsPerPending?: number;
-  /** Not run on the baseline server, which does not implement what it measures (Idempotency-Key). */
+  /** Not run on the baseline server, which does not implement what it measures (Idempotency-Key); --against runs it. */
   serverOnly?: true;
   requests(target: Target): Request[];
 }

@@ -3,6 +3,7 @@ import { secretBoxOf } from '../handle';
 import type { Prisma } from '../generated/client';
 import type { StatementParams } from './named-parameters';
 import { idempotencyKeySlot } from '../secret-box';
+import { sendStatement } from './send';
 
 /**
  * The `idempotency_keys` table: one row per (scope, key). A request takes a key by inserting its row (locked:
@@ -52,10 +53,48 @@ export interface ExistingKey {
  */
 export type Recorded = { kind: 'result'; text: string } | { kind: 'response'; response: StoredResponse };
 
+/** A key row as a claim reads it (every column null when the key was free and this claim took it). */
+interface KeyRow {
+  taken: boolean;
+  request: string | null;
+  bodyHash: string | null;
+  status: number | null;
+  contentType: string | null;
+  location: string | null;
+  body: string | null;
+  result: string | null;
+  lockedAt: Date | null;
+  expiresAt: Date | null;
+}
+
+/**
+ * Takes a free key, or reads the row that has it: one round trip either way. The read is the statement's snapshot:
+ * a row another request committed after it began is taken by none, read by none (`taken` false, no row), and the
+ * caller looks again.
+ */
+const CLAIM_KEY = `WITH taken AS (
+    INSERT INTO idempotency_keys (scope, key, request, body_hash, locked_at, created_at, expires_at)
+    VALUES (:scope, :key, :request, :bodyHash, :now::timestamptz, :now::timestamptz, :expiresAt::timestamptz)
+    ON CONFLICT (scope, key) DO NOTHING RETURNING 1)
+  SELECT EXISTS (SELECT FROM taken) AS taken, k.request, k.body_hash AS "bodyHash", k.status,
+         k.content_type AS "contentType", k.location, k.body, k.result, k.locked_at AS "lockedAt",
+         k.expires_at AS "expiresAt"
+  FROM (SELECT 1) AS one
+  LEFT JOIN idempotency_keys k ON NOT EXISTS (SELECT FROM taken) AND k.scope = :scope AND k.key = :key`;
+
+/** Takes over the key read at `readLockedAt`, only if nobody did since and it is as finished as it was read. */
+const RETAKE_KEY = `UPDATE idempotency_keys
+  SET request = :request, body_hash = :bodyHash, status = NULL, content_type = NULL, location = NULL, body = NULL,
+      result = NULL, locked_at = :now::timestamptz, created_at = :now::timestamptz, expires_at = :expiresAt::timestamptz
+  WHERE scope = :scope AND key = :key AND locked_at = :readLockedAt::timestamptz
+    AND (status IS NULL AND result IS NULL) = :readUnfinished
+  RETURNING 1`;
+
 /**
  * Takes the key for `hold`, or returns what `judge` makes of the request that has it: `'retake'` takes it over
  * (only if nobody else did since it was read), anything else is the answer. A row can vanish between our
- * insert and our read (released after a 5xx, or cleaned up): then it looks again.
+ * insert and our read (released after a 5xx, or cleaned up), or be committed after it: then it looks again.
+ * Statements by key, prepared: a keyed creation's first round trip.
  */
 export async function claimIdempotencyKey<Refusal>(
   db: Db,
@@ -64,42 +103,48 @@ export async function claimIdempotencyKey<Refusal>(
   judge: (existing: ExistingKey) => 'retake' | Refusal,
   now = new Date(),
 ): Promise<{ kind: 'claimed'; lockedAt: Date } | Refusal | undefined> {
-  const fresh = {
-    ...{ ...hold, status: null, contentType: null, location: null, body: null, result: null },
-    ...{ lockedAt: now, createdAt: now },
+  const attempt = {
+    ...id,
+    request: hold.request,
+    bodyHash: hold.bodyHash,
+    now: now.toISOString(),
+    expiresAt: hold.expiresAt.toISOString(),
   };
-  for (let attempt = 1; attempt <= 3; attempt++) {
-    const { count } = await db.prisma.idempotencyKey.createMany({ data: [{ ...id, ...fresh }], skipDuplicates: true });
-    if (count === 1) return { kind: 'claimed', lockedAt: now };
-    const row = await db.prisma.idempotencyKey.findUnique({ where: { scope_key: id } });
-    if (!row) continue;
-    const verdict = judge({
-      request: row.request,
-      bodyHash: row.bodyHash,
-      lockedAt: row.lockedAt,
-      expiresAt: row.expiresAt,
-      finished: row.status !== null || row.result !== null,
-      recorded: () => {
-        const open = (sealed: string) => secretBoxOf(db).open(sealed, idempotencyKeySlot(id.scope, id.key));
-        if (row.result !== null) return { kind: 'result', text: open(row.result) };
-        const response = {
-          status: row.status ?? 0,
-          contentType: row.contentType ?? 'application/json',
-          location: row.location,
-          body: row.body === null ? '' : open(row.body),
-        };
-        return { kind: 'response', response };
-      },
-    });
+  for (let round = 1; round <= 3; round++) {
+    const [row] = await sendStatement<KeyRow>(db, CLAIM_KEY, attempt, { prepared: true });
+    if (row?.taken) return { kind: 'claimed', lockedAt: now };
+    if (!row || row.lockedAt === null) continue;
+    const verdict = judge(existingKey(db, id, row));
     if (verdict !== 'retake') return verdict;
-    const taken = await db.prisma.idempotencyKey.updateMany({
-      where: { ...id, lockedAt: row.lockedAt, status: row.status, result: row.result },
-      data: fresh,
-    });
-    if (taken.count === 1) return { kind: 'claimed', lockedAt: now };
+    const readUnfinished = row.status === null && row.result === null;
+    const params = { ...attempt, readLockedAt: row.lockedAt.toISOString(), readUnfinished };
+    if ((await sendStatement(db, RETAKE_KEY, params, { prepared: true })).length === 1)
+      return { kind: 'claimed', lockedAt: now };
   }
   // Three rounds lost to other requests: the key is busy.
   return undefined;
+}
+
+/** The row a claim read, as the caller's rules see it (its stored answer opened only when asked for). */
+function existingKey(db: Db, id: IdempotencyKeyId, row: KeyRow): ExistingKey {
+  return {
+    request: row.request!,
+    bodyHash: row.bodyHash!,
+    lockedAt: row.lockedAt!,
+    expiresAt: row.expiresAt!,
+    finished: row.status !== null || row.result !== null,
+    recorded: () => {
+      const open = (sealed: string) => secretBoxOf(db).open(sealed, idempotencyKeySlot(id.scope, id.key));
+      if (row.result !== null) return { kind: 'result', text: open(row.result) };
+      const response = {
+        status: row.status ?? 0,
+        contentType: row.contentType ?? 'application/json',
+        location: row.location,
+        body: row.body === null ? '' : open(row.body),
+      };
+      return { kind: 'response', response };
+    },
+  };
 }
 
 /**
@@ -107,15 +152,27 @@ export async function claimIdempotencyKey<Refusal>(
  * meanwhile). A creation records its result with its effect instead (`resultStatement`, `recordResultIn`).
  */
 export async function completeIdempotencyKey(db: Db, id: IdempotencyKeyId, lockedAt: Date, response: StoredResponse) {
-  await db.prisma.idempotencyKey.updateMany({
-    where: { ...id, lockedAt, status: null, result: null },
-    data: { ...response, body: secretBoxOf(db).seal(response.body, idempotencyKeySlot(id.scope, id.key)) },
-  });
+  await sendStatement(
+    db,
+    `UPDATE idempotency_keys SET status = :status::int, content_type = :contentType, location = :location, body = :body
+     WHERE scope = :scope AND key = :key AND locked_at = :lockedAt::timestamptz AND status IS NULL AND result IS NULL`,
+    {
+      ...id,
+      ...response,
+      lockedAt: lockedAt.toISOString(),
+      body: secretBoxOf(db).seal(response.body, idempotencyKeySlot(id.scope, id.key)),
+    },
+  );
 }
 
 /** Gives the key back without a response (the request failed on our side), so a retry runs again. */
 export async function releaseIdempotencyKey(db: Db, id: IdempotencyKeyId, lockedAt: Date) {
-  await db.prisma.idempotencyKey.deleteMany({ where: { ...id, lockedAt, status: null, result: null } });
+  await sendStatement(
+    db,
+    `DELETE FROM idempotency_keys
+     WHERE scope = :scope AND key = :key AND locked_at = :lockedAt::timestamptz AND status IS NULL AND result IS NULL`,
+    { ...id, lockedAt: lockedAt.toISOString() },
+  );
 }
 
 /**
@@ -125,10 +182,17 @@ export async function releaseIdempotencyKey(db: Db, id: IdempotencyKeyId, locked
  * ctid, so the delete itself is a TID scan of the batch, not a join the planner may turn into a scan of the table.
  */
 export async function deleteExpiredIdempotencyKeys(db: Db, now = new Date(), batch = 1000): Promise<number> {
-  return db.prisma.$executeRaw`
-    DELETE FROM idempotency_keys WHERE ctid = ANY (ARRAY(
-      SELECT ctid FROM idempotency_keys WHERE expires_at <= ${now} ORDER BY expires_at LIMIT ${batch}
-    ))`;
+  const [deleted] = await sendStatement<{ count: number }>(
+    db,
+    `WITH deleted AS (
+       DELETE FROM idempotency_keys WHERE ctid = ANY (ARRAY(
+         SELECT ctid FROM idempotency_keys WHERE expires_at <= :now::timestamptz ORDER BY expires_at LIMIT :batch::int
+       ))
+       RETURNING 1)
+     SELECT count(*)::int AS count FROM deleted`,
+    { now: now.toISOString(), batch },
+  );
+  return deleted?.count ?? 0;
 }
 
 /** The key a request holds while its creation runs: the hold is this request's as long as `lockedAt` is unchanged. */
@@ -205,9 +269,12 @@ export function resultStatement(
  * `KeyHoldLost` (rolling the effect back) if another request has retaken the key.
  */
 export async function recordResultIn(db: Db, tx: Prisma.TransactionClient, held: HeldKey, result: string) {
-  const { count } = await tx.idempotencyKey.updateMany({
-    where: { ...held.id, lockedAt: held.lockedAt, status: null, result: null },
-    data: { result: sealedResult(db, held, result) },
-  });
-  if (count !== 1) throw new KeyHoldLost();
+  const recorded = await sendStatement(
+    tx,
+    `UPDATE idempotency_keys SET result = :result
+     WHERE scope = :scope AND key = :key AND locked_at = :lockedAt::timestamptz AND status IS NULL AND result IS NULL
+     RETURNING 1`,
+    { ...held.id, lockedAt: held.lockedAt.toISOString(), result: sealedResult(db, held, result) },
+  );
+  if (recorded.length !== 1) throw new KeyHoldLost();
 }

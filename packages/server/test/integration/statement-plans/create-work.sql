@@ -75,11 +75,6 @@ SELECT id FROM work;
 
 -- operation: createWork (keyed)
 
-INSERT INTO "public"."idempotency_keys" ("scope","key","request","body_hash","status","content_type","location","body","result","locked_at","created_at","expires_at") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12) ON CONFLICT DO NOTHING;
--- plan:
---   Insert on idempotency_keys
---     Result
-
 WITH held_key AS (
   SELECT 1 FROM idempotency_keys
   WHERE scope = $1 AND key = $2 AND locked_at = $3::timestamptz
@@ -123,3 +118,29 @@ recorded_key AS (
 --       Nested Loop
 --         Index Scan using idempotency_keys_pkey on idempotency_keys k
 --         CTE Scan on work work_1
+
+WITH taken AS (
+  INSERT INTO idempotency_keys (scope, key, request, body_hash, locked_at, created_at, expires_at)
+  VALUES ($1, $2, $3, $4, $5::timestamptz, $5::timestamptz, $6::timestamptz)
+  ON CONFLICT (scope, key) DO NOTHING RETURNING 1)
+SELECT EXISTS (SELECT FROM taken) AS taken, k.request, k.body_hash AS "bodyHash", k.status,
+       k.content_type AS "contentType", k.location, k.body, k.result, k.locked_at AS "lockedAt",
+       k.expires_at AS "expiresAt"
+FROM (SELECT 1) AS one
+LEFT JOIN idempotency_keys k ON NOT EXISTS (SELECT FROM taken) AND k.scope = $1 AND k.key = $2;
+-- plan:
+--   Nested Loop Left Join
+--     [CTE taken] Insert on idempotency_keys
+--       Result
+--     [InitPlan 2 (returns $2)] CTE Scan on taken
+--     [InitPlan 3 (returns $3)] CTE Scan on taken taken_1
+--     Result
+--     Index Scan using idempotency_keys_pkey on idempotency_keys k
+-- generic plan (sent prepared):
+--   Nested Loop Left Join
+--     [CTE taken] Insert on idempotency_keys
+--       Result
+--     [InitPlan 2 (returns $2)] CTE Scan on taken
+--     [InitPlan 3 (returns $3)] CTE Scan on taken taken_1
+--     Result
+--     Index Scan using idempotency_keys_pkey on idempotency_keys k

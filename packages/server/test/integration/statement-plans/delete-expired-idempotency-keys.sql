@@ -4,11 +4,16 @@
 
 -- operation: deleteExpiredIdempotencyKeys
 
-DELETE FROM idempotency_keys WHERE ctid = ANY (ARRAY(
-  SELECT ctid FROM idempotency_keys WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2
-));
+WITH deleted AS (
+  DELETE FROM idempotency_keys WHERE ctid = ANY (ARRAY(
+    SELECT ctid FROM idempotency_keys WHERE expires_at <= $1::timestamptz ORDER BY expires_at LIMIT $2::int
+  ))
+  RETURNING 1)
+SELECT count(*)::int AS count FROM deleted;
 -- plan:
---   Delete on idempotency_keys
---     [InitPlan 1 (returns $0)] Limit
---       Index Scan using idempotency_keys_expires_at_idx on idempotency_keys idempotency_keys_1
---     Tid Scan on idempotency_keys
+--   Aggregate
+--     [CTE deleted] Delete on idempotency_keys idempotency_keys_1
+--       [InitPlan 1 (returns $0)] Limit
+--         Index Scan using idempotency_keys_expires_at_idx on idempotency_keys
+--       Tid Scan on idempotency_keys idempotency_keys_1
+--     CTE Scan on deleted

@@ -172,7 +172,9 @@ describe('secrets at rest', () => {
     expect(await replay.text()).not.toContain(adaSecret);
     expect(replay.status).toBe(500); // an integrity failure, logged as one
     expect(server.bugs.splice(0)).toEqual([expect.any(SealedValueError)]);
-    expect(() => secretBoxOf(db()).open(result!, idempotencyKeySlot(bobKey.scope, bobKey.key))).toThrow(SealedValueError);
+    expect(() => secretBoxOf(db()).open(result!, idempotencyKeySlot(bobKey.scope, bobKey.key))).toThrow(
+      SealedValueError,
+    );
   });
 });
 

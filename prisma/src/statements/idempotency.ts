@@ -53,6 +53,14 @@ export interface ExistingKey {
  */
 export type Recorded = { kind: 'result'; text: string } | { kind: 'response'; response: StoredResponse };
 
+/**
+ * A key whose request is still running (or died): it has recorded no result and stored no response. Every write
+ * that holds, completes, releases or retakes a key is conditional on it; `alias` names the key table's row.
+ */
+const nothingRecorded = (alias = '') => `${alias}status IS NULL AND ${alias}result IS NULL`;
+const recordedNothing = (row: { status: number | null; result: string | null }) =>
+  row.status === null && row.result === null;
+
 /** A key row as a claim reads it (every column null when the key was free and this claim took it). */
 interface KeyRow {
   taken: boolean;
@@ -87,7 +95,7 @@ const RETAKE_KEY = `UPDATE idempotency_keys
   SET request = :request, body_hash = :bodyHash, status = NULL, content_type = NULL, location = NULL, body = NULL,
       result = NULL, locked_at = :now::timestamptz, created_at = :now::timestamptz, expires_at = :expiresAt::timestamptz
   WHERE scope = :scope AND key = :key AND locked_at = :readLockedAt::timestamptz
-    AND (status IS NULL AND result IS NULL) = :readUnfinished
+    AND (${nothingRecorded()}) = :readUnfinished
   RETURNING 1`;
 
 /**
@@ -116,7 +124,7 @@ export async function claimIdempotencyKey<Refusal>(
     if (!row || row.lockedAt === null) continue;
     const verdict = judge(existingKey(db, id, row));
     if (verdict !== 'retake') return verdict;
-    const readUnfinished = row.status === null && row.result === null;
+    const readUnfinished = recordedNothing(row);
     const params = { ...attempt, readLockedAt: row.lockedAt.toISOString(), readUnfinished };
     if ((await sendStatement(db, RETAKE_KEY, params, { prepared: true })).length === 1)
       return { kind: 'claimed', lockedAt: now };
@@ -132,7 +140,7 @@ function existingKey(db: Db, id: IdempotencyKeyId, row: KeyRow): ExistingKey {
     bodyHash: row.bodyHash!,
     lockedAt: row.lockedAt!,
     expiresAt: row.expiresAt!,
-    finished: row.status !== null || row.result !== null,
+    finished: !recordedNothing(row),
     recorded: () => {
       const open = (sealed: string) => secretBoxOf(db).open(sealed, idempotencyKeySlot(id.scope, id.key));
       if (row.result !== null) return { kind: 'result', text: open(row.result) };
@@ -155,7 +163,7 @@ export async function completeIdempotencyKey(db: Db, id: IdempotencyKeyId, locke
   await sendStatement(
     db,
     `UPDATE idempotency_keys SET status = :status::int, content_type = :contentType, location = :location, body = :body
-     WHERE scope = :scope AND key = :key AND locked_at = :lockedAt::timestamptz AND status IS NULL AND result IS NULL`,
+     WHERE scope = :scope AND key = :key AND locked_at = :lockedAt::timestamptz AND ${nothingRecorded()}`,
     {
       ...id,
       ...response,
@@ -170,7 +178,7 @@ export async function releaseIdempotencyKey(db: Db, id: IdempotencyKeyId, locked
   await sendStatement(
     db,
     `DELETE FROM idempotency_keys
-     WHERE scope = :scope AND key = :key AND locked_at = :lockedAt::timestamptz AND status IS NULL AND result IS NULL`,
+     WHERE scope = :scope AND key = :key AND locked_at = :lockedAt::timestamptz AND ${nothingRecorded()}`,
     { ...id, lockedAt: lockedAt.toISOString() },
   );
 }
@@ -244,7 +252,7 @@ export function resultStatement(
     lockHeldKey: `held_key AS (
          SELECT 1 FROM idempotency_keys
          WHERE scope = :keyScope AND key = :keyName AND locked_at = :keyLockedAt::timestamptz
-           AND status IS NULL AND result IS NULL
+           AND ${nothingRecorded()}
          FOR UPDATE),`,
     guard: 'EXISTS (SELECT FROM held_key)',
     recordResult: (effect) => `,
@@ -253,7 +261,7 @@ export function resultStatement(
          SET result = ${otherwise ? `CASE WHEN ${otherwise.when} THEN :keyOtherResult ELSE :keyResult END` : ':keyResult'}
          FROM ${effect}
          WHERE k.scope = :keyScope AND k.key = :keyName AND k.locked_at = :keyLockedAt::timestamptz
-           AND k.status IS NULL AND k.result IS NULL)`,
+           AND ${nothingRecorded('k.')})`,
     params: {
       keyScope: held.id.scope,
       keyName: held.id.key,
@@ -272,7 +280,7 @@ export async function recordResultIn(db: Db, tx: Prisma.TransactionClient, held:
   const recorded = await sendStatement(
     tx,
     `UPDATE idempotency_keys SET result = :result
-     WHERE scope = :scope AND key = :key AND locked_at = :lockedAt::timestamptz AND status IS NULL AND result IS NULL
+     WHERE scope = :scope AND key = :key AND locked_at = :lockedAt::timestamptz AND ${nothingRecorded()}
      RETURNING 1`,
     { ...held.id, lockedAt: held.lockedAt.toISOString(), result: sealedResult(db, held, result) },
   );

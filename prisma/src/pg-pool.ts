@@ -37,11 +37,24 @@ const CUT_AFTER_MS = 2_000;
  * slot, and their writes into one parent queued on each other's counter row. Each connection this process opens
  * names the next slot instead, in its start-up packet (no round trip), from a random start (another process has its
  * own): the pool's 10 connections write 10 different rows.
+ *
+ * JIT compilation and parallel workers are off for the same connections: every statement reads a page's rows, and
+ * both cost more to start than such a statement costs to run. PostgreSQL compiles any statement whose estimate passes
+ * `jit_above_cost`, which a search's fallback plan does for a common word even when it never runs (capped-lists.ts,
+ * `readSearchPage`: 87 ms of compiling for a 1 ms statement), and a generic plan that expects many rows starts
+ * workers (32 ms before the first of 300 rows).
  */
 let nextCounterSlot = Math.floor(Math.random() * 16);
-function withCounterSlot(config: pg.ClientConfig | undefined): pg.ClientConfig {
+function withSessionOptions(config: pg.ClientConfig | undefined): pg.ClientConfig {
   const slot = nextCounterSlot++ % 16;
-  const options = [config?.options, `-c works.counter_slot=${slot}`].filter(Boolean).join(' ');
+  const options = [
+    config?.options,
+    `-c works.counter_slot=${slot}`,
+    '-c jit=off',
+    '-c max_parallel_workers_per_gather=0',
+  ]
+    .filter(Boolean)
+    .join(' ');
   return { ...config, options };
 }
 
@@ -62,7 +75,7 @@ class WatchedClient extends pg.Client {
 
   // The pool passes its options (a config object) to every connection it makes.
   constructor(config?: pg.ClientConfig) {
-    super(withCounterSlot(config));
+    super(withSessionOptions(config));
     const statementTimeout = Number(config?.statement_timeout ?? 0);
     if (statementTimeout > 0) this.deadlineMs = statementTimeout + CANCEL_AFTER_TIMEOUT_MS;
     this.wire.on('parameterStatus', (message: { parameterName: string; parameterValue: string }) => {

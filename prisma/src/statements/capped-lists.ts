@@ -30,6 +30,17 @@ export interface CappedListSql {
   where: string;
   params: StatementParams;
   countOrder: string;
+  /** The list's parent inside the tenant, when it has one (see CountedListSql.parent). */
+  parent?: string;
+}
+
+/**
+ * A search of a capped list: the search's condition (`searchTermsSql` over the searched table, aliased `alias` in
+ * `countFrom`), apart from the list's own filter in `where`.
+ */
+export interface SearchListSql extends Omit<CappedListSql, 'countOrder'> {
+  alias: string;
+  search: { where: string; params: StatementParams };
 }
 
 /** Which page of a capped list, for whom, and how far its count goes. */
@@ -66,12 +77,100 @@ export function readCappedPage<Row extends { id: string }>(
 ): Promise<CappedPage<Row>> {
   const counted = `(SELECT count(*)::int FROM (SELECT 1 FROM ${list.countFrom ?? list.from}
                      WHERE ${list.where} ORDER BY ${list.countOrder} LIMIT :countTake) AS counted)`;
-  // The count only where the page is not its own: a later page, or a full first page.
-  const when = window.beforeId !== undefined ? 'TRUE' : '(SELECT count(*) FROM page) = :take';
-  return readMemberPage<Row>(db, window, list, `CASE WHEN ${when} THEN ${counted} END`, {
-    countTake: window.countTake,
+  return readMemberPage<Row>(db, window, list, plainPage(list, window), countWhenNeeded(window, counted), {
+    params: { countTake: window.countTake },
+    parent: list.parent,
   });
 }
+
+/**
+ * How many of the newest rows of a list a search reads one by one before it asks the prefix index instead, in two
+ * steps: a glance at the newest SEARCH_GLANCE_ROWS, where a word with no match goes to the index at once (a rare
+ * word, or one whose matches are old), then a walk of up to SEARCH_WALK_ROWS for a word the glance found but not a
+ * page of. A few milliseconds of rows on PostgreSQL at most.
+ */
+export const SEARCH_GLANCE_ROWS = 300;
+export const SEARCH_WALK_ROWS = 2000;
+
+/**
+ * A page of a search of a capped list, with the caller's role and the capped count, in ONE statement. Neither of
+ * PostgreSQL's two plans for a search is bounded on its own: a walk of the list newest first reads until it has a
+ * page, which is long for a word whose matches are old (`12` among works numbered to 200,000: 80,000 rows, 30 ms);
+ * the prefix index reads every match to sort them, which is long for a word with many (22,000 requests, 22 ms).
+ * PostgreSQL estimates a word's frequency well but cannot see whether its matches are recent, so it often picks the
+ * long one. This statement decides from the rows instead:
+ *
+ * - The page glances at the SEARCH_GLANCE_ROWS newest rows, and walks on to SEARCH_WALK_ROWS when the glance found a
+ *   match (lazily: a common word stops after its page). If that gave a full page, it is the page; otherwise the word
+ *   is rare among recent rows, and the page comes from the prefix index, sorted (`ORDER BY id::text COLLATE "C"`, the
+ *   uuid's own order, which no index gives, so that PostgreSQL cannot choose the walk again).
+ * - The count (when the page is not its own) walks at most SEARCH_WALK_ROWS newest rows too when the glance was full
+ *   (a common word): one that fills the cap there is capped. Otherwise it counts to the cap in whatever order
+ *   PostgreSQL finds cheapest (no ORDER BY: the prefix index's bitmap stops at the cap).
+ *
+ * The search of works reads it (works.ts). The request lists do not yet: on the large data set it was slower than
+ * the plain search for every word of the tenant's requests but the middling ones, planned for each search (its
+ * planning costs more than the plain statement's) and prepared alike (docs/benchmarks.md, "Search at scale").
+ */
+export function readSearchPage<Row extends { id: string }>(
+  db: Db,
+  window: CappedListWindow,
+  list: SearchListSql,
+): Promise<CappedPage<Row>> {
+  const { alias, key, where } = list;
+  const from = list.countFrom ?? list.from;
+  const search = list.search.where;
+  const after = window.beforeId !== undefined ? ` AND ${key} < :after::uuid` : '';
+  const member = 'EXISTS (SELECT 1 FROM member) AND (SELECT found FROM parent)';
+  // The newest rows of the list (its filter, not the search), with what the search reads, under the search's alias.
+  // The limits are written into the text, not sent: a generic plan with an unknown LIMIT expects many rows.
+  const newest = (limit: number, extra = '') =>
+    `(SELECT ${key} AS id, ${alias}.search_prefixes, ${alias}.search FROM ${from}
+       WHERE ${where}${extra} ORDER BY ${key} DESC LIMIT ${limit}) AS ${alias}`;
+  const walked = `(SELECT count(*) FROM walked)`;
+  const glanced = `(SELECT count(*) FROM glance)`;
+  // `searched` sorts the matches' ids alone (their page's columns and owners are read for the page only), and is
+  // MATERIALIZED so that it runs only when read, behind the one-time filter below.
+  const page = `glance AS (
+       SELECT ${alias}.id FROM ${newest(SEARCH_GLANCE_ROWS, ` AND ${member}${after}`)} WHERE ${search} LIMIT :take),
+     walked AS (
+       SELECT ${alias}.id FROM ${newest(SEARCH_WALK_ROWS, ` AND ${member}${after}`)}
+       WHERE ${glanced} > 0 AND ${search} LIMIT :take),
+     searched AS MATERIALIZED (
+       SELECT ${key} AS id FROM ${from}
+       WHERE ${member} AND ${where} AND ${search}${after}
+       ORDER BY ${key}::text COLLATE "C" DESC LIMIT :take),
+     page AS (
+       SELECT ${list.columns} FROM ${list.from}
+       WHERE ${key} IN (SELECT id FROM walked WHERE ${walked} = :take
+                        UNION ALL SELECT id FROM searched WHERE ${walked} < :take)
+       ORDER BY ${key} DESC)`;
+  const counted = `CASE
+       WHEN ${glanced} = :take
+        AND (SELECT count(*) FROM (SELECT 1 FROM ${newest(SEARCH_WALK_ROWS)} WHERE ${search} LIMIT :countTake) AS walk)
+            = :countTake THEN :countTake::int
+       ELSE (SELECT count(*)::int FROM (SELECT 1 FROM ${from} WHERE ${where} AND ${search} LIMIT :countTake) AS counted)
+     END`;
+  return readMemberPage<Row>(db, window, list, page, countWhenNeeded(window, counted), {
+    params: { ...list.search.params, countTake: window.countTake },
+    parent: list.parent,
+    // Prepared: the statement chooses between the walk and the index from the rows, not from a word's estimates, so
+    // one plan serves every word; planning its subqueries anew cost more than running them.
+    options: { prepared: true },
+  });
+}
+
+/** The count only where the page is not its own: a later page, or a full first page. */
+const countWhenNeeded = (window: CappedListWindow, count: string) =>
+  `CASE WHEN ${window.beforeId !== undefined ? 'TRUE' : '(SELECT count(*) FROM page) = :take'} THEN ${count} END`;
+
+/** A page of a list without a search: its filter's rows, newest first. */
+const plainPage = (list: Pick<CappedListSql, 'columns' | 'from' | 'key' | 'where'>, window: CappedListWindow) =>
+  `page AS (
+       SELECT ${list.columns} FROM ${list.from}
+       WHERE EXISTS (SELECT 1 FROM member) AND (SELECT found FROM parent)
+         AND ${list.where}${window.beforeId !== undefined ? ` AND ${list.key} < :after::uuid` : ''}
+       ORDER BY ${list.key} DESC LIMIT :take)`;
 
 /** A list whose count the database keeps (counts.ts): its page and that count, with the caller's membership. */
 export interface CountedListSql extends Omit<CappedListSql, 'countFrom' | 'countOrder'> {
@@ -100,41 +199,42 @@ export function readCountedPage<Row extends { id: string }>(
   window: CappedListWindow,
   list: CountedListSql,
 ): Promise<CappedPage<Row>> {
-  return readMemberPage<Row>(db, window, list, list.count, {}, { prepared: list.prepared }, list.parent);
+  return readMemberPage<Row>(db, window, list, plainPage(list, window), list.count, {
+    options: { prepared: list.prepared },
+    parent: list.parent,
+  });
 }
 
-/** The statement both kinds of list share: member, page, and `count` (SQL, null: the page is its own count). */
+/**
+ * The statement every kind of list shares: member, parent, the page (`page`: SQL of the CTEs that end with `page`),
+ * and `count` (SQL, null: the page is its own count).
+ */
 async function readMemberPage<Row extends { id: string }>(
   db: Db,
   window: CappedListWindow,
-  list: Pick<CappedListSql, 'columns' | 'from' | 'key' | 'where' | 'params'>,
+  list: Pick<CappedListSql, 'params'>,
+  page: string,
   count: string,
-  countParams: StatementParams,
-  options?: SendOptions,
-  parent?: string,
+  extra: { params?: StatementParams; options?: SendOptions | undefined; parent?: string | undefined },
 ): Promise<CappedPage<Row>> {
   const after = window.beforeId !== undefined;
   const rows = await sendStatement<Partial<Row> & Framing>(
     db,
     `WITH member AS (
        SELECT role::text AS role FROM memberships WHERE tenant_id = :tenantId::uuid AND user_id = :userId::uuid),
-     parent AS (SELECT ${parent ?? 'TRUE'} AS found),
-     page AS (
-       SELECT ${list.columns} FROM ${list.from}
-       WHERE EXISTS (SELECT 1 FROM member) AND (SELECT found FROM parent)
-         AND ${list.where}${after ? ` AND ${list.key} < :after::uuid` : ''}
-       ORDER BY ${list.key} DESC LIMIT :take)
+     parent AS (SELECT ${extra.parent ?? 'TRUE'} AS found),
+     ${page}
      SELECT member.role AS "__role", (SELECT found FROM parent) AS "__parent", ${count} AS "__count", page.*
      FROM (SELECT 1) AS one LEFT JOIN member ON TRUE LEFT JOIN page ON TRUE`,
     {
       ...list.params,
-      ...countParams,
+      ...extra.params,
       tenantId: window.tenantId,
       userId: window.userId,
       take: window.take,
       ...(after && { after: window.beforeId }),
     },
-    options,
+    extra.options,
   );
   const role = rows[0]?.__role ?? null;
   if (!role) return { role: null, rows: [], count: null };

@@ -1,6 +1,6 @@
 import type { Db } from '../handle';
 import type { Prisma, WebhookEvent, Work } from '../generated/client';
-import { type CappedListWindow, type CappedPage, readCappedPage, readCountedPage } from './capped-lists';
+import { type CappedListWindow, type CappedPage, readCountedPage, readSearchPage } from './capped-lists';
 import type { OutcomeStatement } from './idempotency';
 import { DEFAULT_PAGE_SIZE } from './pages';
 import {
@@ -99,29 +99,27 @@ export type WorkColumns = Pick<
   OwnerColumns;
 
 /**
- * A page of a search of a tenant's works, with the caller's role and the capped count (capped-lists.ts): the prefix
- * index (tenant_id, search_prefixes) or a walk of (tenant_id, id), whichever PostgreSQL finds cheaper; the count
- * newest first like the page, so that it is the page's plan.
+ * A page of a search of a tenant's works, with the caller's role and the capped count: a walk of the newest works,
+ * else the prefix index (tenant_id, search_prefixes) (capped-lists.ts, `readSearchPage`).
  */
 export function searchWorksPage(
   db: Db,
   window: CappedListWindow,
   filter: { discarded: DiscardedFilter; search: SearchTerms },
 ): Promise<CappedPage<WorkColumns>> {
-  const search = searchTermsSql(filter.search, 'w');
   const where = [
     'w.tenant_id = :tenantId::uuid',
     ...(filter.discarded === 'all' ? [] : [`w.discarded_at IS ${filter.discarded === 'true' ? 'NOT NULL' : 'NULL'}`]),
-    search.where,
   ].join(' AND ');
-  return readCappedPage<WorkColumns>(db, window, {
+  return readSearchPage<WorkColumns>(db, window, {
     columns: WORK_COLUMNS,
     from: 'works w JOIN users u ON u.id = w.owner_id',
     countFrom: 'works w',
     key: 'w.id',
+    alias: 'w',
     where,
-    params: search.params,
-    countOrder: 'w.id DESC',
+    params: {},
+    search: searchTermsSql(filter.search, 'w'),
   });
 }
 

@@ -71,7 +71,9 @@ const MAX_ROWS_EXAMINED = 300;
  * A capped count (a search's, the tenant-wide lists') reads up to COUNT_CAP + 1 matches, and checks each one's
  * work. Where one tenant holds nearly every row (the big tenant here), PostgreSQL may walk the primary key and
  * filter (status `confirmed`: 15% of rows) rather than the (tenant_id, status, id) index, as cheap to it: bounded
- * by the cap over the filter's share, never by the table.
+ * by the cap over the filter's share, never by the table. A search of works reads up to SEARCH_WALK_ROWS of the newest
+ * works before it asks the prefix index (capped-lists.ts, `readSearchPage`), more where the walk's index leaves the
+ * discarded works to a filter.
  */
 const COUNTED_ROWS = 8 * (COUNT_CAP + 1);
 /** The heavy user owns thousands of tenants: the per-user caps are not what this file tests. */
@@ -253,6 +255,10 @@ async function genericPlanOf(statement: Statement, analyze: boolean): Promise<Pl
 async function planProblems(plan: PlanNode, write: boolean, maxRows: number): Promise<string[]> {
   const problems: string[] = [];
   for (const node of nodesOf(plan)) {
+    // A branch the statement chose not to run for these rows (a search's fallback to the prefix index, when the walk
+    // of the newest rows found its page: capped-lists.ts, `readSearchPage`) reads nothing; the cases that take it
+    // (a rare word) check it.
+    if (node['Actual Loops'] === 0) continue;
     const relation = node['Relation Name'];
     const seqScan = node['Node Type'] === 'Seq Scan';
     const small = relation !== undefined && (await estimatedRows(relation)) <= MAX_ROWS_EXAMINED;
@@ -425,8 +431,11 @@ describe('reads and lists touch O(page size) rows', () => {
   });
 
   test('search works (5,000): a rare word and a word every work has, kept and all', async () => {
-    await expectBoundedPlans('listWorks (search, a rare word)', () =>
-      listWorks(db(), actor, bigTenant(), { q: 'work 1234' }),
+    await expectBoundedPlans(
+      'listWorks (search, a rare word)',
+      () => listWorks(db(), actor, bigTenant(), { q: 'work 1234' }),
+      undefined,
+      COUNTED_ROWS,
     );
     await expectBoundedPlans(
       'listWorks (search, a word every work has)',
@@ -434,12 +443,18 @@ describe('reads and lists touch O(page size) rows', () => {
       undefined,
       COUNTED_ROWS,
     );
-    await expectBoundedPlans('listWorks (search, all)', () =>
-      listWorks(db(), actor, bigTenant(), { q: 'work 4321', discarded: 'all' }),
+    await expectBoundedPlans(
+      'listWorks (search, all)',
+      () => listWorks(db(), actor, bigTenant(), { q: 'work 4321', discarded: 'all' }),
+      undefined,
+      COUNTED_ROWS,
     );
     // A word longer than the prefixes kept: looked up by its first 16 characters, checked against the text.
-    await expectBoundedPlans('listWorks (search, a long word)', () =>
-      listWorks(db(), actor, bigTenant(), { q: 'work 1234 internationalisation' }),
+    await expectBoundedPlans(
+      'listWorks (search, a long word)',
+      () => listWorks(db(), actor, bigTenant(), { q: 'work 1234 internationalisation' }),
+      undefined,
+      COUNTED_ROWS,
     );
   });
 

@@ -66,19 +66,25 @@ export const scaleScenarios: Scenario[] = [
     kind: 'read',
     requests: ({ fixtures }) => [{ method: 'GET', path: '/v1/api-keys?limit=20', headers: auth(fixtures.apiKey) }],
   },
-  // Search and the tenant-wide lists, on the big tenant (200,000 works, 1,000,000 requests in one work).
+  // Search and the tenant-wide lists, on the big tenant (200,000 works, 1,000,000 requests in one work). Each search
+  // for four kinds of word (issue 44): the large data set's texts are ' work N work N a work of the large data set'
+  // and ' request N please confirm the figures in section 3 recipient (N % 1000) example com grace hopper', and a
+  // word matches the start of a stored word, so `12` is a word of middling frequency whose matches sit together in
+  // time (works 12, 120-129, ..., 120000-129999: 5.6%; requests the same, 1.1%, plus recipients 12 and 120-129, 1.1%
+  // spread evenly), and `12345` a rare one (11 works, 11 requests).
   {
-    id: 'search-works',
-    title: 'search works, 2 words',
+    id: 'list-tenant-requests',
+    title: "the tenant's requests, no search",
     kind: 'read',
-    requests: ({ fixtures }) => [tenantRead(fixtures, '/works?limit=20&q=work+1234')],
+    requests: ({ fixtures }) => [tenantRead(fixtures, '/requests?limit=20')],
   },
-  {
-    id: 'search-requests',
-    title: "search the tenant's requests",
-    kind: 'read',
-    requests: ({ fixtures }) => [tenantRead(fixtures, '/requests?limit=20&q=request+12345')],
-  },
+  ...searches('works', 'search works', { common: 'data', rare: '12345', middling: '12', twoWords: 'work+1234' }),
+  ...searches('requests', "search the tenant's requests", {
+    common: 'figures',
+    rare: '12345',
+    middling: '12',
+    twoWords: 'request+12345',
+  }),
   {
     id: 'inbox-confirmed',
     title: 'inbox: confirmed, to validate',
@@ -98,6 +104,27 @@ export const scaleScenarios: Scenario[] = [
     requests: ({ fixtures }) => [tenantRead(fixtures, '/events?limit=20')],
   },
 ];
+
+/** A list's search for a common word, a rare one, one of middling frequency, and two words together. */
+function searches(
+  list: 'works' | 'requests',
+  title: string,
+  words: { common: string; rare: string; middling: string; twoWords: string },
+): Scenario[] {
+  const kinds = [
+    ['common', 'a common word', words.common],
+    ['rare', 'a rare word', words.rare],
+    ['middling', 'a middling word', words.middling],
+    ['two-words', '2 words', words.twoWords],
+  ] as const;
+  return kinds.map(([kind, what, q]) => ({
+    // The two-word searches keep the ids they had before the other three were added.
+    id: kind === 'two-words' ? `search-${list}` : `search-${list}-${kind}`,
+    title: `${title}, ${what}`,
+    kind: 'read',
+    requests: ({ fixtures }) => [tenantRead(fixtures, `/${list}?limit=20&q=${q}`)],
+  }));
+}
 
 /** A GET under the read tenant (the big tenant in the scale mode). */
 const tenantRead = (fixtures: Fixtures, path: string): Request => ({

@@ -32,15 +32,20 @@ export interface CappedListSql {
   countOrder: string;
   /** The list's parent inside the tenant, when it has one (see CountedListSql.parent). */
   parent?: string;
+  /** A search, apart from the list's own filter in `where`: its count is read as `readCappedPage` says. */
+  search?: ListSearch;
 }
 
-/**
- * A search of a capped list: the search's condition (`searchTermsSql` over the searched table, aliased `alias` in
- * `countFrom`), apart from the list's own filter in `where`.
- */
-export interface SearchListSql extends Omit<CappedListSql, 'countOrder'> {
+/** A search's condition (`searchTermsSql` over the searched table, aliased `alias` in `countFrom`). */
+export interface ListSearch {
   alias: string;
-  search: { where: string; params: StatementParams };
+  where: string;
+  params: StatementParams;
+}
+
+/** A search of a capped list, read by `readSearchPage`. */
+export interface SearchListSql extends Omit<CappedListSql, 'countOrder' | 'search'> {
+  search: ListSearch;
 }
 
 /** Which page of a capped list, for whom, and how far its count goes. */
@@ -70,18 +75,62 @@ interface Framing {
   __count: number | string | null;
 }
 
+/**
+ * A capped list's page, its count ordered by `countOrder`. With a search, the count first reads the
+ * SEARCH_WALK_ROWS newest rows: a word that fills the cap there is capped; one with at least SEARCH_DENSE_MATCHES
+ * matches there is counted by that walk newest first (it reaches the cap within about 20,000 rows); a sparser one is
+ * counted through the prefix index in no order (its bitmap stops at the cap), where the walk newest first read 91,000
+ * rows for `12` among the large data set's requests (104 ms; 13 ms through the index).
+ */
 export function readCappedPage<Row extends { id: string }>(
   db: Db,
   window: CappedListWindow,
   list: CappedListSql,
 ): Promise<CappedPage<Row>> {
-  const counted = `(SELECT count(*)::int FROM (SELECT 1 FROM ${list.countFrom ?? list.from}
-                     WHERE ${list.where} ORDER BY ${list.countOrder} LIMIT :countTake) AS counted)`;
-  return readMemberPage<Row>(db, window, list, plainPage(list, window), countWhenNeeded(window, counted), {
-    params: { countTake: window.countTake },
-    parent: list.parent,
-  });
+  const { search } = list;
+  const from = list.countFrom ?? list.from;
+  const where = search ? `${list.where} AND ${search.where}` : list.where;
+  const counted = `(SELECT count(*)::int FROM (SELECT 1 FROM ${from}
+                     WHERE ${where} ORDER BY ${list.countOrder} LIMIT :countTake) AS counted)`;
+  const page = plainPage({ ...list, where }, window);
+  if (!search) {
+    return readMemberPage<Row>(db, window, list, page, countWhenNeeded(window, counted), {
+      params: { countTake: window.countTake },
+      parent: list.parent,
+    });
+  }
+  const recent = '(SELECT n FROM recent_matches)';
+  const count = `CASE WHEN ${recent} = :countTake THEN :countTake::int
+       WHEN ${recent} >= ${SEARCH_DENSE_MATCHES} THEN ${counted}
+       ELSE (SELECT count(*)::int FROM (SELECT 1 FROM ${from} WHERE ${where} LIMIT :countTake) AS counted) END`;
+  return readMemberPage<Row>(
+    db,
+    window,
+    list,
+    `recent_matches AS (
+       SELECT count(*) AS n FROM (SELECT 1 FROM ${newestRows(list, search.alias, SEARCH_WALK_ROWS)}
+                                   WHERE ${search.where} LIMIT :countTake) AS walk),
+     ${page}`,
+    countWhenNeeded(window, count),
+    { params: { ...search.params, countTake: window.countTake }, parent: list.parent },
+  );
 }
+
+/** Matches among a search's SEARCH_WALK_ROWS newest rows from which a count walks on newest first. */
+const SEARCH_DENSE_MATCHES = 100;
+
+/**
+ * The newest rows of a list (its filter, not its search), with what a search reads, under the search's alias. The
+ * limit is written into the text, not sent: a generic plan with an unknown LIMIT expects many rows.
+ */
+const newestRows = (
+  list: Pick<CappedListSql, 'key' | 'from' | 'countFrom' | 'where'>,
+  alias: string,
+  limit: number,
+  extra = '',
+) =>
+  `(SELECT ${list.key} AS id, ${alias}.search_prefixes, ${alias}.search FROM ${list.countFrom ?? list.from}
+       WHERE ${list.where}${extra} ORDER BY ${list.key} DESC LIMIT ${limit}) AS ${alias}`;
 
 /**
  * How many of the newest rows of a list a search reads one by one before it asks the prefix index instead, in two
@@ -117,16 +166,13 @@ export function readSearchPage<Row extends { id: string }>(
   window: CappedListWindow,
   list: SearchListSql,
 ): Promise<CappedPage<Row>> {
-  const { alias, key, where } = list;
+  const { key, where } = list;
+  const { alias } = list.search;
   const from = list.countFrom ?? list.from;
   const search = list.search.where;
   const after = window.beforeId !== undefined ? ` AND ${key} < :after::uuid` : '';
   const member = 'EXISTS (SELECT 1 FROM member) AND (SELECT found FROM parent)';
-  // The newest rows of the list (its filter, not the search), with what the search reads, under the search's alias.
-  // The limits are written into the text, not sent: a generic plan with an unknown LIMIT expects many rows.
-  const newest = (limit: number, extra = '') =>
-    `(SELECT ${key} AS id, ${alias}.search_prefixes, ${alias}.search FROM ${from}
-       WHERE ${where}${extra} ORDER BY ${key} DESC LIMIT ${limit}) AS ${alias}`;
+  const newest = (limit: number, extra = '') => newestRows(list, alias, limit, extra);
   const walked = `(SELECT count(*) FROM walked)`;
   const glanced = `(SELECT count(*) FROM glance)`;
   // `searched` sorts the matches' ids alone (their page's columns and owners are read for the page only), and is

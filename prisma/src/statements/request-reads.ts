@@ -196,6 +196,7 @@ export function tenantRequestsPage(
     where,
     params,
     countOrder: tenantRequestsCountOrder(filter),
+    ...(filter.search && { search: { alias: 'r', ...searchTermsSql(filter.search, 'r') } }),
   });
 }
 
@@ -214,7 +215,7 @@ function tenantRequestsCountOrder(filter: TenantRequestsFilter): string {
   return byStatus ? 'r.tenant_id DESC, r.status DESC, r.id DESC' : 'r.tenant_id DESC, r.id DESC';
 }
 
-/** The tenant-wide list's filter as SQL over `r` (the request) and `w` (its work). */
+/** The tenant-wide list's filter as SQL over `r` (the request) and `w` (its work), its search aside. */
 function tenantRequestsWhere(filter: TenantRequestsFilter): { where: string; params: Record<string, unknown> } {
   const where = ['r.tenant_id = :tenantId::uuid', 'w.discarded_at IS NULL'];
   const params: Record<string, unknown> = {};
@@ -242,11 +243,6 @@ function tenantRequestsWhere(filter: TenantRequestsFilter): { where: string; par
   if (filter.dueAfter) {
     where.push('r.due_at > :dueAfter::timestamptz');
     params.dueAfter = filter.dueAfter.toISOString();
-  }
-  if (filter.search) {
-    const search = searchTermsSql(filter.search, 'r');
-    where.push(search.where);
-    Object.assign(params, search.params);
   }
   return { where: where.join(' AND '), params };
 }

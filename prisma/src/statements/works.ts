@@ -116,10 +116,9 @@ export function searchWorksPage(
     from: 'works w JOIN users u ON u.id = w.owner_id',
     countFrom: 'works w',
     key: 'w.id',
-    alias: 'w',
     where,
     params: {},
-    search: searchTermsSql(filter.search, 'w'),
+    search: { alias: 'w', ...searchTermsSql(filter.search, 'w') },
   });
 }
 

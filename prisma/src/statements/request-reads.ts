@@ -3,8 +3,7 @@ import type { Prisma, Request } from '../generated/client';
 import { type CappedListWindow, type CappedPage, readCappedPage, readCountedPage } from './capped-lists';
 import { newestFirst, type PageWindow } from './pages';
 import { type OwnerColumns, ownerColumns } from './parts';
-import { type SearchTerms, searchTermsSql, searchTermsWhere } from './search';
-import { sendStatement } from './send';
+import { type SearchTerms, searchTermsSql } from './search';
 import { userRecord } from './users';
 
 /** The reads of requests: a work's requests, the tenant-wide list, one request, a request's events. */
@@ -17,52 +16,33 @@ export type RequestRow = Omit<Prisma.RequestGetPayload<{ include: typeof withOwn
 
 type RequestStatus = Request['status'];
 
-/** A work's requests: of one status or all, and with a search (the tenant's too: the prefix index leads with it). */
-export interface WorkRequestsFilter {
-  tenantId: string;
-  workId: string;
-  status?: RequestStatus | undefined;
-  search?: SearchTerms | undefined;
-}
-
-const workRequestsWhere = ({ tenantId, workId, status, search }: WorkRequestsFilter) => ({
-  workId,
-  ...(status && { status }),
-  ...(search && { tenantId, ...searchTermsWhere(search) }),
-});
-
 /**
- * A page of a search of a work's requests, newest first, with their owners. Not prepared: planned for its words,
- * which decide between the work's index and the prefix index (a list without a search is `workRequestsCountedPage`).
+ * A page of a search of a work's requests, newest first, with the caller's role, whether the work is in the tenant,
+ * and the capped count, in one statement (capped-lists.ts, `readCappedPage` with a search): PostgreSQL plans the page
+ * for its words, between the work's index (work_id, id), or (work_id, status, id) with a status, and the prefix index
+ * (tenant_id, search_prefixes), which is why the tenant's id is in the filter too.
  */
 export function searchWorkRequestsPage(
   db: Db,
-  filter: WorkRequestsFilter & { search: SearchTerms },
-  page: PageWindow,
-): Promise<TenantRequestRow[]> {
-  const search = searchTermsSql(filter.search, 'r');
-  const where = ['r.work_id = :workId::uuid', 'r.tenant_id = :tenantId::uuid', search.where];
-  const params: Record<string, unknown> = {
-    ...search.params,
-    workId: filter.workId,
-    tenantId: filter.tenantId,
-    take: page.take,
-  };
-  if (filter.status) {
-    where.push('r.status = :status::request_status');
-    params.status = filter.status;
-  }
-  if (page.beforeId !== undefined) {
-    where.push('r.id < :beforeId::uuid');
-    params.beforeId = page.beforeId;
-  }
-  return sendStatement<TenantRequestRow>(
-    db,
-    `SELECT ${TENANT_REQUEST_COLUMNS} FROM requests r JOIN users u ON u.id = r.owner_id
-     WHERE ${where.join(' AND ')} ORDER BY r.id DESC LIMIT :take`,
-    params,
-  );
+  window: CappedListWindow,
+  filter: { workId: string; status?: RequestStatus | undefined; search: SearchTerms },
+): Promise<CappedPage<TenantRequestRow>> {
+  const byStatus = filter.status !== undefined;
+  return readCappedPage<TenantRequestRow>(db, window, {
+    columns: TENANT_REQUEST_COLUMNS,
+    from: 'requests r JOIN users u ON u.id = r.owner_id',
+    countFrom: 'requests r',
+    key: 'r.id',
+    where: `r.work_id = :workId::uuid AND r.tenant_id = :tenantId::uuid${byStatus ? ' AND r.status = :status::request_status' : ''}`,
+    params: { workId: filter.workId, ...(byStatus && { status: filter.status }) },
+    countOrder: 'r.id DESC',
+    search: { alias: 'r', ...searchTermsSql(filter.search, 'r') },
+    parent: WORK_IN_TENANT,
+  });
 }
+
+/** SQL true when the work `:workId` is in the tenant `:tenantId` (discarded or not). */
+const WORK_IN_TENANT = 'EXISTS (SELECT 1 FROM works WHERE id = :workId::uuid AND tenant_id = :tenantId::uuid)';
 
 /** A work's requests of one status, or all: the sum that counts them in its counter rows. */
 const WORK_REQUESTS_COUNTED = (status: RequestStatus | undefined) =>
@@ -87,18 +67,10 @@ export function workRequestsCountedPage(
     params: { workId: filter.workId, ...(filter.status && { status: filter.status }) },
     count: `(SELECT COALESCE(SUM(${WORK_REQUESTS_COUNTED(filter.status)}), 0) FROM work_counts
              WHERE work_id = :workId::uuid)`,
-    parent: 'EXISTS (SELECT 1 FROM works WHERE id = :workId::uuid AND tenant_id = :tenantId::uuid)',
+    parent: WORK_IN_TENANT,
     // Planned for its work: see CountedListSql.prepared (statement-plans.test.ts checks a work with none).
     prepared: false,
   });
-}
-
-/**
- * A search's count of a work's requests, at most `take`: newest first, like the page, the same choice between the
- * work's index and the prefix index.
- */
-export function countWorkRequestsUpTo(db: Db, filter: WorkRequestsFilter, take: number): Promise<number> {
-  return db.prisma.request.count({ where: workRequestsWhere(filter), orderBy: { id: 'desc' }, take });
 }
 
 /** A request of a work of the tenant, with its owner and whether that work is discarded (null: none). */

@@ -89,12 +89,6 @@ export interface SearchTerms {
   longWords: readonly string[];
 }
 
-/** `terms` as Prisma's condition, for the lists Prisma reads. */
-export const searchTermsWhere = (terms: SearchTerms) => ({
-  searchPrefixes: { hasEvery: [...terms.prefixes] },
-  ...(terms.longWords.length > 0 && { AND: terms.longWords.map((word) => ({ search: { contains: ` ${word}` } })) }),
-});
-
 /** `terms` as SQL over the table aliased `alias`, for the lists read by one plain statement. */
 export function searchTermsSql(terms: SearchTerms, alias: string): { where: string; params: Record<string, unknown> } {
   const where = [`${alias}.search_prefixes @> :searchPrefixes::text[]`];

@@ -1,16 +1,9 @@
 import { parseDateTime } from '../dates';
 import type { Db, TenantRequestRow, TenantRequestsFilter } from '@works-api/prisma';
-import {
-  countWorkRequestsUpTo,
-  isId,
-  tenantRequestsPage,
-  searchWorkRequestsPage,
-  workRequestsCountedPage,
-} from '@works-api/prisma';
+import { isId, tenantRequestsPage, searchWorkRequestsPage, workRequestsCountedPage } from '@works-api/prisma';
 import { type Actor, authorize } from '../access';
-import { type Page, type PageRequest, readPage } from '../paging';
+import type { PageRequest } from '../paging';
 import { normalizeEmail, ownerRecord } from '../users/present';
-import { findWork } from '../works/works';
 import { searchTerms } from '../search/fold';
 import { readCappedList, readCountedList } from '../capped-list';
 import { notFound } from '../errors';
@@ -26,13 +19,14 @@ export async function listRequests(
   request: PageRequest & { status?: RequestStatus; q?: string },
 ) {
   const { status } = request;
+  // An id we never issue names no work (after the same checks of the tenant and the role).
+  if (!isId(workId)) {
+    await authorize(db, actor, tenantId, 'readTenant');
+    throw notFound('work');
+  }
+  // One statement: the caller's membership, the work, the page and the count (kept by the database; capped for a
+  // search, of which no count is kept).
   if (request.q === undefined) {
-    // An id we never issue names no work (after the same checks of the tenant and the role).
-    if (!isId(workId)) {
-      await authorize(db, actor, tenantId, 'readTenant');
-      throw notFound('work');
-    }
-    // One statement: the caller's membership, the work, the page and the count the database keeps.
     return readCountedList(actor, request, {
       tenantId,
       permission: 'readTenant',
@@ -41,14 +35,13 @@ export async function listRequests(
       parent: 'work',
     });
   }
-  await authorize(db, actor, tenantId, 'readTenant');
-  await findWork(db, tenantId, workId);
-  // A search: its page planned for its words, and a capped count.
-  const filter = { tenantId, workId, status, search: searchTerms(request.q) };
-  return readPage(request, {
-    rows: (page: Page) => searchWorkRequestsPage(db, filter, page),
-    capped: (take: number) => countWorkRequestsUpTo(db, filter, take),
+  const search = searchTerms(request.q);
+  return readCappedList(actor, request, {
+    tenantId,
+    permission: 'readTenant',
+    read: (window) => searchWorkRequestsPage(db, window, { workId, status, search }),
     present: presentRequestColumns,
+    parent: 'work',
   });
 }
 

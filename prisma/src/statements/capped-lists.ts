@@ -157,9 +157,10 @@ export const SEARCH_WALK_ROWS = 2000;
  *   (a common word): one that fills the cap there is capped. Otherwise it counts to the cap in whatever order
  *   PostgreSQL finds cheapest (no ORDER BY: the prefix index's bitmap stops at the cap).
  *
- * The search of works reads it (works.ts). The request lists do not yet: on the large data set it was slower than
- * the plain search for every word of the tenant's requests but the middling ones, planned for each search (its
- * planning costs more than the plain statement's) and prepared alike (docs/benchmarks.md, "Search at scale").
+ * The search of works reads it (works.ts). The request lists keep PostgreSQL's page and take only the count that
+ * looks first (`readCappedPage` with a search): this statement was slower there for every word but the middling
+ * ones, planned for each search (its planning costs more than the plain statement's) and prepared alike
+ * (docs/benchmarks.md, "Search at scale"). Its count differs from that one: it has no walk on for a dense word.
  */
 export function readSearchPage<Row extends { id: string }>(
   db: Db,

@@ -524,6 +524,80 @@ u.email AS "ownerEmail", u.first_name AS "ownerFirstName", u.last_name AS "owner
 --       CTE Scan on member
 --     CTE Scan on page
 
+-- operation: listTenantRequests (search, a middling word)
+
+WITH member AS (
+     SELECT role::text AS role FROM memberships WHERE tenant_id = $1::uuid AND user_id = $2::uuid),
+   parent AS (SELECT TRUE AS found),
+   recent_matches AS (
+     SELECT count(*) AS n FROM (SELECT 1 FROM (SELECT r.id AS id, r.search_prefixes, r.search FROM requests r JOIN works w ON w.id = r.work_id
+     WHERE r.tenant_id = $1::uuid AND w.discarded_at IS NULL ORDER BY r.id DESC LIMIT 2000) AS r
+                                 WHERE r.search_prefixes @> $3::text[] LIMIT $4) AS walk),
+   page AS (
+     SELECT r.id, r.work_id AS "workId", r.status::text AS status, r.title, r.message,
+r.recipient_email AS "recipientEmail", r.recipient_first_name AS "recipientFirstName",
+r.recipient_last_name AS "recipientLastName", r.answer, r.validation::text AS validation,
+r.cancel_reason AS "cancelReason", r.due_at AS "dueAt", r.created_at AS "createdAt", r.updated_at AS "updatedAt",
+r.confirmed_at AS "confirmedAt", r.validated_at AS "validatedAt", r.cancelled_at AS "cancelledAt",
+r.email_status::text AS "emailStatus", r.email_sent_at AS "emailSentAt", r.email_failure AS "emailFailure",
+r.emails_stopped AS "emailsStopped", r.confirmed_through_dev_mailbox AS "confirmedThroughDevMailbox",
+u.email AS "ownerEmail", u.first_name AS "ownerFirstName", u.last_name AS "ownerLastName" FROM requests r JOIN works w ON w.id = r.work_id JOIN users u ON u.id = r.owner_id
+     WHERE EXISTS (SELECT 1 FROM member) AND (SELECT found FROM parent)
+       AND r.tenant_id = $1::uuid AND w.discarded_at IS NULL AND r.search_prefixes @> $3::text[]
+     ORDER BY r.id DESC LIMIT $5)
+   SELECT member.role AS "__role", (SELECT found FROM parent) AS "__parent", CASE WHEN (SELECT count(*) FROM page) = $5 THEN CASE WHEN (SELECT n FROM recent_matches) = $4 THEN $4::int
+     WHEN (SELECT n FROM recent_matches) >= 100 THEN (SELECT count(*)::int FROM (SELECT 1 FROM requests r JOIN works w ON w.id = r.work_id
+                   WHERE r.tenant_id = $1::uuid AND w.discarded_at IS NULL AND r.search_prefixes @> $3::text[] ORDER BY r.id DESC LIMIT $4) AS counted)
+     ELSE (SELECT count(*)::int FROM (SELECT 1 FROM requests r JOIN works w ON w.id = r.work_id WHERE r.tenant_id = $1::uuid AND w.discarded_at IS NULL AND r.search_prefixes @> $3::text[] LIMIT $4) AS counted) END END AS "__count", page.*
+   FROM (SELECT 1) AS one LEFT JOIN member ON TRUE LEFT JOIN page ON TRUE;
+-- plan:
+--   Nested Loop Left Join
+--     [CTE member] Bitmap Heap Scan on memberships
+--       Bitmap Index Scan on memberships_tenant_id_user_id_key
+--     [CTE parent] Result
+--     [CTE recent_matches] Aggregate
+--       Limit
+--         Subquery Scan on r
+--           Limit
+--             Nested Loop
+--               Index Scan Backward using requests_pkey on requests r_1
+--               Memoize
+--                 Index Scan using works_pkey on works w
+--     [CTE page] Limit
+--       [InitPlan 4 (returns $4)] CTE Scan on member member_1
+--       [InitPlan 5 (returns $5)] CTE Scan on parent
+--       Result
+--         Nested Loop
+--           Nested Loop
+--             Index Scan Backward using requests_pkey on requests r_2
+--             Memoize
+--               Index Scan using works_pkey on works w_1
+--           Index Scan using users_pkey on users u
+--     [InitPlan 7 (returns $9)] CTE Scan on parent parent_1
+--     [InitPlan 8 (returns $10)] Aggregate
+--       CTE Scan on page page_1
+--     [InitPlan 9 (returns $11)] CTE Scan on recent_matches
+--     [InitPlan 10 (returns $12)] CTE Scan on recent_matches recent_matches_1
+--     [InitPlan 11 (returns $14)] Aggregate
+--       Limit
+--         Sort
+--           Nested Loop
+--             Bitmap Heap Scan on requests r_3
+--               Bitmap Index Scan on requests_search_idx
+--             Memoize
+--               Index Scan using works_pkey on works w_2
+--     [InitPlan 12 (returns $16)] Aggregate
+--       Limit
+--         Nested Loop
+--           Bitmap Heap Scan on requests r_4
+--             Bitmap Index Scan on requests_search_idx
+--           Memoize
+--             Index Scan using works_pkey on works w_3
+--     Nested Loop Left Join
+--       Result
+--       CTE Scan on member
+--     CTE Scan on page
+
 -- operation: listTenantRequests (after the 15,000th)
 
 WITH member AS (

@@ -280,11 +280,12 @@ const fileDatabase = {
  * outside that environment a fresh one from the template.
  */
 async function openFileDatabase(): Promise<Database> {
-  const target = testDatabaseTarget();
   const worker = (globalThis as unknown as Record<symbol, WorkerPglite | undefined>)[
     Symbol.for('works-api.test.pglite')
   ];
-  if (target.kind !== 'pglite' || !worker) return openDatabase(target);
+  // Not testDatabaseTarget() first: on PGlite it reads the whole template into memory, for nothing when the worker
+  // has its database.
+  if (process.env.DATABASE_URL || !worker) return openDatabase(testDatabaseTarget());
   return openDatabase({ kind: 'pglite', open: await worker.emptiedWorkerDatabase(PGLITE_EXTENSIONS) });
 }
 type WorkerPglite = { emptiedWorkerDatabase(extensions: typeof PGLITE_EXTENSIONS): Promise<PGlite> };

@@ -27,6 +27,9 @@ export function contractValidator(spec: Spec, validateResponses: boolean): Reque
         validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, allErrors },
         validateResponses,
         validateSecurity: false,
+        // No operation takes multipart bodies: no multer, and no Ajv of its own (a multipart body is a 415 like any
+        // other undocumented media type).
+        fileUploader: false,
         validateFormats: true,
         // `date-time` as the domain reads it (domain/dates.ts): a real date and time, never moved; not Ajv's regex.
         formats: { 'date-time': isRealDateTime },

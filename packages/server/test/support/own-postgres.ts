@@ -104,8 +104,12 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
     },
   };
   // The first port of the range that is free, and still free when the server binds it (another test run may
-  // take it in between: then the next one).
-  for (const candidate of PORTS) {
+  // take it in between: then the next one). Each jest worker looks from a place of its own in the range: a suite
+  // stops its server and starts it again on the same port, and a file in the other worker, looking from the same
+  // place, took that port while it was down.
+  const worker = Number(process.env.JEST_WORKER_ID ?? '1');
+  const first = ((worker - 1) * 2) % PORTS.length;
+  for (const candidate of [...PORTS.slice(first), ...PORTS.slice(0, first)]) {
     if (!(await portIsFree(candidate))) continue;
     port = candidate;
     try {

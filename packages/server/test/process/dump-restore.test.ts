@@ -20,7 +20,7 @@ import { openDatabase } from '@works-api/prisma';
 import { createRequest, createTenant, createWork, ok } from '../support/fixtures';
 import { lockPgliteFolder } from '@works-api/prisma';
 import { keyIdOf, parseEncryptionKeys } from '@works-api/prisma';
-import { newPgliteFolder, removeDataDirs } from '../support/process';
+import { newPgliteFolder, removeDataDirs, TEST_NODE_ARGS } from '../support/process';
 import { type Receiver, startReceiver } from '../support/receiver';
 import { startTestServer, type TestServer, type TestUser } from '../support/server';
 
@@ -38,7 +38,7 @@ function tools(
   args: string[],
   where: Record<string, string>,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [TOOLS, ...args], {
+  const child = spawn(process.execPath, [...TEST_NODE_ARGS, TOOLS, ...args], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...where },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { ADMIN_TOKEN } from '../support/server';
-import { databaseEnv, MAIN, removeDataDirs, spawnServer, WORKER } from '../support/process';
+import { databaseEnv, MAIN, removeDataDirs, spawnServer, TEST_NODE_ARGS, WORKER } from '../support/process';
 
 /**
  * What `node dist/main.js` (and `node dist/worker.js`) writes on stdout: JSON lines when stdout is not a terminal (log shipping), whatever runs
@@ -54,7 +54,7 @@ describe('stdout not a terminal', () => {
 
 describe('LOG_FORMAT=pretty', () => {
   it('writes readable lines, and the start-up commands as a person pastes them', async () => {
-    const child = spawn(process.execPath, [MAIN], {
+    const child = spawn(process.execPath, [...TEST_NODE_ARGS, MAIN], {
       env: {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
@@ -86,7 +86,7 @@ describe('LOG_FORMAT=pretty', () => {
   });
 
   it('is honoured by the webhook worker too', async () => {
-    const child = spawn(process.execPath, [WORKER], {
+    const child = spawn(process.execPath, [...TEST_NODE_ARGS, WORKER], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...(await databaseEnv()), LOG_FORMAT: 'pretty' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

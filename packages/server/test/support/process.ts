@@ -25,6 +25,15 @@ export interface ServerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/**
+ * The Node flags of every process a test spawns (except the first-run suite's, which runs the README's command as
+ * written). `--liftoff-only`: V8 compiles WebAssembly with its baseline compiler only. A process on the embedded
+ * database otherwise spends about 1.5 s of CPU and 1.3 s of page faults (650 MB at its peak, against 260) optimising
+ * PGlite's module while it opens, in each of the dozens of short-lived processes a run spawns: worth it in a server
+ * that runs for hours, not here. Nothing a test checks depends on it but speed.
+ */
+export const TEST_NODE_ARGS = ['--liftoff-only'];
+
 const dataDirs: string[] = [];
 
 /** Deletes the embedded data folders `databaseEnv` made (call in afterAll, once the servers have exited). */
@@ -83,11 +92,12 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 /**
  * Starts `node dist/main.js` on a free port and resolves once it listens (rejects with its stderr if it exits);
  * with `untilListening: false`, as soon as it has printed its first line. `script: WORKER` starts the webhook
- * worker instead (which never listens). `nodeArgs` go to Node before the script, `cwd` is the process's folder.
+ * worker instead (which never listens). `nodeArgs` go to Node before the script (TEST_NODE_ARGS unless given), `cwd`
+ * is the process's folder.
  */
 export async function spawnServer(
   env: Record<string, string>,
-  { untilListening = true, script = MAIN, nodeArgs = [] as string[], cwd = undefined as string | undefined } = {},
+  { untilListening = true, script = MAIN, nodeArgs = TEST_NODE_ARGS, cwd = undefined as string | undefined } = {},
 ): Promise<ServerProcess> {
   const child = spawn(process.execPath, [...nodeArgs, script], {
     ...(cwd && { cwd }),
@@ -142,7 +152,10 @@ export async function killAll(servers: ServerProcess[]): Promise<void> {
 export async function runUntilExit(
   env: Record<string, string>,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [MAIN], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...TEST_NODE_ARGS, MAIN], {
+    env: childEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

@@ -35,8 +35,10 @@ export function schemaForPrisma6(text) {
   return withoutGenerators.replace(/^(datasource\s+\w+\s*\{)/m, '$1\n  url = env("DATABASE_URL")');
 }
 
+// --liftoff-only: V8 compiles WebAssembly (PGlite, Prisma's engines) with its baseline compiler only. Optimising it
+// cost a short-lived run more than it saved: `pnpm check:drift` from 14.4 s of CPU to 7.9 s (9.3 s to 6.9 s).
 function prisma(args, env = {}) {
-  const result = spawnSync(process.execPath, [prisma6, ...args, '--config', config], {
+  const result = spawnSync(process.execPath, ['--liftoff-only', prisma6, ...args, '--config', config], {
     encoding: 'utf8',
     env: { ...process.env, ...env, PRISMA_HIDE_UPDATE_MESSAGE: '1', CHECKPOINT_DISABLE: '1', NO_COLOR: '1' },
   });

@@ -160,6 +160,7 @@ async function runMode(
     const serverRounds = new Map(unit.map((s) => [s.id, [] as Measurement[]]));
     const baselineRounds = new Map(unit.map((s) => [s.id, [] as Measurement[]]));
     const halves = new Map<ScenarioId, ScenarioResult['halfRate']>();
+    const baselineHalves = new Map<ScenarioId, ScenarioResult['baselineHalfRate']>();
     // A pair is compared at a few percent: both are run once first, unmeasured, so that neither is measured while
     // the process is still compiling the code the other one warmed.
     if (twin) for (const each of unit) await measure(each, server, serverTarget, options, false);
@@ -169,13 +170,26 @@ async function runMode(
         const measured = await measure(each, server, serverTarget, options, halfRate && round === options.rounds);
         serverRounds.get(each.id)!.push(measured.max);
         if (!halves.has(each.id) && measured.half) halves.set(each.id, measured.half);
-        if (baseline && !skipsBaseline(each))
-          baselineRounds.get(each.id)!.push((await measure(each, baseline, baselineTarget, options, false)).max);
+        if (baseline && !skipsBaseline(each)) {
+          // The baseline paced at the server's half rate too: what latency this machine gives that load.
+          const half = measured.half && { rps: measured.half.targetRps };
+          const baselineMeasured = await measure(each, baseline, baselineTarget, options, half ?? false);
+          baselineRounds.get(each.id)!.push(baselineMeasured.max);
+          if (baselineMeasured.half) baselineHalves.set(each.id, baselineMeasured.half);
+        }
       }
     }
     for (const each of unit) {
       measuredRounds.set(each.id, serverRounds.get(each.id)!);
-      results.push(resultOf(each, serverRounds.get(each.id)!, baselineRounds.get(each.id)!, halves.get(each.id)));
+      results.push(
+        resultOf(
+          each,
+          serverRounds.get(each.id)!,
+          baselineRounds.get(each.id)!,
+          halves.get(each.id),
+          baselineHalves.get(each.id),
+        ),
+      );
     }
   }
   return { ...mode, scenarios: results };
@@ -185,6 +199,7 @@ async function runMode(
     serverRounds: Measurement[],
     baselineRounds: Measurement[],
     half: ScenarioResult['halfRate'],
+    baselineHalf: ScenarioResult['baselineHalfRate'],
   ): ScenarioResult {
     const result: ScenarioResult = {
       id: scenario.id,
@@ -193,11 +208,14 @@ async function runMode(
       server: median(serverRounds),
     };
     if (half) result.halfRate = half;
+    if (baselineHalf) result.baselineHalfRate = baselineHalf;
     if (baseline && !skipsBaseline(scenario)) {
       result.baseline = median(baselineRounds);
       result.ratio = result.server.rps / result.baseline.rps;
     }
-    const failures = [result.server, result.baseline, result.halfRate].filter((m) => m && m.errors > 0);
+    const failures = [result.server, result.baseline, result.halfRate, result.baselineHalfRate].filter(
+      (m) => m && m.errors > 0,
+    );
     if (failures.length > 0) result.note = `errors: ${failures.map((m) => JSON.stringify(m!.statusCodes)).join(' / ')}`;
     log(
       `  ${scenario.title.padEnd(20)} ${result.server.rps.toFixed(0).padStart(6)} req/s` +
@@ -205,7 +223,8 @@ async function runMode(
           ? `   baseline ${result.baseline.rps.toFixed(0).padStart(6)} req/s   ratio ${((result.ratio ?? 0) * 100).toFixed(0)}%`
           : '') +
         (result.halfRate
-          ? `   p99 at ${result.halfRate.targetRps} req/s: ${result.halfRate.p99Ms.toFixed(1)} ms`
+          ? `   p99 at ${result.halfRate.targetRps} req/s: ${result.halfRate.p99Ms.toFixed(1)} ms` +
+            (result.baselineHalfRate ? ` (baseline ${result.baselineHalfRate.p99Ms.toFixed(1)} ms)` : '')
           : '') +
         (result.note ? `   (${result.note})` : ''),
     );

@@ -7,13 +7,16 @@ import { type Scenario, scenarios, type Target } from './scenarios';
 
 // How one scenario is measured on one service, and the pool of pending requests the action scenarios use up.
 
-/** Warm-up, a run at full speed, and optionally a paced run at half that rate; RSS sampled throughout. */
+/**
+ * Warm-up, a run at full speed, and optionally a paced run: at half that rate (`true`), or at a given rate (the
+ * server's half rate, for the baseline: the same offered load). RSS sampled throughout.
+ */
 export async function measure(
   scenario: Scenario,
   service: Service,
   target: Target,
   options: Options,
-  halfRate: boolean,
+  halfRate: boolean | { rps: number },
 ) {
   const stopSampling = sampleRss(service.pid);
   const poolSize = (durationS: number, expectedRps?: number) =>
@@ -40,7 +43,7 @@ export async function measure(
   const max = await run(options.durationS, warmup && warmup.requests > 0 ? warmup.rps * 1.5 : undefined);
   let half: (Measurement & { targetRps: number }) | undefined;
   if (halfRate) {
-    const targetRps = Math.max(1, Math.round(max.rps / 2));
+    const targetRps = halfRate === true ? Math.max(1, Math.round(max.rps / 2)) : halfRate.rps;
     await poolSize(options.durationS, targetRps);
     half = {
       ...(await runPaced({

@@ -23,6 +23,8 @@ export interface ScenarioResult {
   ratio?: number;
   /** The server held at half its measured maximum. */
   halfRate?: Measurement & { targetRps: number };
+  /** The baseline held at the same rate, in the same round: the latency this machine gives that load. */
+  baselineHalfRate?: Measurement & { targetRps: number };
   /**
    * A restricted-key scenario measured in turn with its full-key partner (scenarios.ts, restrictedPairs): the median,
    * over the rounds, of its CPU per request ÷ the partner's in the same round.
@@ -84,7 +86,7 @@ export function formatMode(mode: ModeResult): string {
   const hasHalf = mode.scenarios.some((s) => s.halfRate);
   const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'CPU ms/req', 'peak RSS'];
   if (hasBaseline) header.push('|', 'baseline req/s', 'p50 ms', 'p99 ms', 'errors', 'CPU ms/req', 'RSS', '|', 'ratio');
-  if (hasHalf) header.push('|', 'half-max req/s', 'p99 ms');
+  if (hasHalf) header.push('|', 'half-max req/s', 'p99 ms', 'baseline p99 ms');
   const rows = [header];
   for (const s of mode.scenarios) {
     const row = [
@@ -109,7 +111,7 @@ export function formatMode(mode: ModeResult): string {
       );
       row.push('|', s.ratio === undefined ? '-' : `${(s.ratio * 100).toFixed(0)}%`);
     }
-    if (hasHalf) row.push('|', num(s.halfRate?.rps), num(s.halfRate?.p99Ms, 1));
+    if (hasHalf) row.push('|', num(s.halfRate?.rps), num(s.halfRate?.p99Ms, 1), num(s.baselineHalfRate?.p99Ms, 1));
     rows.push(row);
   }
   const notes = mode.scenarios.filter((s) => s.note).map((s) => `  note (${s.title}): ${s.note}`);

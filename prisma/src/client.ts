@@ -40,15 +40,16 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
       ...(target.statementTimeoutMs && { statement_timeout: target.statementTimeoutMs }),
     });
     if (observe) {
-      const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+      // Named parameters, not a rest array: see WatchedClient's query (pg-pool.ts).
+      const query = pool.query.bind(pool) as (config: unknown, values?: unknown, callback?: unknown) => unknown;
       pool.query = ((
         config: string | { text: string; values?: unknown[]; name?: string },
         values?: unknown[],
-        ...rest: unknown[]
+        callback?: unknown,
       ) => {
         if (typeof config === 'string') observe(config, values ?? [], false);
         else observe(config.text, config.values ?? [], config.name !== undefined);
-        return query(config, values, ...rest);
+        return query(config, values, callback);
       }) as typeof pool.query;
     }
     const prisma = newClient(new PrismaPg(pool));

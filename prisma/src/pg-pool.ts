@@ -246,10 +246,29 @@ async function refuseReadOnly(client: ClientBase): Promise<void> {
   if (readOnly) throw new DatabaseReadOnlyError();
 }
 
-/** Wraps this checkout's `release` so that a connection found unusable is closed rather than kept. */
+/**
+ * Wraps this checkout's `release` so that a connection found unusable is closed rather than kept, and a sound one is
+ * kept even when its statement failed. pg-pool's `query` releases the connection with the statement's error, and
+ * pg-pool closes every connection released with an error: each unique violation (a slug already taken, which
+ * createWithUniqueSlug then numbers; a key's race) cost a new connection, its backend and its prepared statements.
+ */
 function dropWhenUnusable(client: PoolClient): PoolClient {
   const release = client.release.bind(client);
   client.release = (error?: Error | boolean) =>
-    release(error || ((client as unknown as WatchedClient).unusable ? new Error('connection unusable') : undefined));
+    release(
+      (client as unknown as WatchedClient).unusable
+        ? new Error('connection unusable')
+        : error instanceof Error && statementFailedOnSoundConnection(error, client)
+          ? undefined
+          : error,
+    );
   return client;
+}
+
+/**
+ * The server refused a statement (an ERROR, not FATAL) outside any transaction: the session is as it was, ready for
+ * the next. A broken socket, a FATAL error or a transaction left open or aborted still closes the connection.
+ */
+function statementFailedOnSoundConnection(error: Error, client: PoolClient): boolean {
+  return error instanceof pg.DatabaseError && error.severity === 'ERROR' && client.getTransactionStatus() === 'I';
 }

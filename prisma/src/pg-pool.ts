@@ -227,9 +227,9 @@ export function createPgPool(config: PoolConfig): Pool {
   pool.connect = ((callback?: Parameters<typeof connect>[0]) => {
     if (callback)
       return connect((error, client, done) =>
-        callback(error, client && dropWhenUnusable(client), client ? client.release.bind(client) : done),
+        callback(error, client && releaseByHealth(client), client ? client.release.bind(client) : done),
       );
-    return (connect() as Promise<PoolClient>).then(dropWhenUnusable);
+    return (connect() as Promise<PoolClient>).then(releaseByHealth);
   }) as typeof pool.connect;
   return pool;
 }
@@ -247,12 +247,13 @@ async function refuseReadOnly(client: ClientBase): Promise<void> {
 }
 
 /**
- * Wraps this checkout's `release` so that a connection found unusable is closed rather than kept, and a sound one is
- * kept even when its statement failed. pg-pool's `query` releases the connection with the statement's error, and
- * pg-pool closes every connection released with an error: each unique violation (a slug already taken, which
- * createWithUniqueSlug then numbers; a key's race) cost a new connection, its backend and its prepared statements.
+ * Wraps this checkout's `release` so that the connection's health decides whether it goes back to the pool: one
+ * found unusable is closed, and a sound one is kept even when its statement failed. pg-pool's `query` releases the
+ * connection with the statement's error, and pg-pool closes every connection released with an error: each unique
+ * violation (a slug already taken, which createWithUniqueSlug then numbers; a key's race) cost a new connection, its
+ * backend and its prepared statements.
  */
-function dropWhenUnusable(client: PoolClient): PoolClient {
+function releaseByHealth(client: PoolClient): PoolClient {
   const release = client.release.bind(client);
   client.release = (error?: Error | boolean) =>
     release(

@@ -2,7 +2,7 @@ import { type Database, openDatabase, parseEncryptionKeys } from '@works-api/pri
 import { TEST_ENCRYPTION_KEYS } from '../support/server';
 
 /**
- * A statement the server refuses leaves its connection in the pool (prisma/src/pg-pool.ts, dropWhenUnusable): pg-pool
+ * A statement the server refuses leaves its connection in the pool (prisma/src/pg-pool.ts, releaseByHealth): pg-pool
  * closes every connection released with an error, and a unique violation (a slug already taken, which the server then
  * numbers) cost a new connection and its backend each time. A connection that is really gone, or a transaction left
  * aborted, is still closed. PGlite has no pool, so this runs on PostgreSQL only.
